@@ -1,0 +1,58 @@
+#include "core/allocator.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace weft {
+namespace {
+
+void UpdateMax(std::atomic<int64_t>& target, int64_t value) {
+  int64_t prev = target.load(std::memory_order_relaxed);
+  while (prev < value &&
+         !target.compare_exchange_weak(prev, value, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace
+
+void* CpuAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
+  alignment = std::max(alignment, sizeof(void*));
+  // aligned_alloc wants a size that is a multiple of the alignment; also make
+  // zero-byte requests return a real pointer.
+  size_t rounded = (std::max<size_t>(num_bytes, 1) + alignment - 1) /
+                   alignment * alignment;
+  if (rounded < num_bytes) return nullptr;  // wrapped around
+  void* ptr = std::aligned_alloc(alignment, rounded);
+  if (ptr == nullptr) return nullptr;
+  num_allocs_.fetch_add(1, std::memory_order_relaxed);
+  int64_t in_use =
+      bytes_in_use_.fetch_add(static_cast<int64_t>(num_bytes),
+                              std::memory_order_relaxed) +
+      static_cast<int64_t>(num_bytes);
+  UpdateMax(peak_bytes_in_use_, in_use);
+  UpdateMax(largest_alloc_size_, static_cast<int64_t>(num_bytes));
+  return ptr;
+}
+
+void CpuAllocator::DeallocateRaw(void* ptr, size_t num_bytes) {
+  if (ptr == nullptr) return;
+  bytes_in_use_.fetch_sub(static_cast<int64_t>(num_bytes),
+                          std::memory_order_relaxed);
+  std::free(ptr);
+}
+
+AllocatorStats CpuAllocator::GetStats() const {
+  AllocatorStats s;
+  s.num_allocs = num_allocs_.load(std::memory_order_relaxed);
+  s.bytes_in_use = bytes_in_use_.load(std::memory_order_relaxed);
+  s.peak_bytes_in_use = peak_bytes_in_use_.load(std::memory_order_relaxed);
+  s.largest_alloc_size = largest_alloc_size_.load(std::memory_order_relaxed);
+  return s;
+}
+
+Allocator* DefaultCpuAllocator() {
+  static CpuAllocator* allocator = new CpuAllocator;
+  return allocator;
+}
+
+}  // namespace weft

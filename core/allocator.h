@@ -1,0 +1,65 @@
+// Allocator: where tensor buffers come from. Every device owns one; the CPU
+// allocator hands out 64-byte-aligned host memory and keeps statistics.
+#ifndef WEFT_CORE_ALLOCATOR_H_
+#define WEFT_CORE_ALLOCATOR_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace weft {
+
+// Alignment of every tensor buffer: a cache line, and enough for AVX-512.
+inline constexpr size_t kTensorAlignment = 64;
+
+// Where a buffer lives. Host buffers may be read by the CPU directly; device
+// buffers (a GPU's memory) may not.
+enum class MemorySpace : uint8_t { kHost = 0, kDevice = 1 };
+
+struct AllocatorStats {
+  int64_t num_allocs = 0;
+  int64_t bytes_in_use = 0;
+  int64_t peak_bytes_in_use = 0;
+  int64_t largest_alloc_size = 0;
+};
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+
+  virtual std::string Name() const = 0;
+  virtual MemorySpace memory_space() const = 0;
+
+  // Returns nullptr when the memory cannot be had; never throws. A request of
+  // 0 bytes returns a valid, unique pointer.
+  virtual void* AllocateRaw(size_t alignment, size_t num_bytes) = 0;
+  // `num_bytes` is the size given to AllocateRaw.
+  virtual void DeallocateRaw(void* ptr, size_t num_bytes) = 0;
+
+  virtual AllocatorStats GetStats() const = 0;
+};
+
+// Host memory from aligned_alloc, with statistics kept in atomics so that
+// concurrent runs do not serialize on a lock.
+class CpuAllocator final : public Allocator {
+ public:
+  std::string Name() const override { return "cpu"; }
+  MemorySpace memory_space() const override { return MemorySpace::kHost; }
+  void* AllocateRaw(size_t alignment, size_t num_bytes) override;
+  void DeallocateRaw(void* ptr, size_t num_bytes) override;
+  AllocatorStats GetStats() const override;
+
+ private:
+  std::atomic<int64_t> num_allocs_{0};
+  std::atomic<int64_t> bytes_in_use_{0};
+  std::atomic<int64_t> peak_bytes_in_use_{0};
+  std::atomic<int64_t> largest_alloc_size_{0};
+};
+
+// The process-wide host allocator used when no device allocator is given.
+Allocator* DefaultCpuAllocator();
+
+}  // namespace weft
+
+#endif  // WEFT_CORE_ALLOCATOR_H_

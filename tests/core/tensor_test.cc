@@ -1,0 +1,135 @@
+#include "core/tensor.h"
+
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "core/tensor_types.h"
+#include "gtest/gtest.h"
+
+namespace weft {
+namespace {
+
+TEST(TensorTest, BuffersAre64ByteAligned) {
+  for (int64_t n : {0, 1, 3, 17, 1000}) {
+    Tensor t(DT_FLOAT, TensorShape({n}));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw_data()) % 64, 0u) << n;
+  }
+}
+
+TEST(TensorTest, EigenViewsShareTheBuffer) {
+  Tensor t(DT_FLOAT, TensorShape({2, 3}));
+  auto m = t.matrix<float>();
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) m(i, j) = static_cast<float>(i * 10 + j);
+  }
+  auto flat = t.flat<float>();
+  EXPECT_EQ(flat.size(), 6);
+  EXPECT_EQ(flat(4), 11.0f);  // row-major: [1][1]
+  auto t3 = t.shaped<float, 3>({1, 3, 2});
+  EXPECT_EQ(t3(0, 2, 1), 12.0f);  // element 5
+  auto inner = t.flat_inner_dims<float>();
+  EXPECT_EQ(inner.dimension(0), 2);
+  EXPECT_EQ(inner.dimension(1), 3);
+  // Eigen expressions evaluate into the view.
+  Tensor u(DT_FLOAT, TensorShape({6}));
+  u.flat<float>() = flat * 2.0f;
+  EXPECT_EQ(u.vec<float>()(5), 24.0f);
+}
+
+TEST(TensorTest, ScalarAndHalf) {
+  Tensor s(DT_HALF, TensorShape({}));
+  s.scalar<half>()() = half(1.5f);
+  EXPECT_EQ(static_cast<float>(s.flat<half>()(0)), 1.5f);
+  EXPECT_EQ(s.TotalBytes(), 2u);
+}
+
+TEST(TensorTest, CopiesShareAndRefCountTracksOwners) {
+  Tensor a(DT_INT32, TensorShape({4}));
+  EXPECT_TRUE(a.RefCountIsOne());
+  {
+    Tensor b = a;
+    EXPECT_TRUE(a.SharesBufferWith(b));
+    EXPECT_FALSE(a.RefCountIsOne());
+  }
+  EXPECT_TRUE(a.RefCountIsOne());
+  Tensor moved = std::move(a);
+  EXPECT_TRUE(moved.RefCountIsOne());
+  EXPECT_FALSE(a.IsInitialized());  // NOLINT(bugprone-use-after-move)
+}
+
+TEST(TensorTest, ReshapedSharesAndChecksCount) {
+  Tensor a(DT_FLOAT, TensorShape({2, 3}));
+  auto r = a.Reshaped(TensorShape({3, 2}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->SharesBufferWith(a));
+  auto bad = a.Reshaped(TensorShape({4}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("6 elements"), std::string::npos)
+      << bad.status();
+}
+
+TEST(TensorTest, StringTensorsConstructAndDestroyElements) {
+  Tensor s(DT_STRING, TensorShape({3}));
+  auto* p = s.data<std::string>();
+  p[0] = "a";
+  p[2] = std::string(1000, 'x');  // heap-allocated, freed by the buffer
+  EXPECT_EQ(s.SummarizeValue(2), "[\"a\" \"\"...]");
+}
+
+TEST(TensorTest, AllocatorStatsAndFailure) {
+  CpuAllocator alloc;
+  {
+    auto t = Tensor::Allocate(&alloc, DT_DOUBLE, TensorShape({10}));
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(alloc.GetStats().bytes_in_use, 80);
+    EXPECT_EQ(alloc.GetStats().num_allocs, 1);
+  }
+  EXPECT_EQ(alloc.GetStats().bytes_in_use, 0);
+  EXPECT_EQ(alloc.GetStats().peak_bytes_in_use, 80);
+  // 2^62 doubles cannot be allocated: a status, not a crash.
+  auto huge = TensorShape::Build({int64_t{1} << 31, int64_t{1} << 31});
+  ASSERT_TRUE(huge.ok());
+  auto t = Tensor::Allocate(&alloc, DT_DOUBLE, *huge);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(t.status().message().find("[2147483648,2147483648]"),
+            std::string::npos)
+      << t.status();
+  EXPECT_FALSE(Tensor::Allocate(&alloc, DT_RESOURCE, TensorShape({1})).ok());
+}
+
+TEST(TensorTest, SummarizeValue) {
+  Tensor t(DT_INT64, TensorShape({5}));
+  for (int i = 0; i < 5; ++i) t.flat<int64_t>()(i) = i * i;
+  EXPECT_EQ(t.SummarizeValue(10), "[0 1 4 9 16]");
+  EXPECT_EQ(t.SummarizeValue(3), "[0 1 4...]");
+  Tensor b(DT_BOOL, TensorShape({2}));
+  b.flat<bool>()(0) = true;
+  b.flat<bool>()(1) = false;
+  EXPECT_EQ(b.SummarizeValue(10), "[true false]");
+  EXPECT_EQ(t.DebugString(), "Tensor<int64 [5]>");
+}
+
+TEST(TensorTest, ConcurrentCopiesKeepCountsRight) {
+  Tensor a(DT_FLOAT, TensorShape({8}));
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 4; ++k) {
+    threads.emplace_back([&a] {
+      for (int i = 0; i < 10000; ++i) {
+        Tensor c = a;
+        (void)c;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_TRUE(a.RefCountIsOne());
+}
+
+TEST(TensorDeathTest, WrongTypedAccessAborts) {
+  Tensor t(DT_FLOAT, TensorShape({2}));
+  EXPECT_DEATH(t.flat<int32_t>(), "accessed as int32");
+}
+
+}  // namespace
+}  // namespace weft
