@@ -60,6 +60,11 @@ class PartialTensorShape {
   explicit PartialTensorShape(const TensorShape& shape);
 
   static PartialTensorShape UnknownRank() { return PartialTensorShape(); }
+  // Note `PartialTensorShape({})` is the default constructor (unknown rank);
+  // a known scalar shape is spelled Scalar().
+  static PartialTensorShape Scalar() {
+    return PartialTensorShape(TensorShape());
+  }
 
   bool unknown_rank() const { return unknown_rank_; }
   // -1 when the rank is unknown.
