@@ -1,0 +1,42 @@
+#include "device/cpu_device.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+namespace weft {
+
+CpuDevice::CpuDevice(std::string name, tbb::task_arena* arena,
+                     Allocator* allocator)
+    : Device(std::move(name), DEVICE_CPU),
+      arena_(arena),
+      allocator_(allocator != nullptr ? allocator : DefaultCpuAllocator()),
+      num_threads_(arena != nullptr ? arena->max_concurrency() : 0) {}
+
+void CpuDevice::ParallelFor(
+    int64_t n, int64_t cost_per_unit,
+    const std::function<void(int64_t begin, int64_t end)>& fn) const {
+  if (n <= 0) return;
+  const int64_t cost = std::max<int64_t>(cost_per_unit, 1);
+  // Units per block so that a block costs at least kMinCostPerBlock; work
+  // that fits in one block gains nothing from a task and runs inline.
+  const int64_t grain = std::max<int64_t>(1, kMinCostPerBlock / cost);
+  if (num_threads_ <= 1 || n <= grain) {
+    fn(0, n);
+    return;
+  }
+  // execute() joins the arena (running directly when this thread already
+  // works in it), so the split work only ever runs on the arena's threads.
+  // The auto partitioner never splits below `grain` and adapts the number of
+  // pieces to how many threads actually steal.
+  arena_->execute([&] {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
+                      [&fn](const tbb::blocked_range<int64_t>& r) {
+                        fn(r.begin(), r.end());
+                      });
+  });
+}
+
+}  // namespace weft

@@ -1,0 +1,51 @@
+// CpuDevice: the host as a device. Kernels run synchronously on the thread
+// that calls them; intra-op parallelism (ParallelFor) runs inside the oneTBB
+// arena the session owns or the host handed in, so that inter-op scheduling
+// and intra-op work share one pool and weft never runs more threads than the
+// user allowed. Without an arena everything runs on the calling thread.
+#ifndef WEFT_DEVICE_CPU_DEVICE_H_
+#define WEFT_DEVICE_CPU_DEVICE_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <oneapi/tbb/task_arena.h>
+
+#include "core/allocator.h"
+#include "device/device.h"
+
+namespace weft {
+
+class CpuDevice final : public Device {
+ public:
+  // Total cost (in cost_per_unit's cycles) below which ParallelFor does not
+  // split: a few microseconds, well above the cost of spawning a TBB task.
+  static constexpr int64_t kMinCostPerBlock = 10000;
+
+  // `arena` and `allocator` are not owned and must outlive the device and,
+  // for the allocator, every tensor allocated through it. A null `arena`
+  // runs all work on the calling thread; a null `allocator` uses
+  // DefaultCpuAllocator(), which lives for the whole process.
+  CpuDevice(std::string name, tbb::task_arena* arena,
+            Allocator* allocator = nullptr);
+
+  Allocator* allocator() const override { return allocator_; }
+  // The arena's concurrency (the calling thread included once it joins);
+  // 0 without an arena.
+  int num_threads() const override { return num_threads_; }
+  void ParallelFor(
+      int64_t n, int64_t cost_per_unit,
+      const std::function<void(int64_t begin, int64_t end)>& fn) const override;
+
+  tbb::task_arena* arena() const { return arena_; }
+
+ private:
+  tbb::task_arena* const arena_;
+  Allocator* const allocator_;
+  const int num_threads_;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_DEVICE_CPU_DEVICE_H_

@@ -1,0 +1,111 @@
+// Device: where a node's kernel runs and where its tensors live. A device has
+// a name ("cpu:0", later "cuda:0"), a type that kernels are registered for
+// ("CPU", "CUDA"), allocators, and intra-op parallelism.
+//
+// Asynchronous devices (a GPU) do not finish work when a kernel returns: a
+// kernel enqueues onto the device's stream and the executor learns of
+// completion through a callback. Such a device returns true from is_async()
+// and a DeviceContext from device_context(); the CPU device returns false and
+// nullptr and completes everything inline. The executor is written against
+// this interface only, so a CUDA device slots in without changing it.
+#ifndef WEFT_DEVICE_DEVICE_H_
+#define WEFT_DEVICE_DEVICE_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "core/allocator.h"
+#include "core/status.h"
+
+namespace weft {
+
+class Tensor;
+
+// Device types, as kernels are registered for them and as messages print
+// them. Strings rather than an enum so that a plugin can bring its own.
+inline constexpr char DEVICE_CPU[] = "CPU";
+inline constexpr char DEVICE_CUDA[] = "CUDA";
+
+// The per-device execution context of an asynchronous device: one stream and
+// the operations on it. Every call only enqueues; `done` callbacks run once
+// the enqueued work has finished, possibly on another thread.
+class DeviceContext {
+ public:
+  virtual ~DeviceContext() = default;
+
+  // The native stream handle kernels enqueue their work on (a cudaStream_t
+  // for CUDA), opaque to everything but the device's own kernels.
+  virtual void* stream() const = 0;
+
+  // Enqueues a copy of host tensor `src` into `dst`, which the caller has
+  // allocated in device memory with the same dtype and shape. `done`
+  // receives the copy's outcome.
+  virtual void CopyHostToDevice(const Tensor& src, Tensor* dst,
+                                std::function<void(Status)> done) const = 0;
+  // The reverse: `dst` is a host tensor of the same dtype and shape.
+  virtual void CopyDeviceToHost(const Tensor& src, Tensor* dst,
+                                std::function<void(Status)> done) const = 0;
+
+  // Runs `fn` once all work enqueued on the stream so far has completed
+  // (an event recorded now and waited on elsewhere). How an async kernel
+  // calls its `done`.
+  virtual void ThenExecute(std::function<void()> fn) const = 0;
+};
+
+class Device {
+ public:
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+  virtual ~Device();
+
+  // "cpu:0": what a node's device field and messages name.
+  const std::string& name() const { return name_; }
+  // DEVICE_CPU, DEVICE_CUDA, ...: what kernels are registered for.
+  const std::string& device_type() const { return device_type_; }
+
+  // Where tensors this device computes on are allocated; its memory_space()
+  // tells whether the host may read them.
+  virtual Allocator* allocator() const = 0;
+  // Host memory for the arguments a kernel declares HostMemory (shapes,
+  // axes read by the host side of a GPU kernel) and for staging copies. The
+  // CPU device has only host memory, so both are the same.
+  virtual Allocator* host_allocator() const { return allocator(); }
+  Allocator* GetAllocator(MemorySpace space) const {
+    return space == MemorySpace::kHost ? host_allocator() : allocator();
+  }
+
+  // True when kernels on this device complete after they return (see the
+  // file comment). The CPU device is synchronous.
+  virtual bool is_async() const { return false; }
+  // The stream context kernels enqueue on; nullptr on synchronous devices.
+  virtual DeviceContext* device_context() const { return nullptr; }
+  // Blocks until every piece of work enqueued on this device has finished,
+  // and reports the first asynchronous failure. Immediate on the CPU.
+  virtual Status Sync() { return Status(); }
+
+  // Threads that intra-op work may use; 0 when it runs on the calling
+  // thread only (a session created with threads = 0).
+  virtual int num_threads() const = 0;
+
+  // Calls fn(begin, end) over disjoint ranges covering [0, n) exactly once.
+  // `cost_per_unit` is a rough cost of one unit in CPU cycles (about 1 for
+  // an add, tens for an exp); small total work runs as a single inline
+  // call, larger work is split so each piece amortizes scheduling. `fn`
+  // may run concurrently on several threads and must not throw. Returns
+  // when all of it is done.
+  virtual void ParallelFor(
+      int64_t n, int64_t cost_per_unit,
+      const std::function<void(int64_t begin, int64_t end)>& fn) const = 0;
+
+ protected:
+  Device(std::string name, std::string device_type);
+
+ private:
+  const std::string name_;
+  const std::string device_type_;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_DEVICE_DEVICE_H_
