@@ -113,7 +113,7 @@ std::optional<std::vector<DataType>> DataTypeAlias(absl::string_view alias) {
   if (alias == "numbertype") {
     V v = real;
     v.insert(v.end(), {DT_COMPLEX64, DT_COMPLEX128, DT_QINT8, DT_QUINT8,
-                       DT_QINT32});
+                       DT_QINT32, DT_QINT16, DT_QUINT16});
     return v;
   }
   if (alias == "quantizedtype") return quantized;
