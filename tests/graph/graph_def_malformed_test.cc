@@ -1,0 +1,386 @@
+// Malformed graph files: truncated, random and bit-flipped bytes, wrong wire
+// types, absurd shapes, deep nesting, text syntax errors. Each must give one
+// line of error that starts with the source name: never a crash, a hang or an
+// allocation the input does not justify.
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "graph/graph_def_io.h"
+#include "graph_def_testutil.h"
+#include "gtest/gtest.h"
+
+namespace weft {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using weft::testing::GraphTestDataPath;
+using weft::testing::ReadTestFile;
+
+// A minimal protobuf wire-format writer for hand-made inputs.
+std::string Varint(uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+  return out;
+}
+std::string VarintField(int number, uint64_t v) {
+  return Varint(static_cast<uint64_t>(number) << 3) + Varint(v);
+}
+std::string BytesField(int number, const std::string& payload) {
+  return Varint((static_cast<uint64_t>(number) << 3) | 2) +
+         Varint(payload.size()) + payload;
+}
+std::string Fixed32Field(int number, uint32_t v) {
+  std::string out = Varint((static_cast<uint64_t>(number) << 3) | 5);
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+  return out;
+}
+
+// GraphDef field numbers (graph/proto/weft_graph_def.proto).
+constexpr int kGraphNode = 1;
+constexpr int kNodeName = 1, kNodeOp = 2, kNodeAttr = 5;
+constexpr int kEntryKey = 1, kEntryValue = 2;
+constexpr int kAttrTensor = 8, kAttrFunc = 10;
+constexpr int kNameAttrListName = 1, kNameAttrListAttr = 2;
+constexpr int kTensorDtype = 1, kTensorShape = 2, kTensorContent = 4,
+              kTensorFloatVal = 5;
+constexpr int kShapeDim = 2, kDimSize = 1;
+
+std::string NodeBytes(const std::string& name, const std::string& op,
+                      const std::string& attr_key,
+                      const std::string& attr_value) {
+  std::string node = BytesField(kNodeName, name) + BytesField(kNodeOp, op);
+  if (!attr_key.empty()) {
+    node += BytesField(kNodeAttr, BytesField(kEntryKey, attr_key) +
+                                      BytesField(kEntryValue, attr_value));
+  }
+  return BytesField(kGraphNode, node);
+}
+
+// One line, starting with the source name.
+void ExpectCleanError(const Status& status, const std::string& source) {
+  ASSERT_FALSE(status.ok());
+  EXPECT_THAT(std::string(status.message()), StartsWith(source + ":"))
+      << status;
+  EXPECT_EQ(status.message().find('\n'), absl::string_view::npos) << status;
+}
+
+TEST(GraphDefMalformedTest, EveryTruncationOfABinaryFixture) {
+  for (const char* fixture : {"consts.pb", "library.pb", "attrs.pb"}) {
+    const std::string bytes = ReadTestFile(GraphTestDataPath(fixture));
+    int failures = 0;
+    for (size_t n = 1; n < bytes.size(); ++n) {
+      auto g = ParseBinaryGraphDef(bytes.substr(0, n), "cut.pb");
+      // A cut between two top-level fields is a shorter, valid graph.
+      if (!g.ok()) {
+        ++failures;
+        ExpectCleanError(g.status(), "cut.pb");
+      }
+    }
+    EXPECT_GT(failures, static_cast<int>(bytes.size() / 2)) << fixture;
+  }
+}
+
+TEST(GraphDefMalformedTest, TruncationSaysWhere) {
+  const std::string bytes = ReadTestFile(GraphTestDataPath("attrs.pb"));
+  auto g = ParseBinaryGraphDef(bytes.substr(0, bytes.size() / 2), "cut.pb");
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(std::string(g.status().message()),
+              StartsWith("cut.pb: not a valid binary GraphDef: field 'node' "
+                         "(1) at byte "));
+  EXPECT_THAT(std::string(g.status().message()),
+              HasSubstr("remain (truncated?)"));
+}
+
+TEST(GraphDefMalformedTest, EveryTruncationOfATextFixture) {
+  const std::string text = ReadTestFile(GraphTestDataPath("attrs.pbtxt"));
+  for (size_t n = 1; n < text.size(); n += 7) {
+    auto g = ParseTextGraphDef(text.substr(0, n), "cut.pbtxt");
+    if (!g.ok()) ExpectCleanError(g.status(), "cut.pbtxt");
+  }
+}
+
+TEST(GraphDefMalformedTest, RandomBytes) {
+  std::mt19937 rng(1234);
+  for (int i = 0; i < 3000; ++i) {
+    std::string bytes(1 + rng() % 300, '\0');
+    for (char& c : bytes) c = static_cast<char>(rng());
+    auto g = ParseGraphDef(bytes, "random.pb");
+    if (!g.ok()) ExpectCleanError(g.status(), "random.pb");
+  }
+}
+
+TEST(GraphDefMalformedTest, BitFlippedFixture) {
+  const std::string bytes = ReadTestFile(GraphTestDataPath("consts.pb"));
+  std::mt19937 rng(99);
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string corrupt = bytes;
+    corrupt[i] = static_cast<char>(corrupt[i] ^ (1 + rng() % 255));
+    auto g = ParseBinaryGraphDef(corrupt, "flip.pb");
+    if (!g.ok()) ExpectCleanError(g.status(), "flip.pb");
+  }
+}
+
+TEST(GraphDefMalformedTest, WrongWireTypes) {
+  // NodeDef.name sent as a varint.
+  auto g = ParseBinaryGraphDef(
+      BytesField(kGraphNode,
+                 VarintField(kNodeName, 5) + BytesField(kNodeOp, "Const")),
+      "wire.pb");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "wire.pb: node #0 (Const): NodeDef field 'name' (1) has wire type "
+            "varint; the schema says length-delimited");
+
+  // TensorProto.dtype sent as a 32-bit value.
+  g = ParseBinaryGraphDef(
+      NodeBytes("c", "Const", "value",
+                BytesField(kAttrTensor, Fixed32Field(kTensorDtype, 1))),
+      "wire.pb");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "wire.pb: node 'c' (Const): attr 'value': TensorProto field "
+            "'dtype' (1) has wire type 32-bit; the schema says varint");
+
+  // GraphDef.node sent as a varint.
+  g = ParseBinaryGraphDef(VarintField(kGraphNode, 3), "wire.pb");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "wire.pb: GraphDef field 'node' (1) has wire type varint; the "
+            "schema says length-delimited");
+
+  // Wire types 6 and 7 do not exist.
+  g = ParseBinaryGraphDef(std::string("\x0e\x01", 2), "wire.pb");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "wire.pb: not a valid binary GraphDef: field 'node' (1) at byte 0 "
+            "has invalid (6) wire type");
+}
+
+TEST(GraphDefMalformedTest, UnknownFieldsAreToleratedWhenThereIsAGraph) {
+  // Field 99 is not in the schema: a newer TensorFlow's addition, kept aside.
+  auto g = ParseBinaryGraphDef(
+      NodeBytes("a", "NoOp", "", "") + VarintField(99, 1), "newer.pb");
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->node.size(), 1u);
+}
+
+TEST(GraphDefMalformedTest, BytesThatAreNotAGraphDef) {
+  auto g =
+      ParseBinaryGraphDef(VarintField(7, 1) + VarintField(12, 3), "other.pb");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "other.pb: not a GraphDef: it holds no GraphDef fields, only 2 "
+            "unrecognized ones (field numbers 7, 12)");
+
+  g = ParseBinaryGraphDef(VarintField(1, 1) + BytesField(2, ""),
+                          "saved_model.pb");
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(std::string(g.status().message()),
+              StartsWith("saved_model.pb: looks like a SavedModel"));
+}
+
+TEST(GraphDefMalformedTest, InvalidUtf8InAName) {
+  auto g =
+      ParseBinaryGraphDef(NodeBytes("\xff\xfe", "NoOp", "", ""), "utf8.pb");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "utf8.pb: node '\\xff\\xfe' (NoOp): name is not valid UTF-8");
+  g = ParseBinaryGraphDef(NodeBytes("n", "NoOp", "\xc0\x80", ""), "utf8.pb");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "utf8.pb: node 'n' (NoOp): an attr name is not valid UTF-8");
+}
+
+TEST(GraphDefMalformedTest, AbsurdConstShapeInASmallFile) {
+  // A [1000000, 1000000] float Const with one value: about 60 bytes.
+  const std::string shape = BytesField(
+      kTensorShape, BytesField(kShapeDim, VarintField(kDimSize, 1000000)) +
+                        BytesField(kShapeDim, VarintField(kDimSize, 1000000)));
+  const std::string one_value =
+      BytesField(kTensorFloatVal, std::string("\x00\x00\x80\x3f", 4));
+  const std::string file =
+      NodeBytes("big", "Const", "value",
+                BytesField(kAttrTensor,
+                           VarintField(kTensorDtype, 1) + shape + one_value));
+  ASSERT_LT(file.size(), 1024u);
+  auto g = ParseBinaryGraphDef(file, "big.pb");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "big.pb: node 'big' (Const): attr 'value': float_val gives 1 "
+            "value for shape [1000000,1000000] of float (1000000000000 "
+            "elements, 4000000000000 bytes once the last value is repeated); "
+            "tensors filled from fewer values than elements are limited to "
+            "1073741824 bytes (TensorDecodeOptions::max_filled_bytes)");
+
+  // The same shape with a 4-byte tensor_content.
+  const std::string content =
+      BytesField(kTensorContent, std::string("\x00\x00\x80\x3f", 4));
+  g = ParseBinaryGraphDef(
+      NodeBytes("big", "Const", "value",
+                BytesField(kAttrTensor,
+                           VarintField(kTensorDtype, 1) + shape + content)),
+      "big.pb");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "big.pb: node 'big' (Const): attr 'value': tensor_content has 4 "
+            "bytes but shape [1000000,1000000] of float needs 4000000000000");
+
+  // And in text.
+  g = ParseTextGraphDef(R"(node { name: "big" op: "Const" attr { key: "value"
+      value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1000000 }
+      dim { size: 1000000 } } float_val: 1 } } } })",
+                        "big.pbtxt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(std::string(g.status().message()),
+              StartsWith("big.pbtxt: node 'big' (Const): attr 'value': "
+                         "float_val gives 1 value for shape "
+                         "[1000000,1000000]"));
+}
+
+TEST(GraphDefMalformedTest, DeeplyNestedFunctionAttrs) {
+  // func { attr { value { func { attr { ... } } } } }, 150 levels.
+  std::string value = BytesField(kAttrFunc, BytesField(kNameAttrListName, "f"));
+  for (int i = 0; i < 150; ++i) {
+    value = BytesField(
+        kAttrFunc,
+        BytesField(kNameAttrListName, "f") +
+            BytesField(kNameAttrListAttr, BytesField(kEntryKey, "a") +
+                                              BytesField(kEntryValue, value)));
+  }
+  auto g =
+      ParseBinaryGraphDef(NodeBytes("deep", "Call", "f", value), "deep.pb");
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(std::string(g.status().message()),
+              StartsWith("deep.pb: not a valid binary GraphDef: in "
+                         "node[0].attr[0].value.func"));
+  EXPECT_THAT(std::string(g.status().message()),
+              HasSubstr("messages are nested more than 100 levels deep"));
+
+  std::string text = "node { name: 'deep' op: 'Call' attr { key: 'f' value { ";
+  for (int i = 0; i < 150; ++i)
+    text += "func { name: 'f' attr { key: 'a' value { ";
+  for (int i = 0; i < 150; ++i) text += "} } } ";
+  text += "} } }";
+  g = ParseTextGraphDef(text, "deep.pbtxt");
+  ASSERT_FALSE(g.ok());
+  ExpectCleanError(g.status(), "deep.pbtxt");
+  EXPECT_THAT(std::string(g.status().message()), StartsWith("deep.pbtxt:1:"));
+}
+
+TEST(GraphDefMalformedTest, TextSyntaxErrorNamesFileAndLine) {
+  auto g = ParseTextGraphDef(
+      "node {\n  name: \"a\"\n  op: \"Const\"\n  attr { key: \"x\" value { i: "
+      "} }\n}\n",
+      "graph.pbtxt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(std::string(g.status().message()),
+              StartsWith("graph.pbtxt:4:30: invalid text GraphDef: "));
+
+  g = ParseTextGraphDef("node {\n  nmae: \"a\"\n}\n", "graph.pbtxt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "graph.pbtxt:2:7: invalid text GraphDef: Message type "
+            "\"weft.graphdef.NodeDef\" has no field named \"nmae\".");
+
+  g = ParseTextGraphDef("this is not a graph", "notes.txt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(std::string(g.status().message()), StartsWith("notes.txt:1:"));
+}
+
+TEST(GraphDefMalformedTest, TextSyntaxErrorFromAFileNamesThePath) {
+  char pattern[] = "/tmp/weft_bad_XXXXXX.pbtxt";
+  const int fd = mkstemps(pattern, 6);
+  ASSERT_GE(fd, 0);
+  const std::string text = "node { name: 'a' op: 'B' }\nnode { name: }\n";
+  ASSERT_EQ(write(fd, text.data(), text.size()),
+            static_cast<ssize_t>(text.size()));
+  close(fd);
+  auto g = LoadGraphDef(pattern);
+  std::remove(pattern);
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(std::string(g.status().message()),
+              StartsWith(std::string(pattern) + ":2:14: invalid text "
+                                                "GraphDef: "));
+}
+
+TEST(GraphDefMalformedTest, NodesNeedNameAndOp) {
+  auto g = ParseTextGraphDef(
+      "node { name: 'a' op: 'NoOp' }\nnode { op: 'Const' }", "g.pbtxt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(), "g.pbtxt: node #1 (Const): name is empty");
+  g = ParseTextGraphDef("node { name: 'a' }", "g.pbtxt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(), "g.pbtxt: node 'a': op is empty");
+}
+
+TEST(GraphDefMalformedTest, AttrValueErrors) {
+  auto g = ParseTextGraphDef(
+      "node { name: 'a' op: 'X' attr { key: 'l' value { list { i: 1 s: 'x' } "
+      "} } }",
+      "g.pbtxt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "g.pbtxt: node 'a' (X): attr 'l': list holds both 's' (1) and 'i' "
+            "(1) entries; a list attr has one element type");
+  g = ParseTextGraphDef(
+      "node { name: 'a' op: 'X' attr { key: 's' value { shape { dim { size: "
+      "-7 } } } } }",
+      "g.pbtxt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "g.pbtxt: node 'a' (X): attr 's': shape dimension 0 is -7; "
+            "expected -1 or >= 0");
+  g = ParseTextGraphDef(
+      "node { name: 'a' op: 'X' attr { key: 's' value { shape { "
+      "unknown_rank: true dim { size: 2 } } } } }",
+      "g.pbtxt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "g.pbtxt: node 'a' (X): attr 's': shape has unknown_rank set and "
+            "also 1 dims");
+  g = ParseTextGraphDef(
+      "node { name: 'a' op: 'X' attr { key: 'f' value { func { name: 'fn' "
+      "attr { key: 'T' value { type: DT_UINT4 } } } } } }",
+      "g.pbtxt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "g.pbtxt: node 'a' (X): attr 'f': func 'fn': attr 'T': dtype "
+            "DT_UINT4 is not supported by weft");
+}
+
+TEST(GraphDefMalformedTest, FunctionErrorsNameTheFunction) {
+  auto g = ParseTextGraphDef(R"(
+library { function {
+  signature { name: "fn" input_arg { name: "x" type: DT_FLOAT } }
+  node_def { name: "c" op: "Const" attr { key: "value" value { tensor {
+    dtype: DT_FLOAT tensor_shape { dim { size: 3 } } float_val: [1, 2, 3, 4]
+  } } } }
+} })",
+                             "lib.pbtxt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "lib.pbtxt: library: function 'fn': node 'c' (Const): attr "
+            "'value': float_val has 4 values but shape [3] has 3 elements");
+  g = ParseTextGraphDef(R"(
+library { function {
+  signature { name: "fn" output_arg { name: "y" type: DT_INT2 } }
+} })",
+                        "lib.pbtxt");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().message(),
+            "lib.pbtxt: library: function 'fn': signature: output_arg 'y': "
+            "dtype DT_INT2 is not supported by weft");
+}
+
+}  // namespace
+}  // namespace weft
