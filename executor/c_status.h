@@ -1,0 +1,31 @@
+// weft_status, the error object of weft's C interfaces (include/weft/
+// c_api.h, include/weft/plugin.h), and its conversions to and from Status.
+// It keeps the message as a NUL-terminated std::string because C callers
+// read it as a const char*, which absl::Status::message() cannot give.
+#ifndef WEFT_EXECUTOR_C_STATUS_H_
+#define WEFT_EXECUTOR_C_STATUS_H_
+
+#include <string>
+
+#include "core/status.h"
+#include "weft/c_types.h"
+
+struct weft_status {
+  weft_code code = WEFT_OK;
+  std::string message;
+};
+
+namespace weft {
+
+// An out-of-range code (from a plugin) becomes WEFT_UNKNOWN.
+weft_code ToCCode(absl::StatusCode code);
+absl::StatusCode FromCCode(int code);
+
+// Does nothing when `out` is null (the plugin ABI allows null statuses).
+void SetCStatus(weft_status* out, const Status& status);
+void SetCStatus(weft_status* out, weft_code code, absl::string_view message);
+Status FromCStatus(const weft_status& status);
+
+}  // namespace weft
+
+#endif  // WEFT_EXECUTOR_C_STATUS_H_

@@ -1,0 +1,397 @@
+#include "executor/executor.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "kernels/op_kernel.h"
+#include "oneapi/tbb/task_arena.h"
+#include "oneapi/tbb/task_group.h"
+
+namespace weft {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Ready nodes found while finishing one node. Small: most nodes make at most
+// a few successors ready.
+using ReadyList = absl::InlinedVector<int, 8>;
+
+class RunState {
+ public:
+  RunState(const Plan& plan, tbb::task_arena* arena, const RunOptions& options,
+           std::vector<Tensor>* outputs, bool trace)
+      : plan_(plan),
+        arena_(arena),
+        options_(options),
+        outputs_(outputs),
+        slots_(plan.num_input_slots),
+        pending_(new std::atomic<int>[plan.nodes.size()]),
+        has_deadline_(options.deadline != Clock::time_point::max()) {
+    for (size_t i = 0; i < plan.nodes.size(); ++i) {
+      pending_[i].store(plan.nodes[i].initial_pending,
+                        std::memory_order_relaxed);
+    }
+    if (trace) {
+      traces_.resize(plan.nodes.size());
+      start_ = Clock::now();
+    }
+  }
+
+  void Preset(const std::vector<Tensor>& feeds) {
+    for (const PresetTensor& p : plan_.presets) {
+      const Tensor& t = p.value ? *p.value : feeds[p.feed_index];
+      for (int slot : p.slots) slots_[slot] = t;
+      for (int f : p.fetches) (*outputs_)[f] = t;
+    }
+  }
+
+  // Runs the ready nodes on this thread until none is left, without oneTBB.
+  void RunInline() {
+    ReadyList ready(plan_.initial_ready.rbegin(), plan_.initial_ready.rend());
+    while (!ready.empty()) {
+      int id = ready.back();
+      ready.pop_back();
+      Process(id, &ready);
+    }
+    WaitForAsync();
+  }
+
+  // Runs inside the arena; the calling thread works too.
+  void RunInArena() {
+    arena_->execute([this] {
+      tbb::task_group group;
+      group_ = &group;
+      const std::vector<int>& initial = plan_.initial_ready;
+      for (size_t i = 1; i < initial.size(); ++i) {
+        int id = initial[i];
+        group.run([this, id] { ProcessFrom(id); });
+      }
+      if (!initial.empty()) ProcessFrom(initial[0]);
+      group.wait();
+      group_ = nullptr;
+    });
+    WaitForAsync();
+  }
+
+  Status status() {
+    absl::MutexLock lock(&mu_);
+    return status_;
+  }
+
+  void CollectTraces(RunMetadata* metadata) {
+    metadata->node_traces.clear();
+    metadata->run_start_unix_us =
+        std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::system_clock::now().time_since_epoch())
+            .count() -
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() -
+                                                              start_)
+            .count();
+    for (NodeTrace& t : traces_) {
+      if (t.node != nullptr) metadata->node_traces.push_back(std::move(t));
+    }
+  }
+
+ private:
+  // A task's body: runs `id` and then whatever it makes ready that is cheap,
+  // plus one expensive successor; spawns the other expensive ones.
+  void ProcessFrom(int id) {
+    ReadyList ready;
+    ready.push_back(id);
+    while (!ready.empty()) {
+      int next = ready.back();
+      ready.pop_back();
+      Process(next, &ready);
+      Distribute(&ready);
+    }
+  }
+
+  // Keeps on `ready` the cheap nodes and at most one expensive node (run
+  // last, on this thread); spawns the rest.
+  void Distribute(ReadyList* ready) {
+    if (ready->size() <= 1 || group_ == nullptr) return;
+    int kept_expensive = -1;
+    size_t out = 0;
+    for (size_t i = 0; i < ready->size(); ++i) {
+      int id = (*ready)[i];
+      if (!plan_.nodes[id].expensive) {
+        (*ready)[out++] = id;
+      } else if (kept_expensive < 0) {
+        kept_expensive = id;
+      } else {
+        group_->run([this, id] { ProcessFrom(id); });
+      }
+    }
+    ready->resize(out);
+    // The stack pops from the back: cheap nodes first, the kept expensive
+    // node after them.
+    if (kept_expensive >= 0) ready->insert(ready->begin(), kept_expensive);
+  }
+
+  bool ShouldStop() {
+    if (aborted_.load(std::memory_order_relaxed)) return true;
+    if (options_.cancellation != nullptr &&
+        options_.cancellation->IsCancelled()) {
+      Fail(absl::CancelledError("run cancelled"));
+      return true;
+    }
+    if (has_deadline_ && Clock::now() >= options_.deadline) {
+      Fail(absl::DeadlineExceededError("run deadline exceeded"));
+      return true;
+    }
+    return false;
+  }
+
+  void Fail(const Status& s) {
+    absl::MutexLock lock(&mu_);
+    if (status_.ok()) status_ = s;
+    aborted_.store(true, std::memory_order_relaxed);
+  }
+
+  void Process(int id, ReadyList* ready) {
+    if (ShouldStop()) return;
+    const PlanNode& pn = plan_.nodes[id];
+    absl::InlinedVector<const Tensor*, 4> inputs(pn.num_inputs);
+    for (int i = 0; i < pn.num_inputs; ++i) {
+      inputs[i] = &slots_[pn.input_base + i];
+    }
+    // Every input may be forwarded: the kernel also checks that nobody else
+    // holds the buffer.
+    absl::InlinedVector<bool, 4> forwardable(pn.num_inputs, true);
+    absl::InlinedVector<Tensor, 4> outs(pn.num_outputs);
+
+    OpKernelContext::Params params;
+    params.device = pn.device;
+    params.device_context = pn.device->device_context();
+    params.kernel = pn.kernel;
+    params.inputs = absl::MakeConstSpan(inputs);
+    params.forwardable_inputs = absl::MakeConstSpan(forwardable);
+    params.outputs = absl::MakeSpan(outs);
+
+    if (pn.is_async) {
+      RunAsync(id, &params, std::move(inputs), std::move(forwardable),
+               std::move(outs));
+      return;
+    }
+    Clock::time_point t0;
+    if (!traces_.empty()) t0 = Clock::now();
+    OpKernelContext ctx(&params);
+    pn.kernel->Compute(&ctx);
+    if (!traces_.empty()) Record(id, t0);
+    if (!ctx.status().ok()) {
+      Fail(ctx.status());
+      return;
+    }
+    Finish(id, absl::MakeSpan(outs), ready);
+  }
+
+  // Moves outputs to their consumers and fetches, frees this node's inputs,
+  // and appends the successors that became ready.
+  void Finish(int id, absl::Span<Tensor> outs, ReadyList* ready) {
+    const PlanNode& pn = plan_.nodes[id];
+    for (int i = 0; i < pn.num_inputs; ++i) slots_[pn.input_base + i] = Tensor();
+    for (int o = 0; o < pn.num_outputs; ++o) {
+      int begin = plan_.out_begin[pn.out_base + o];
+      int end = plan_.out_begin[pn.out_base + o + 1];
+      if (begin == end) continue;
+      if (!outs[o].IsInitialized()) {
+        Fail(errors::Internal("node ", pn.node->DebugName(),
+                              " did not set output ", o));
+        return;
+      }
+      for (int e = begin; e < end; ++e) {
+        const PlanEdge& edge = plan_.edges[e];
+        Tensor* dst = edge.dst_node >= 0 ? &slots_[edge.dst_slot]
+                                         : &(*outputs_)[edge.dst_slot];
+        if (e + 1 == end) {
+          *dst = std::move(outs[o]);
+        } else {
+          *dst = outs[o];
+        }
+      }
+    }
+    // Release successors only after every slot is written, so a successor
+    // never sees a half-filled input list.
+    for (int o = 0; o < pn.num_outputs; ++o) {
+      for (int e = plan_.out_begin[pn.out_base + o],
+               end = plan_.out_begin[pn.out_base + o + 1];
+           e < end; ++e) {
+        int dst = plan_.edges[e].dst_node;
+        if (dst >= 0 && Decrement(dst)) ready->push_back(dst);
+      }
+    }
+    for (int c = pn.ctrl_begin; c < pn.ctrl_end; ++c) {
+      int dst = plan_.control_edges[c];
+      if (Decrement(dst)) ready->push_back(dst);
+    }
+  }
+
+  bool Decrement(int node) {
+    return pending_[node].fetch_sub(1, std::memory_order_acq_rel) == 1;
+  }
+
+  void Record(int id, Clock::time_point t0) {
+    Clock::time_point t1 = Clock::now();
+    NodeTrace& t = traces_[id];
+    t.node_id = plan_.nodes[id].node->id();
+    t.node = plan_.nodes[id].node;
+    t.device = plan_.nodes[id].device->name();
+    static thread_local const uint64_t tid =
+        static_cast<uint64_t>(::syscall(SYS_gettid));
+    t.thread = tid;
+    t.start_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(t0 - start_)
+            .count();
+    t.duration_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+  }
+
+  // An async kernel returns at once and calls `done` when its device has
+  // finished; the successors are then scheduled from that callback.
+  struct AsyncCall {
+    OpKernelContext::Params params;
+    absl::InlinedVector<const Tensor*, 4> inputs;
+    absl::InlinedVector<bool, 4> forwardable;
+    absl::InlinedVector<Tensor, 4> outs;
+    std::unique_ptr<OpKernelContext> ctx;
+    Clock::time_point t0;
+  };
+
+  void RunAsync(int id, const OpKernelContext::Params* params,
+                absl::InlinedVector<const Tensor*, 4> inputs,
+                absl::InlinedVector<bool, 4> forwardable,
+                absl::InlinedVector<Tensor, 4> outs) {
+    auto call = std::make_shared<AsyncCall>();
+    call->inputs = std::move(inputs);
+    call->forwardable = std::move(forwardable);
+    call->outs = std::move(outs);
+    call->params = *params;
+    call->params.inputs = absl::MakeConstSpan(call->inputs);
+    call->params.forwardable_inputs = absl::MakeConstSpan(call->forwardable);
+    call->params.outputs = absl::MakeSpan(call->outs);
+    call->ctx = std::make_unique<OpKernelContext>(&call->params);
+    if (!traces_.empty()) call->t0 = Clock::now();
+    async_outstanding_.fetch_add(1, std::memory_order_relaxed);
+    const PlanNode& pn = plan_.nodes[id];
+    pn.kernel->AsAsync()->ComputeAsync(call->ctx.get(), [this, id, call] {
+      if (!traces_.empty()) Record(id, call->t0);
+      if (!call->ctx->status().ok()) {
+        Fail(call->ctx->status());
+      } else {
+        ReadyList ready;
+        Finish(id, absl::MakeSpan(call->outs), &ready);
+        ScheduleFromCallback(ready);
+      }
+      if (async_outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        absl::MutexLock lock(&async_mu_);
+        async_cv_.SignalAll();
+      }
+    });
+  }
+
+  // Successors made ready by a device callback (a foreign thread): into the
+  // arena when there is one, else queued for the calling thread.
+  void ScheduleFromCallback(const ReadyList& ready) {
+    if (ready.empty()) return;
+    if (arena_ != nullptr) {
+      for (int id : ready) {
+        async_outstanding_.fetch_add(1, std::memory_order_relaxed);
+        arena_->enqueue([this, id] {
+          ProcessFromNoGroup(id);
+          if (async_outstanding_.fetch_sub(1, std::memory_order_acq_rel) ==
+              1) {
+            absl::MutexLock lock(&async_mu_);
+            async_cv_.SignalAll();
+          }
+        });
+      }
+      return;
+    }
+    absl::MutexLock lock(&async_mu_);
+    for (int id : ready) handoff_.push_back(id);
+    async_cv_.SignalAll();
+  }
+
+  void ProcessFromNoGroup(int id) {
+    ReadyList ready;
+    ready.push_back(id);
+    while (!ready.empty()) {
+      int next = ready.back();
+      ready.pop_back();
+      Process(next, &ready);
+    }
+  }
+
+  // Waits for device callbacks; with no arena, runs what they made ready on
+  // this (the calling) thread.
+  void WaitForAsync() {
+    absl::MutexLock lock(&async_mu_);
+    while (true) {
+      if (!handoff_.empty()) {
+        ReadyList ready(handoff_.begin(), handoff_.end());
+        handoff_.clear();
+        async_mu_.Unlock();
+        while (!ready.empty()) {
+          int id = ready.back();
+          ready.pop_back();
+          Process(id, &ready);
+        }
+        async_mu_.Lock();
+        continue;
+      }
+      if (async_outstanding_.load(std::memory_order_acquire) == 0) break;
+      async_cv_.Wait(&async_mu_);
+    }
+  }
+
+  const Plan& plan_;
+  tbb::task_arena* const arena_;
+  const RunOptions& options_;
+  std::vector<Tensor>* const outputs_;
+  std::vector<Tensor> slots_;
+  std::unique_ptr<std::atomic<int>[]> pending_;
+  const bool has_deadline_;
+  tbb::task_group* group_ = nullptr;
+
+  std::atomic<bool> aborted_{false};
+  absl::Mutex mu_;
+  Status status_;
+
+  std::vector<NodeTrace> traces_;
+  Clock::time_point start_;
+
+  std::atomic<int> async_outstanding_{0};
+  absl::Mutex async_mu_;
+  absl::CondVar async_cv_;
+  std::vector<int> handoff_;
+};
+
+}  // namespace
+
+Status ExecutePlan(const Plan& plan, tbb::task_arena* arena,
+                   const std::vector<Tensor>& feeds,
+                   std::vector<Tensor>* outputs, const RunOptions& options,
+                   RunMetadata* metadata) {
+  outputs->assign(plan.num_fetches, Tensor());
+  const bool trace = options.trace && metadata != nullptr;
+  RunState state(plan, arena, options, outputs, trace);
+  state.Preset(feeds);
+  if (arena == nullptr) {
+    state.RunInline();
+  } else {
+    state.RunInArena();
+  }
+  Status s = state.status();
+  if (trace) state.CollectTraces(metadata);
+  if (!s.ok()) outputs->clear();
+  return s;
+}
+
+}  // namespace weft

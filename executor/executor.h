@@ -1,0 +1,25 @@
+// Runs a Plan: per-run state only (pending counts, input slots, the first
+// error), kernels called inline on the thread that made them ready when
+// cheap, spawned as oneTBB tasks when expensive.
+#ifndef WEFT_EXECUTOR_EXECUTOR_H_
+#define WEFT_EXECUTOR_EXECUTOR_H_
+
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "executor/plan.h"
+#include "executor/session.h"
+
+namespace weft {
+
+// `arena` null runs everything on the calling thread. `feeds` follow the
+// plan's feed order and have been checked.
+Status ExecutePlan(const Plan& plan, tbb::task_arena* arena,
+                   const std::vector<Tensor>& feeds,
+                   std::vector<Tensor>* outputs, const RunOptions& options,
+                   RunMetadata* metadata);
+
+}  // namespace weft
+
+#endif  // WEFT_EXECUTOR_EXECUTOR_H_

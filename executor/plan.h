@@ -1,0 +1,100 @@
+// Plan: one prepared signature (feeds, fetches, targets) flattened into
+// arrays, so that a run needs no map lookups or graph walks. Node indices
+// here are plan-local (0..num_nodes-1), not graph ids.
+#ifndef WEFT_EXECUTOR_PLAN_H_
+#define WEFT_EXECUTOR_PLAN_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "core/tensor_shape.h"
+#include "graph/graph.h"
+
+namespace weft {
+
+class Device;
+class OpKernel;
+
+struct PlanNode {
+  const Node* node = nullptr;
+  const OpKernel* kernel = nullptr;
+  Device* device = nullptr;
+  // This node's inputs are run slots [input_base, input_base + num_inputs).
+  int input_base = 0;
+  int num_inputs = 0;
+  int num_outputs = 0;
+  // Output o's destinations are edges [out_begin[o], out_begin[o + 1]) of
+  // Plan::edges, with out_begin stored at out_base.
+  int out_base = 0;
+  // Control successors: Plan::control_edges[ctrl_begin, ctrl_end).
+  int ctrl_begin = 0;
+  int ctrl_end = 0;
+  int initial_pending = 0;
+  bool expensive = true;
+  bool is_async = false;
+};
+
+// Where a produced tensor goes: a consumer's input slot, or (dst_node < 0)
+// fetch output `dst_slot`.
+struct PlanEdge {
+  int dst_node = -1;
+  int dst_slot = 0;
+};
+
+// A tensor known before the run starts (a Const value or a feed) and the
+// input slots and fetch outputs it fills.
+struct PresetTensor {
+  // For constants: the session-owned value. For feeds: nullptr, and
+  // `feed_index` says which feed.
+  const Tensor* value = nullptr;
+  int feed_index = -1;
+  std::vector<int> slots;
+  std::vector<int> fetches;
+};
+
+class Plan {
+ public:
+  std::vector<PlanNode> nodes;
+  std::vector<int> out_begin;  // per node output, plus one end marker per node
+  std::vector<PlanEdge> edges;
+  std::vector<int> control_edges;
+  std::vector<int> initial_ready;
+  std::vector<PresetTensor> presets;
+  int num_input_slots = 0;
+  int num_fetches = 0;
+  int max_node_outputs = 0;
+
+  // Per feed: what the graph declares, checked at run time.
+  std::vector<DataType> feed_dtypes;
+  std::vector<PartialTensorShape> feed_shapes;
+  std::vector<DataType> fetch_dtypes;
+  std::vector<PartialTensorShape> fetch_shapes;
+};
+
+// What BuildPlan needs from the session for each node it keeps.
+class PlanResources {
+ public:
+  virtual ~PlanResources() = default;
+  // The node's kernel and device, created on first use.
+  virtual Status GetKernel(const Node* node, const OpKernel** kernel,
+                           Device** device) = 0;
+  // The node's value when it is a Const evaluated by the session, else null.
+  virtual const Tensor* ConstValue(const Node* node) const = 0;
+};
+
+// Prunes `graph` to what `fetches` and `targets` need given `feeds`, and lays
+// out the plan. Tensor names are "node" or "node:i". Errors name the source
+// and what is wrong: unknown names, duplicate feeds, an unfed placeholder a
+// fetch needs, a kernel that cannot be created.
+StatusOr<std::unique_ptr<Plan>> BuildPlan(
+    const Graph& graph, const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets, PlanResources* resources,
+    const std::string& source_name);
+
+}  // namespace weft
+
+#endif  // WEFT_EXECUTOR_PLAN_H_

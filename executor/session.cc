@@ -1,0 +1,247 @@
+#include "executor/session.h"
+
+#include <memory>
+#include <thread>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "device/cpu_device.h"
+#include "executor/executor.h"
+#include "executor/plan.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/op_kernel.h"
+#include "oneapi/tbb/info.h"
+#include "oneapi/tbb/task_arena.h"
+
+namespace weft {
+
+class SessionImpl : public PlanResources {
+ public:
+  SessionImpl(std::shared_ptr<const Graph> graph, const SessionOptions& options)
+      : graph_(std::move(graph)), options_(options) {}
+
+  Status Init() {
+    tbb::task_arena* arena = options_.arena;
+    if (arena == nullptr && options_.threads != 0) {
+      int threads = options_.threads < 0 ? tbb::info::default_concurrency()
+                                         : options_.threads;
+      owned_arena_ = std::make_unique<tbb::task_arena>(threads);
+      owned_arena_->initialize();
+      arena = owned_arena_.get();
+    }
+    arena_ = arena;
+    cpu_ = std::make_unique<CpuDevice>("cpu:0", arena_);
+    kernels_.resize(graph_->num_nodes());
+
+    // Const values are evaluated once here; runs copy references to them.
+    const_values_.resize(graph_->num_nodes(), nullptr);
+    for (const auto& node : graph_->nodes()) {
+      if (node->op() != "Const") continue;
+      auto it = node->attrs().find("value");
+      if (it == node->attrs().end() || !it->second.tensor.IsInitialized()) {
+        return errors::InvalidArgument(options_.source_name, ": node ",
+                                       node->DebugName(),
+                                       ": attr 'value' holds no tensor");
+      }
+      const Tensor& value = it->second.tensor;
+      if (value.dtype() != node->output_type(0)) {
+        return errors::InvalidArgument(
+            options_.source_name, ": node ", node->DebugName(),
+            ": attr 'value' is ", DataTypeName(value.dtype()),
+            " but attr 'dtype' says ", DataTypeName(node->output_type(0)));
+      }
+      const_values_[node->id()] = &value;
+    }
+    return Status();
+  }
+
+  Status GetKernel(const Node* node, const OpKernel** kernel,
+                   Device** device) override {
+    Device* placed = Place(node);
+    absl::MutexLock lock(&kernels_mu_);
+    std::unique_ptr<OpKernel>& slot = kernels_[node->id()];
+    if (slot == nullptr) {
+      WEFT_ASSIGN_OR_RETURN(slot, KernelRegistry::Global()->CreateKernel(
+                                      node->def(), node->op_def(),
+                                      node->types(), placed));
+    }
+    *kernel = slot.get();
+    *device = placed;
+    return Status();
+  }
+
+  const Tensor* ConstValue(const Node* node) const override {
+    return const_values_[node->id()];
+  }
+
+  // Only the CPU device exists so far; a node asking for another device
+  // (a GPU in a graph saved on a GPU machine) falls back to it, as
+  // TensorFlow's soft placement does.
+  Device* Place(const Node* node) { return cpu_.get(); }
+
+  StatusOr<std::shared_ptr<const Callable>> Prepare(
+      const std::vector<std::string>& feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets);
+
+  StatusOr<std::shared_ptr<const Callable>> CachedCallable(
+      const std::vector<std::pair<std::string, Tensor>>& feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets);
+
+  Status CheckFeeds(const Callable& callable, const Plan& plan,
+                    const std::vector<Tensor>& feeds) const;
+
+  std::shared_ptr<const Graph> graph_;
+  SessionOptions options_;
+  std::unique_ptr<tbb::task_arena> owned_arena_;
+  tbb::task_arena* arena_ = nullptr;
+  std::unique_ptr<CpuDevice> cpu_;
+  std::vector<const Tensor*> const_values_;
+
+  absl::Mutex kernels_mu_;
+  std::vector<std::unique_ptr<OpKernel>> kernels_ ABSL_GUARDED_BY(kernels_mu_);
+
+  absl::Mutex cache_mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<const Callable>> cache_
+      ABSL_GUARDED_BY(cache_mu_);
+};
+
+Callable::~Callable() = default;
+DataType Callable::feed_dtype(int i) const { return plan_->feed_dtypes[i]; }
+const PartialTensorShape& Callable::feed_shape(int i) const {
+  return plan_->feed_shapes[i];
+}
+DataType Callable::fetch_dtype(int i) const { return plan_->fetch_dtypes[i]; }
+const PartialTensorShape& Callable::fetch_shape(int i) const {
+  return plan_->fetch_shapes[i];
+}
+
+StatusOr<std::shared_ptr<const Callable>> SessionImpl::Prepare(
+    const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets) {
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Plan> plan,
+                        BuildPlan(*graph_, feeds, fetches, targets, this,
+                                  options_.source_name));
+  std::shared_ptr<Callable> callable(new Callable());
+  callable->feeds_ = feeds;
+  callable->fetches_ = fetches;
+  callable->plan_ = std::move(plan);
+  return std::shared_ptr<const Callable>(std::move(callable));
+}
+
+StatusOr<std::shared_ptr<const Callable>> SessionImpl::CachedCallable(
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets) {
+  // Names cannot contain '\n' in any form Prepare accepts, so it separates.
+  std::string key;
+  for (const auto& f : feeds) absl::StrAppend(&key, f.first, "\n");
+  absl::StrAppend(&key, "\x01", absl::StrJoin(fetches, "\n"), "\x01",
+                  absl::StrJoin(targets, "\n"));
+  {
+    absl::ReaderMutexLock lock(&cache_mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+  }
+  std::vector<std::string> feed_names;
+  feed_names.reserve(feeds.size());
+  for (const auto& f : feeds) feed_names.push_back(f.first);
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const Callable> callable,
+                        Prepare(feed_names, fetches, targets));
+  absl::MutexLock lock(&cache_mu_);
+  return cache_.emplace(key, std::move(callable)).first->second;
+}
+
+Status SessionImpl::CheckFeeds(const Callable& callable, const Plan& plan,
+                               const std::vector<Tensor>& feeds) const {
+  if (feeds.size() != plan.feed_dtypes.size()) {
+    return errors::InvalidArgument(options_.source_name, ": expected ",
+                                   plan.feed_dtypes.size(), " feeds, got ",
+                                   feeds.size());
+  }
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    const Tensor& t = feeds[i];
+    const PartialTensorShape& want = plan.feed_shapes[i];
+    if (!t.IsInitialized() || t.dtype() != plan.feed_dtypes[i] ||
+        !want.IsCompatibleWith(t.shape())) {
+      return errors::InvalidArgument(
+          options_.source_name, ": feed '", callable.feeds()[i],
+          "': expected ", DataTypeName(plan.feed_dtypes[i]), " ",
+          want.DebugString(), ", got ",
+          t.IsInitialized() ? absl::StrCat(DataTypeName(t.dtype()), " ",
+                                           t.shape().DebugString())
+                            : std::string("an empty tensor"));
+    }
+  }
+  return Status();
+}
+
+Session::Session() = default;
+Session::~Session() = default;
+
+StatusOr<std::unique_ptr<Session>> Session::Create(
+    std::shared_ptr<const Graph> graph, const SessionOptions& options) {
+  if (graph == nullptr) return errors::InvalidArgument("no graph given");
+  if (options.threads < -1) {
+    return errors::InvalidArgument("SessionOptions.threads is ",
+                                   options.threads,
+                                   "; expected -1 (one per core), 0 (the "
+                                   "calling thread) or a positive count");
+  }
+  std::unique_ptr<Session> session(new Session());
+  session->impl_ = std::make_unique<SessionImpl>(std::move(graph), options);
+  WEFT_RETURN_IF_ERROR(session->impl_->Init());
+  if (!options.fetches.empty() || !options.targets.empty()) {
+    WEFT_RETURN_IF_ERROR(
+        session->impl_
+            ->Prepare(options.feeds, options.fetches, options.targets)
+            .status());
+  }
+  return session;
+}
+
+StatusOr<std::shared_ptr<const Callable>> Session::Prepare(
+    const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets) const {
+  return impl_->Prepare(feeds, fetches, targets);
+}
+
+Status Session::Run(const Callable& callable, const std::vector<Tensor>& feeds,
+                    std::vector<Tensor>* outputs, const RunOptions& options,
+                    RunMetadata* metadata) const {
+  const Plan& plan = *callable.plan_;
+  WEFT_RETURN_IF_ERROR(impl_->CheckFeeds(callable, plan, feeds));
+  return ExecutePlan(plan, impl_->arena_, feeds, outputs, options, metadata);
+}
+
+StatusOr<std::vector<Tensor>> Session::Run(
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets, const RunOptions& options,
+    RunMetadata* metadata) const {
+  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const Callable> callable,
+                        impl_->CachedCallable(feeds, fetches, targets));
+  std::vector<Tensor> feed_values;
+  feed_values.reserve(feeds.size());
+  for (const auto& f : feeds) feed_values.push_back(f.second);
+  std::vector<Tensor> outputs;
+  WEFT_RETURN_IF_ERROR(Run(*callable, feed_values, &outputs, options, metadata));
+  return outputs;
+}
+
+const Graph& Session::graph() const { return *impl_->graph_; }
+
+std::vector<const Device*> Session::devices() const {
+  return {impl_->cpu_.get()};
+}
+
+int Session::num_threads() const {
+  return impl_->arena_ ? impl_->arena_->max_concurrency() : 1;
+}
+
+}  // namespace weft

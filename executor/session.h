@@ -1,0 +1,178 @@
+// Session: runs a Graph. Everything that can be done once is done when the
+// session is created or a callable is prepared: pruning to what the fetches
+// need, placement, kernel selection and construction, Const evaluation, and an
+// execution plan of flat arrays (successors, pending counts, input slots).
+// Run() only moves tensors and calls kernels.
+//
+//   auto session = Session::Create(graph, options);
+//   auto outputs = (*session)->Run({{"x", x}}, {"probs"});
+//
+// For the lowest per-call overhead, prepare a Callable once and run it with
+// positional feeds; Run(feeds by name, ...) looks its callable up in a cache.
+//
+// Run is const and safe to call from many threads at once on one session;
+// each call has its own state.
+#ifndef WEFT_EXECUTOR_SESSION_H_
+#define WEFT_EXECUTOR_SESSION_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "graph/graph.h"
+
+// oneTBB's task_arena, declared as oneTBB does so this header stays light.
+namespace tbb {
+namespace detail {
+namespace d1 {
+class task_arena;
+}  // namespace d1
+}  // namespace detail
+inline namespace v1 {
+using detail::d1::task_arena;
+}  // namespace v1
+}  // namespace tbb
+
+namespace weft {
+
+class Device;
+class SessionImpl;
+class Plan;
+
+struct SessionOptions {
+  // Threads that run kernels, the calling thread included. 0 runs everything
+  // on the thread that calls Run and creates no thread; -1 means one per
+  // core. Ignored when `arena` is given.
+  int threads = -1;
+  // A oneTBB arena owned by the host application, for sharing its threads;
+  // it must outlive the session. Inter-op scheduling and intra-op
+  // parallelism both use it.
+  tbb::task_arena* arena = nullptr;
+  // Prefixes errors, usually the graph file's path.
+  std::string source_name = "graph";
+  // When non-empty, Create() prepares the callable for these fetches (and
+  // targets) at once, so that missing kernels and unfed placeholders are
+  // reported by Create().
+  std::vector<std::string> fetches;
+  std::vector<std::string> targets;
+  std::vector<std::string> feeds;
+};
+
+// Cancels runs that carry it. Thread-safe; cancelling is sticky.
+class CancellationToken {
+ public:
+  void Cancel() { cancelled_.store(true, std::memory_order_release); }
+  bool IsCancelled() const {
+    return cancelled_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<bool> cancelled_{false};
+};
+
+// One node's execution as recorded by a traced run. Times are nanoseconds
+// since the run started.
+struct NodeTrace {
+  int node_id = -1;
+  const Node* node = nullptr;
+  std::string device;
+  uint64_t thread = 0;
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+};
+
+struct RunMetadata {
+  std::vector<NodeTrace> node_traces;
+  int64_t run_start_unix_us = 0;
+};
+
+struct RunOptions {
+  // A run whose token is cancelled stops before its next kernel and returns
+  // kCancelled.
+  const CancellationToken* cancellation = nullptr;
+  // A run still going at this time stops before its next kernel and returns
+  // kDeadlineExceeded. The default means no deadline.
+  std::chrono::steady_clock::time_point deadline =
+      std::chrono::steady_clock::time_point::max();
+  // Record per-node timings into RunMetadata.
+  bool trace = false;
+};
+
+// Writes traced timings as Chrome trace-event JSON (readable in Perfetto and
+// chrome://tracing): one complete event per node with its name, op, device
+// and thread.
+Status WriteChromeTrace(const RunMetadata& metadata, const std::string& path);
+
+// A prepared signature: which tensors are fed (in order), which are fetched
+// (in order) and which nodes must run. Made by Session::Prepare.
+class Callable {
+ public:
+  ~Callable();
+  const std::vector<std::string>& feeds() const { return feeds_; }
+  const std::vector<std::string>& fetches() const { return fetches_; }
+  // The dtype and (possibly partial) shape each feed must have.
+  DataType feed_dtype(int i) const;
+  const PartialTensorShape& feed_shape(int i) const;
+  DataType fetch_dtype(int i) const;
+  const PartialTensorShape& fetch_shape(int i) const;
+
+ private:
+  friend class Session;
+  friend class SessionImpl;
+  Callable() = default;
+  std::vector<std::string> feeds_;
+  std::vector<std::string> fetches_;
+  std::unique_ptr<Plan> plan_;
+};
+
+class Session {
+ public:
+  // Takes the graph (after import and shape inference) and prepares the
+  // session: devices, kernels for every node the given fetches need, Const
+  // values. Errors name the source, node, op, device and dtype.
+  static StatusOr<std::unique_ptr<Session>> Create(
+      std::shared_ptr<const Graph> graph, const SessionOptions& options);
+  ~Session();
+
+  // Tensor names are "node" (output 0) or "node:i"; targets are node names.
+  // A feed may name any node output, not only a placeholder: what it feeds
+  // replaces what the graph would have computed there.
+  StatusOr<std::shared_ptr<const Callable>> Prepare(
+      const std::vector<std::string>& feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets = {}) const;
+
+  // Runs `callable` with feeds in its feed order; fills `outputs` in its
+  // fetch order. Feed dtypes and shapes are checked against what the graph
+  // declares; a mismatch names the feed, the expected and the given.
+  Status Run(const Callable& callable, const std::vector<Tensor>& feeds,
+             std::vector<Tensor>* outputs, const RunOptions& options = {},
+             RunMetadata* metadata = nullptr) const;
+
+  // Convenience: prepares (once per distinct signature, cached) and runs.
+  StatusOr<std::vector<Tensor>> Run(
+      const std::vector<std::pair<std::string, Tensor>>& feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets = {},
+      const RunOptions& options = {}, RunMetadata* metadata = nullptr) const;
+
+  const Graph& graph() const;
+  // The devices the session placed nodes on; the CPU device first.
+  std::vector<const Device*> devices() const;
+  // Threads that may run kernels (1 when threads = 0: the caller).
+  int num_threads() const;
+
+ private:
+  Session();
+  std::unique_ptr<SessionImpl> impl_;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_EXECUTOR_SESSION_H_
