@@ -1,11 +1,15 @@
 #include "ops/common_shape_fns.h"
 
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace weft {
 
@@ -107,6 +111,243 @@ StatusOr<WindowedOutputSize> GetWindowedOutputSize(
         ", stride: ", stride, "]");
   }
   return result;
+}
+
+// ---- StridedSlice -----------------------------------------------------------
+
+namespace {
+
+// Markers in the list of output dimensions: a new axis (no input
+// dimension) and a shrunk input dimension (no output dimension).
+constexpr int kNewAxis = -1;
+constexpr int kShrunk = -2;
+
+Status CheckMask(const char* name, int64_t mask, uint32_t* out) {
+  if (mask < std::numeric_limits<int32_t>::min() ||
+      mask > std::numeric_limits<int32_t>::max()) {
+    return errors::InvalidArgument("attr '", name, "' is ", mask,
+                                   "; masks are 32-bit integers");
+  }
+  *out = static_cast<uint32_t>(static_cast<int32_t>(mask));
+  return Status();
+}
+
+bool Bit(uint32_t mask, int64_t i) { return i < 32 && ((mask >> i) & 1u); }
+
+}  // namespace
+
+StatusOr<StridedSlicePlan> PlanStridedSlice(
+    const std::vector<int64_t>& input_dims, int64_t num_terms,
+    const std::vector<int64_t>* begin, const std::vector<int64_t>* end,
+    const std::vector<int64_t>* strides, const StridedSliceMasks& masks) {
+  if (num_terms < 0 || num_terms >= 32) {
+    return errors::InvalidArgument(
+        "the slice has ", num_terms,
+        " terms (the length of begin, end and strides); at most 31 fit the "
+        "32-bit masks");
+  }
+  for (const auto& [name, values] :
+       {std::pair<const char*, const std::vector<int64_t>*>{"begin", begin},
+        {"end", end},
+        {"strides", strides}}) {
+    if (values != nullptr &&
+        static_cast<int64_t>(values->size()) != num_terms) {
+      return errors::InvalidArgument(
+          "begin, end and strides must have the same length, but ", name,
+          " has ", values->size(), " values and the slice has ", num_terms,
+          " terms");
+    }
+  }
+  uint32_t begin_mask = 0;
+  uint32_t end_mask = 0;
+  uint32_t ellipsis_mask = 0;
+  uint32_t new_axis_mask = 0;
+  uint32_t shrink_mask = 0;
+  WEFT_RETURN_IF_ERROR(CheckMask("begin_mask", masks.begin, &begin_mask));
+  WEFT_RETURN_IF_ERROR(CheckMask("end_mask", masks.end, &end_mask));
+  WEFT_RETURN_IF_ERROR(
+      CheckMask("ellipsis_mask", masks.ellipsis, &ellipsis_mask));
+  WEFT_RETURN_IF_ERROR(
+      CheckMask("new_axis_mask", masks.new_axis, &new_axis_mask));
+  WEFT_RETURN_IF_ERROR(
+      CheckMask("shrink_axis_mask", masks.shrink_axis, &shrink_mask));
+  if ((ellipsis_mask & (ellipsis_mask - 1)) != 0) {
+    return errors::InvalidArgument("attr 'ellipsis_mask' is ", masks.ellipsis,
+                                   "; at most one ellipsis is allowed");
+  }
+
+  // New axes after the ellipsis are not input dimensions: the ellipsis must
+  // leave room for the input dimensions the later terms index.
+  bool ellipsis_seen = false;
+  int64_t new_axes_after_ellipsis = 0;
+  for (int64_t i = 0; i < num_terms; ++i) {
+    if (ellipsis_seen && Bit(new_axis_mask, i)) ++new_axes_after_ellipsis;
+    if (Bit(ellipsis_mask, i)) ellipsis_seen = true;
+  }
+  int64_t sparse_terms = num_terms;
+  if (!ellipsis_seen) {
+    // An implicit ellipsis at the end keeps the remaining dimensions.
+    ellipsis_mask |= 1u << sparse_terms;
+    ++sparse_terms;
+  }
+
+  const int64_t rank = static_cast<int64_t>(input_dims.size());
+  StridedSlicePlan plan;
+  plan.begin.assign(rank, 0);
+  plan.end.assign(rank, 0);
+  plan.strides.assign(rank, 1);
+  std::vector<bool> dense_begin_mask(rank, false);
+  std::vector<bool> dense_end_mask(rank, false);
+  std::vector<bool> dense_shrink(rank, false);
+  std::vector<int64_t> dense_term(rank, -1);  // -1: from the ellipsis
+  std::vector<int> gather;  // input dimension, kNewAxis or kShrunk
+  int64_t full = 0;
+  for (int64_t i = 0; i < sparse_terms; ++i) {
+    if (Bit(ellipsis_mask, i)) {
+      const int64_t next = std::min(
+          rank - (sparse_terms - i) + 1 + new_axes_after_ellipsis, rank);
+      for (; full < next; ++full) {
+        dense_begin_mask[full] = dense_end_mask[full] = true;
+        gather.push_back(static_cast<int>(full));
+      }
+    } else if (Bit(new_axis_mask, i)) {
+      gather.push_back(kNewAxis);
+    } else {
+      if (full == rank) {
+        return errors::InvalidArgument(
+            "slice term ", i, " indexes input dimension ", full,
+            " but the input has only ", rank, " dimensions");
+      }
+      if (begin != nullptr) plan.begin[full] = (*begin)[i];
+      if (end != nullptr) plan.end[full] = (*end)[i];
+      if (strides != nullptr) plan.strides[full] = (*strides)[i];
+      dense_begin_mask[full] = Bit(begin_mask, i);
+      dense_end_mask[full] = Bit(end_mask, i);
+      dense_term[full] = i;
+      if (Bit(shrink_mask, i)) {
+        dense_shrink[full] = true;
+        gather.push_back(kShrunk);
+      } else {
+        gather.push_back(static_cast<int>(full));
+      }
+      ++full;
+    }
+  }
+
+  plan.processing_shape.assign(rank, shape_inference::kUnknownDim);
+  plan.takes_whole.assign(rank, false);
+  for (int64_t i = 0; i < rank; ++i) {
+    const int64_t term = dense_term[i];
+    // Dimensions the ellipsis covers take everything with stride 1.
+    const bool from_ellipsis = term < 0;
+    const bool stride_known = from_ellipsis || strides != nullptr;
+    const bool begin_known = from_ellipsis || begin != nullptr;
+    const bool end_known = from_ellipsis || end != nullptr;
+    const int64_t stride = plan.strides[i];
+    if (stride_known && stride == 0) {
+      return errors::InvalidArgument("the stride of slice term ", term,
+                                     " is 0; strides must be non-zero");
+    }
+    const int64_t dim = input_dims[i];
+    if (dense_shrink[i]) {
+      if (stride_known && stride <= 0) {
+        return errors::InvalidArgument(
+            "slice term ", term,
+            " takes a single index (shrink_axis_mask) but its stride is ",
+            stride, "; it must be positive");
+      }
+      if (dim >= 0 && begin_known) {
+        const int64_t index = plan.begin[i];
+        const int64_t fwd = index < 0 ? dim + index : index;
+        if (fwd < 0 || fwd >= dim) {
+          return errors::InvalidArgument("slice term ", term, " takes index ",
+                                         index, " of input dimension ", i,
+                                         " of size ", dim, ", out of bounds");
+        }
+        plan.begin[i] = fwd;
+        plan.end[i] = fwd + 1;
+      }
+      plan.processing_shape[i] = 1;
+      continue;
+    }
+    const bool begin_resolved = dense_begin_mask[i] || begin_known;
+    const bool end_resolved = dense_end_mask[i] || end_known;
+    if (dim < 0) {
+      // Without the size only a full forward range is known: it keeps the
+      // (unknown) size.
+      plan.takes_whole[i] =
+          stride_known && stride == 1 &&
+          (dense_begin_mask[i] || (begin_known && plan.begin[i] == 0)) &&
+          dense_end_mask[i];
+      continue;
+    }
+    if (!stride_known || !begin_resolved || !end_resolved) continue;
+    // Masked bounds take the full range in the stride's direction; given
+    // ones count from the end when negative and clamp to the valid range.
+    const int64_t lo = stride > 0 ? 0 : -1;
+    const int64_t hi = stride > 0 ? dim : dim - 1;
+    auto canonical = [&](int64_t x, bool masked, bool is_begin) {
+      if (masked) return (stride > 0) == is_begin ? lo : hi;
+      const int64_t fwd = x < 0 ? dim + x : x;
+      return std::clamp(fwd, lo, hi);
+    };
+    plan.begin[i] = canonical(plan.begin[i], dense_begin_mask[i], true);
+    plan.end[i] = canonical(plan.end[i], dense_end_mask[i], false);
+    const int64_t interval = plan.end[i] - plan.begin[i];
+    int64_t size = 0;
+    if (interval != 0 && (interval < 0) == (stride < 0)) {
+      size = interval / stride + (interval % stride != 0 ? 1 : 0);
+    }
+    plan.processing_shape[i] = size;
+    plan.takes_whole[i] = stride == 1 && plan.begin[i] == 0 && size == dim;
+  }
+
+  for (int g : gather) {
+    if (g == kShrunk) continue;
+    if (g == kNewAxis) {
+      plan.final_shape.push_back(1);
+      plan.final_source.push_back(-1);
+    } else {
+      plan.final_shape.push_back(plan.processing_shape[g]);
+      plan.final_source.push_back(g);
+    }
+  }
+  return plan;
+}
+
+// ---- Einsum -----------------------------------------------------------------
+
+StatusOr<EinsumEquation> ParseEinsumEquation(absl::string_view equation) {
+  const size_t arrow = equation.find("->");
+  if (arrow == absl::string_view::npos ||
+      equation.find("->", arrow + 2) != absl::string_view::npos) {
+    return errors::InvalidArgument("einsum equation '", equation,
+                                   "' must contain exactly one '->'");
+  }
+  EinsumEquation parsed;
+  parsed.output = std::string(equation.substr(arrow + 2));
+  for (absl::string_view input :
+       absl::StrSplit(equation.substr(0, arrow), ',')) {
+    parsed.inputs.emplace_back(input);
+  }
+  if (parsed.inputs.size() > 2) {
+    return errors::InvalidArgument("einsum equation '", equation, "' has ",
+                                   parsed.inputs.size(),
+                                   " input subscripts; 1 or 2 are supported");
+  }
+  std::vector<const std::string*> subscripts;
+  for (const std::string& in : parsed.inputs) subscripts.push_back(&in);
+  subscripts.push_back(&parsed.output);
+  for (const std::string* sub : subscripts) {
+    const auto periods = std::count(sub->begin(), sub->end(), '.');
+    if (periods != 0 &&
+        (periods != 3 || sub->find("...") == std::string::npos)) {
+      return errors::InvalidArgument(
+          "einsum equation '", equation, "': subscript '", *sub,
+          "' may hold one ellipsis (...) and no other periods");
+    }
+  }
+  return parsed;
 }
 
 namespace shape_inference {
@@ -755,6 +996,309 @@ Status BiasAddShape(InferenceContext* c) {
   ShapeHandle out;
   WEFT_RETURN_IF_ERROR(c->ReplaceDim(value, channel, merged, &out));
   c->set_output(0, out);
+  return Status();
+}
+
+namespace {
+
+// The strides/dilations checks every 2-D convolution shares: 4 values, and
+// no striding or dilation over the batch or channel dimension.
+Status GetConvWindowAttrs(InferenceContext* c, const WindowAttrs& attrs,
+                          std::vector<int64_t>* strides,
+                          std::vector<int64_t>* dilations) {
+  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "strides", strides));
+  WEFT_RETURN_IF_ERROR(GetWindowAttr(c, "dilations", dilations));
+  const int n_idx = FormatDimIndex(attrs.format, 'N');
+  const int c_idx = FormatDimIndex(attrs.format, 'C');
+  if ((*strides)[n_idx] != 1 || (*strides)[c_idx] != 1) {
+    return errors::InvalidArgument(
+        "attr 'strides' is ", ListString(*strides),
+        " but striding over the batch or channel dimension is not supported");
+  }
+  if ((*dilations)[n_idx] != 1 || (*dilations)[c_idx] != 1) {
+    return errors::InvalidArgument(
+        "attr 'dilations' is ", ListString(*dilations),
+        " but dilating the batch or channel dimension is not supported");
+  }
+  return Status();
+}
+
+}  // namespace
+
+Status DepthwiseConv2DNativeShape(InferenceContext* c) {
+  WindowAttrs attrs;
+  WEFT_RETURN_IF_ERROR(GetPaddingAttrs(c, &attrs));
+  std::vector<int64_t> strides;
+  std::vector<int64_t> dilations;
+  WEFT_RETURN_IF_ERROR(GetConvWindowAttrs(c, attrs, &strides, &dilations));
+  ShapeHandle input;
+  ShapeHandle filter;
+  WEFT_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
+  WEFT_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
+  const int h_idx = FormatDimIndex(attrs.format, 'H');
+  const int w_idx = FormatDimIndex(attrs.format, 'W');
+  DimensionHandle in_depth;
+  WEFT_RETURN_IF_ERROR_CTX(
+      c->Merge(c->Dim(input, FormatDimIndex(attrs.format, 'C')),
+               c->Dim(filter, 2), &in_depth),
+      "the input depth of input 0 ", c->DebugString(c->input(0)),
+      " must equal dimension 2 of the filter (input 1 ",
+      c->DebugString(c->input(1)), ")");
+  DimensionHandle out_depth;
+  WEFT_RETURN_IF_ERROR(c->Multiply(in_depth, c->Dim(filter, 3), &out_depth));
+  DimensionHandle out_rows;
+  DimensionHandle out_cols;
+  WEFT_RETURN_IF_ERROR(WindowedDim(c, c->Dim(input, h_idx), c->Dim(filter, 0),
+                                   dilations[h_idx], strides[h_idx], attrs, 'H',
+                                   &out_rows));
+  WEFT_RETURN_IF_ERROR(WindowedDim(c, c->Dim(input, w_idx), c->Dim(filter, 1),
+                                   dilations[w_idx], strides[w_idx], attrs, 'W',
+                                   &out_cols));
+  c->set_output(
+      0, MakeFormatShape(c, attrs.format,
+                         c->Dim(input, FormatDimIndex(attrs.format, 'N')),
+                         out_rows, out_cols, out_depth));
+  return Status();
+}
+
+Status Conv2DBackpropInputShape(InferenceContext* c) {
+  WindowAttrs attrs;
+  WEFT_RETURN_IF_ERROR(GetPaddingAttrs(c, &attrs));
+  std::vector<int64_t> strides;
+  std::vector<int64_t> dilations;
+  WEFT_RETURN_IF_ERROR(GetConvWindowAttrs(c, attrs, &strides, &dilations));
+  const int n_idx = FormatDimIndex(attrs.format, 'N');
+  const int h_idx = FormatDimIndex(attrs.format, 'H');
+  const int w_idx = FormatDimIndex(attrs.format, 'W');
+  const int c_idx = FormatDimIndex(attrs.format, 'C');
+
+  ShapeHandle filter;
+  ShapeHandle out_backprop;
+  WEFT_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
+  WEFT_RETURN_IF_ERROR(c->WithRank(c->input(2), 4, &out_backprop));
+  DimensionHandle unused;
+  WEFT_RETURN_IF_ERROR_CTX(
+      c->Merge(c->Dim(out_backprop, c_idx), c->Dim(filter, 3), &unused),
+      "the depth of out_backprop (input 2 ", c->DebugString(c->input(2)),
+      ") must equal the filter's output depth (input 1 ",
+      c->DebugString(c->input(1)), " dimension 3)");
+
+  ShapeHandle sizes;
+  WEFT_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &sizes));
+  if (!c->RankKnown(sizes)) sizes = c->UnknownShapeOfRank(4);
+  DimensionHandle batch = c->Dim(out_backprop, n_idx);
+  DimensionHandle rows;
+  DimensionHandle cols;
+  DimensionHandle depth;
+  if (c->Rank(sizes) == 4) {
+    WEFT_RETURN_IF_ERROR_CTX(
+        c->Merge(c->Dim(sizes, n_idx), batch, &batch),
+        "the batch size in input_sizes (input 0) must equal out_backprop's "
+        "(input 2 ",
+        c->DebugString(c->input(2)), ")");
+    rows = c->Dim(sizes, h_idx);
+    cols = c->Dim(sizes, w_idx);
+    depth = c->Dim(sizes, c_idx);
+    const DimensionHandle filter_in = c->Dim(filter, 2);
+    if (c->ValueKnown(depth) && c->ValueKnown(filter_in) &&
+        (c->Value(filter_in) == 0 ||
+         c->Value(depth) % c->Value(filter_in) != 0)) {
+      return errors::InvalidArgument(
+          "input depth ", c->Value(depth),
+          " in input_sizes (input 0) is not a multiple of the filter's input "
+          "depth ",
+          c->Value(filter_in), " (input 1 ", c->DebugString(c->input(1)), ")");
+    }
+  } else if (c->Rank(sizes) == 2) {
+    rows = c->Dim(sizes, 0);
+    cols = c->Dim(sizes, 1);
+    depth = c->Dim(filter, 2);
+  } else {
+    return errors::InvalidArgument(
+        "input_sizes (input 0) must hold 4 sizes (in data_format order) or 2 "
+        "(height and width) but holds ",
+        c->Rank(sizes));
+  }
+
+  // out_backprop must be what the forward convolution of the result gives.
+  const std::pair<DimensionHandle, int> spatial[] = {{rows, h_idx},
+                                                     {cols, w_idx}};
+  for (const auto& [size, idx] : spatial) {
+    const DimensionHandle window = c->Dim(filter, idx == h_idx ? 0 : 1);
+    const DimensionHandle got = c->Dim(out_backprop, idx);
+    if (!c->ValueKnown(size) || !c->ValueKnown(window) || !c->ValueKnown(got)) {
+      continue;
+    }
+    StatusOr<WindowedOutputSize> expected = GetWindowedOutputSize(
+        c->Value(size), c->Value(window), dilations[idx], strides[idx],
+        attrs.padding, attrs.explicit_paddings[2 * idx],
+        attrs.explicit_paddings[2 * idx + 1]);
+    const char* name = idx == h_idx ? "height" : "width";
+    if (!expected.ok()) {
+      return AddContext(
+          expected.status(),
+          absl::StrCat("convolving input_sizes ", name, " ", c->Value(size)));
+    }
+    if (expected->size != c->Value(got)) {
+      return errors::InvalidArgument(
+          "out_backprop (input 2) ", c->DebugString(c->input(2)), " has ", name,
+          " ", c->Value(got), " but convolving the ", name, " ", c->Value(size),
+          " of input_sizes with window ", c->Value(window), ", stride ",
+          strides[idx], " and dilation ", dilations[idx], " gives ",
+          expected->size);
+    }
+  }
+  c->set_output(0, MakeFormatShape(c, attrs.format, batch, rows, cols, depth));
+  return Status();
+}
+
+Status FusedBatchNormV3Shape(InferenceContext* c) {
+  std::string format;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  int rank = 0;
+  int channel = 0;
+  if (format == "NHWC" || format == "NDHWC") {
+    rank = format.size();
+    channel = rank - 1;
+  } else if (format == "NCHW" || format == "NCDHW") {
+    rank = format.size();
+    channel = 1;
+  } else {
+    return errors::InvalidArgument(
+        "data_format '", format,
+        "' is not supported; expected NHWC, NCHW, NDHWC or NCDHW");
+  }
+  ShapeHandle x;
+  WEFT_RETURN_IF_ERROR(c->WithRank(c->input(0), rank, &x));
+  bool is_training = true;
+  float exponential_avg_factor = 1.0f;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("is_training", &is_training));
+  WEFT_RETURN_IF_ERROR(
+      c->GetAttr("exponential_avg_factor", &exponential_avg_factor));
+  // Training with a plain batch average computes mean and variance itself;
+  // otherwise the given ones are used and must be per channel too.
+  const int vectors = (is_training && exponential_avg_factor == 1.0f) ? 2 : 4;
+  static constexpr const char* kNames[] = {"scale", "offset", "mean",
+                                           "variance"};
+  DimensionHandle channels = c->Dim(x, channel);
+  for (int i = 1; i <= vectors; ++i) {
+    ShapeHandle vec;
+    WEFT_RETURN_IF_ERROR(c->WithRank(c->input(i), 1, &vec));
+    WEFT_RETURN_IF_ERROR_CTX(
+        c->Merge(channels, c->Dim(vec, 0), &channels), kNames[i - 1],
+        " (input ", i, " ", c->DebugString(c->input(i)),
+        ") must have one value per channel of x (input 0 ",
+        c->DebugString(c->input(0)), ", channel dimension ", channel, ")");
+  }
+  ShapeHandle y = x;
+  if (!channels.SameHandle(c->Dim(x, channel))) {
+    WEFT_RETURN_IF_ERROR(c->ReplaceDim(x, channel, channels, &y));
+  }
+  c->set_output(0, y);
+  const ShapeHandle per_channel = c->Vector(channels);
+  for (int i = 1; i <= 4; ++i) c->set_output(i, per_channel);
+  c->set_output(5, c->UnknownShape());
+  return Status();
+}
+
+Status EinsumShape(InferenceContext* c) {
+  std::string equation;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("equation", &equation));
+  WEFT_ASSIGN_OR_RETURN(const EinsumEquation parsed,
+                        ParseEinsumEquation(equation));
+  if (static_cast<int>(parsed.inputs.size()) != c->num_inputs()) {
+    return errors::InvalidArgument(
+        "einsum equation '", equation, "' has ", parsed.inputs.size(),
+        " input subscripts but the node has ", c->num_inputs(), " inputs");
+  }
+  std::map<char, DimensionHandle> label_dims;
+  std::vector<ShapeHandle> broadcast(c->num_inputs());
+  for (int i = 0; i < c->num_inputs(); ++i) {
+    const std::string& sub = parsed.inputs[i];
+    const size_t ellipsis = sub.find("...");
+    const bool has_ellipsis = ellipsis != std::string::npos;
+    const int64_t named =
+        static_cast<int64_t>(sub.size()) - (has_ellipsis ? 3 : 0);
+    ShapeHandle shape = c->input(i);
+    if (has_ellipsis) {
+      WEFT_RETURN_IF_ERROR_CTX(c->WithRankAtLeast(shape, named, &shape),
+                               "subscript '", sub, "' of einsum equation '",
+                               equation, "'");
+    } else {
+      WEFT_RETURN_IF_ERROR_CTX(c->WithRank(shape, named, &shape), "subscript '",
+                               sub, "' of einsum equation '", equation, "'");
+    }
+    const bool rank_known = c->RankKnown(shape);
+    const int64_t rank = c->Rank(shape);
+    broadcast[i] = c->Scalar();
+    if (has_ellipsis) {
+      if (rank_known) {
+        WEFT_RETURN_IF_ERROR(c->Subshape(
+            shape, ellipsis, ellipsis + rank - named, &broadcast[i]));
+      } else {
+        broadcast[i] = c->UnknownShape();
+      }
+    }
+    for (size_t k = 0; k < sub.size(); ++k) {
+      if (has_ellipsis && k >= ellipsis && k < ellipsis + 3) continue;
+      // Labels after the ellipsis count from the end of the shape.
+      const int64_t axis = (has_ellipsis && k > ellipsis)
+                               ? static_cast<int64_t>(k) - 3 + rank - named
+                               : static_cast<int64_t>(k);
+      const DimensionHandle dim =
+          rank_known ? c->Dim(shape, axis) : c->UnknownDim();
+      auto [it, inserted] = label_dims.emplace(sub[k], dim);
+      if (!inserted) {
+        WEFT_RETURN_IF_ERROR_CTX(c->Merge(it->second, dim, &it->second),
+                                 "label '", std::string(1, sub[k]),
+                                 "' of einsum equation '", equation,
+                                 "' has two sizes");
+      }
+    }
+  }
+  ShapeHandle batch = broadcast[0];
+  if (c->num_inputs() == 2) {
+    WEFT_RETURN_IF_ERROR_CTX(
+        BroadcastBinaryOpOutputShape(c, broadcast[0], broadcast[1], &batch),
+        "the ellipsis dimensions of einsum equation '", equation,
+        "' do not broadcast");
+  }
+  const size_t out_ellipsis = parsed.output.find("...");
+  if (out_ellipsis == std::string::npos) {
+    if (c->RankKnown(batch) && c->Rank(batch) > 0) {
+      return errors::InvalidArgument(
+          "einsum equation '", equation,
+          "' has no ellipsis in its output but the inputs' ellipsis stands "
+          "for dimensions ",
+          c->DebugString(batch));
+    }
+  } else if (!c->RankKnown(batch)) {
+    c->set_output(0, c->UnknownShape());
+    return Status();
+  }
+  std::vector<DimensionHandle> dims;
+  for (size_t k = 0; k < parsed.output.size(); ++k) {
+    if (k == out_ellipsis) {
+      for (int32_t j = 0; j < c->Rank(batch); ++j) {
+        dims.push_back(c->Dim(batch, j));
+      }
+      k += 2;
+      continue;
+    }
+    auto it = label_dims.find(parsed.output[k]);
+    if (it == label_dims.end()) {
+      return errors::InvalidArgument(
+          "einsum equation '", equation, "' has output label '",
+          std::string(1, parsed.output[k]), "' that no input subscript has");
+    }
+    dims.push_back(it->second);
+  }
+  if (static_cast<int64_t>(dims.size()) > kMaxRank) {
+    return errors::InvalidArgument("einsum equation '", equation,
+                                   "' gives an output of rank ", dims.size(),
+                                   ", more than the maximum ", kMaxRank);
+  }
+  c->set_output(0, c->MakeShape(dims));
   return Status();
 }
 

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
 #include "absl/strings/string_view.h"
 
 #include "core/status.h"
@@ -46,6 +48,67 @@ StatusOr<WindowedOutputSize> GetWindowedOutputSize(
     int64_t input_size, int64_t filter_size, int64_t dilation_rate,
     int64_t stride, Padding padding, int64_t explicit_pad_before = 0,
     int64_t explicit_pad_after = 0);
+
+// ---- StridedSlice -----------------------------------------------------------
+
+// The five bit masks of StridedSlice; bit i refers to slice term i.
+struct StridedSliceMasks {
+  int64_t begin = 0;
+  int64_t end = 0;
+  int64_t ellipsis = 0;
+  int64_t new_axis = 0;
+  int64_t shrink_axis = 0;
+};
+
+// A StridedSlice resolved against an input shape, as TensorFlow's
+// ValidateStridedSliceOp resolves it. The shape function plans with what is
+// known; the kernel plans with everything known and walks the result, so the
+// two agree on every edge case (clamping, negative strides, masks).
+struct StridedSlicePlan {
+  // Per input dimension (the ellipsis expanded): the first index taken, the
+  // bound one stride past the last (-1 is possible with negative strides),
+  // and the stride. begin and end are in [-1, size] and meaningful where the
+  // dimension's size, the slice bounds and the stride are all known (always,
+  // for a kernel); a shrunk dimension has end = begin + 1.
+  std::vector<int64_t> begin;
+  std::vector<int64_t> end;
+  std::vector<int64_t> strides;
+  // Per input dimension: how many elements the slice keeps (1 for a shrunk
+  // dimension), kUnknownDim when that is not known.
+  std::vector<int64_t> processing_shape;
+  // Per input dimension: whether the slice keeps all of it in order (stride
+  // 1 over the full range), so that it keeps its size even when unknown.
+  std::vector<bool> takes_whole;
+  // Per output dimension: its size (kUnknownDim when not known) and the input
+  // dimension it comes from, or -1 for a new axis of size 1.
+  std::vector<int64_t> final_shape;
+  std::vector<int> final_source;
+};
+
+// Plans input[begin:end:strides] with the masks, where `input_dims` holds the
+// input's sizes (kUnknownDim where unknown) and `num_terms` is the number of
+// slice terms. `begin`, `end` and `strides` hold one value per term, or are
+// nullptr when not known. Errors: more than one ellipsis, 32 or more terms,
+// more indexing terms than input dimensions, a zero stride, a shrunk index
+// with a non-positive stride or outside the dimension.
+StatusOr<StridedSlicePlan> PlanStridedSlice(
+    const std::vector<int64_t>& input_dims, int64_t num_terms,
+    const std::vector<int64_t>* begin, const std::vector<int64_t>* end,
+    const std::vector<int64_t>* strides, const StridedSliceMasks& masks);
+
+// ---- Einsum -----------------------------------------------------------------
+
+// An Einsum equation "ab,bc->ac" split into its subscripts. Each subscript is
+// a string of labels (any character but '.', ',' and '->'), with at most one
+// ellipsis "..." standing for broadcast dimensions.
+struct EinsumEquation {
+  std::vector<std::string> inputs;
+  std::string output;
+};
+
+// Parses TensorFlow's explicit form: exactly one "->", one or two input
+// subscripts, periods only as a single "..." per subscript.
+StatusOr<EinsumEquation> ParseEinsumEquation(absl::string_view equation);
 
 namespace shape_inference {
 
@@ -103,6 +166,30 @@ Status AvgPoolShape(InferenceContext* c);
 // value [..., C] (NHWC, rank >= 2) or [N, C, ...] (NCHW, rank >= 3) plus a
 // bias vector [C]: output is the value's shape with C merged with the bias.
 Status BiasAddShape(InferenceContext* c);
+
+// Depthwise 2-D convolution: input [N,H,W,C] (or NCHW), filter
+// [h, w, C, multiplier]; output depth C * multiplier. Attrs as Conv2D.
+Status DepthwiseConv2DNativeShape(InferenceContext* c);
+
+// The input gradient of Conv2D, as transposed convolution layers use it:
+// input_sizes (input 0) is the result's shape, 4 values in data_format order
+// or 2 spatial values (batch from out_backprop, depth from the filter);
+// filter [h, w, in, out] (input 1); out_backprop (input 2) must have the size
+// the forward convolution of that shape would produce.
+Status Conv2DBackpropInputShape(InferenceContext* c);
+
+// FusedBatchNormV3: x of rank 4 (NHWC/NCHW) or 5 (NDHWC/NCDHW), per-channel
+// vectors scale, offset, and (unless training with exponential_avg_factor
+// 1) mean and variance. Outputs: y like x; batch_mean, batch_variance,
+// reserve_space_1 and reserve_space_2 of [C]; reserve_space_3 unknown (its
+// size is up to the implementation).
+Status FusedBatchNormV3Shape(InferenceContext* c);
+
+// Einsum with the `equation` attr (see ParseEinsumEquation): each named
+// label is one size across the inputs (repeated labels must agree), the
+// ellipsis dimensions of two inputs broadcast, and the output takes the
+// sizes of its labels.
+Status EinsumShape(InferenceContext* c);
 
 }  // namespace shape_inference
 }  // namespace weft

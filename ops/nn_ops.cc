@@ -30,6 +30,36 @@ REGISTER_OP("Softmax")
       return shape_inference::UnchangedShapeWithRankAtLeast(c, 1);
     });
 
+REGISTER_OP("LogSoftmax")
+    .Input("logits: T")
+    .Output("logsoftmax: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .SetShapeFn([](shape_inference::InferenceContext* c) {
+      return shape_inference::UnchangedShapeWithRankAtLeast(c, 1);
+    });
+
+REGISTER_OP("LeakyRelu")
+    .Input("features: T")
+    .Output("activations: T")
+    .Attr("alpha: float = 0.2")
+    .Attr("T: {half, bfloat16, float, double} = DT_FLOAT")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+// Element-wise activations over floating types.
+#define WEFT_FLOAT_ACTIVATION_OP(name)            \
+  REGISTER_OP(name)                               \
+      .Input("features: T")                       \
+      .Output("activations: T")                   \
+      .Attr("T: {half, bfloat16, float, double}") \
+      .SetShapeFn(shape_inference::UnchangedShape)
+
+WEFT_FLOAT_ACTIVATION_OP("Elu");
+WEFT_FLOAT_ACTIVATION_OP("Selu");
+WEFT_FLOAT_ACTIVATION_OP("Softplus");
+WEFT_FLOAT_ACTIVATION_OP("Softsign");
+
+#undef WEFT_FLOAT_ACTIVATION_OP
+
 REGISTER_OP("BiasAdd")
     .Attr("T: numbertype")
     .Input("value: T")
@@ -50,6 +80,52 @@ REGISTER_OP("Conv2D")
     .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
     .Attr("dilations: list(int) = [1, 1, 1, 1]")
     .SetShapeFn(shape_inference::Conv2DShape);
+
+REGISTER_OP("DepthwiseConv2dNative")
+    .Input("input: T")
+    .Input("filter: T")
+    .Output("output: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("strides: list(int)")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .SetShapeFn(shape_inference::DepthwiseConv2DNativeShape);
+
+REGISTER_OP("Conv2DBackpropInput")
+    .Input("input_sizes: int32")
+    .Input("filter: T")
+    .Input("out_backprop: T")
+    .Output("output: T")
+    .Attr("T: {half, bfloat16, float, double, int32}")
+    .Attr("strides: list(int)")
+    .Attr("use_cudnn_on_gpu: bool = true")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .SetShapeFn(shape_inference::Conv2DBackpropInputShape);
+
+REGISTER_OP("FusedBatchNormV3")
+    .Input("x: T")
+    .Input("scale: U")
+    .Input("offset: U")
+    .Input("mean: U")
+    .Input("variance: U")
+    .Output("y: T")
+    .Output("batch_mean: U")
+    .Output("batch_variance: U")
+    .Output("reserve_space_1: U")
+    .Output("reserve_space_2: U")
+    .Output("reserve_space_3: U")
+    .Attr("T: {half, bfloat16, float}")
+    .Attr("U: {bfloat16, float}")
+    .Attr("epsilon: float = 0.0001")
+    .Attr("exponential_avg_factor: float = 1.0")
+    .Attr("data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'")
+    .Attr("is_training: bool = true")
+    .SetShapeFn(shape_inference::FusedBatchNormV3Shape);
 
 REGISTER_OP("MaxPool")
     .Attr(

@@ -496,6 +496,98 @@ Status InferenceContext::GetScalarFromTensor(const Tensor* t, int64_t* value) {
   return Status();
 }
 
+Status InferenceContext::GetInputInts(int idx, int max_rank, bool* known,
+                                      std::vector<int64_t>* values) const {
+  *known = false;
+  values->clear();
+  const Tensor* t = input_tensor(idx);
+  if (t == nullptr || t->memory_space() != MemorySpace::kHost) return Status();
+  if (t->dims() > max_rank) {
+    return errors::InvalidArgument("input ", idx, " must have rank at most ",
+                                   max_rank, " but its value has shape ",
+                                   t->shape().DebugString());
+  }
+  const int64_t n = t->NumElements();
+  values->reserve(n);
+  switch (t->dtype()) {
+    case DT_INT8:
+      for (int64_t i = 0; i < n; ++i) values->push_back(t->data<int8_t>()[i]);
+      break;
+    case DT_INT16:
+      for (int64_t i = 0; i < n; ++i) values->push_back(t->data<int16_t>()[i]);
+      break;
+    case DT_INT32:
+      for (int64_t i = 0; i < n; ++i) values->push_back(t->data<int32_t>()[i]);
+      break;
+    case DT_INT64:
+      for (int64_t i = 0; i < n; ++i) values->push_back(t->data<int64_t>()[i]);
+      break;
+    default:
+      return errors::InvalidArgument(
+          "input ", idx,
+          " must be an integer tensor (int8, int16, int32 or "
+          "int64) but its value is ",
+          DataTypeName(t->dtype()));
+  }
+  *known = true;
+  return Status();
+}
+
+namespace {
+
+// Reads input idx as a known scalar integer; *known false when not known.
+Status ReadScalarInput(const InferenceContext& c, int idx, bool* known,
+                       int64_t* value) {
+  std::vector<int64_t> values;
+  WEFT_RETURN_IF_ERROR(c.GetInputInts(idx, 0, known, &values));
+  if (*known) *value = values[0];
+  return Status();
+}
+
+}  // namespace
+
+Status InferenceContext::MakeDimForScalarInput(int idx, DimensionHandle* out) {
+  *out = DimensionHandle();
+  ShapeHandle unused;
+  WEFT_RETURN_IF_ERROR(WithRank(input(idx), 0, &unused));
+  bool known = false;
+  int64_t value = 0;
+  WEFT_RETURN_IF_ERROR(ReadScalarInput(*this, idx, &known, &value));
+  if (!known) {
+    *out = UnknownDim();
+    return Status();
+  }
+  if (value < 0) {
+    return errors::InvalidArgument("input ", idx,
+                                   " is a dimension size but its value is ",
+                                   value, "; sizes must be >= 0");
+  }
+  *out = MakeDim(value);
+  return Status();
+}
+
+Status InferenceContext::MakeDimForScalarInputWithNegativeIndexing(
+    int idx, int64_t input_rank, DimensionHandle* out) {
+  *out = DimensionHandle();
+  ShapeHandle unused;
+  WEFT_RETURN_IF_ERROR(WithRank(input(idx), 0, &unused));
+  bool known = false;
+  int64_t value = 0;
+  WEFT_RETURN_IF_ERROR(ReadScalarInput(*this, idx, &known, &value));
+  if (!known || (value < 0 && input_rank == kUnknownRank)) {
+    *out = UnknownDim();
+    return Status();
+  }
+  if (input_rank != kUnknownRank &&
+      (value < -input_rank || value >= input_rank)) {
+    return errors::InvalidArgument(
+        "input ", idx, " is the axis ", value, " but it must be in [",
+        -input_rank, ", ", input_rank, ") for a shape of rank ", input_rank);
+  }
+  *out = MakeDim(value < 0 ? value + input_rank : value);
+  return Status();
+}
+
 // ---- constraining -----------------------------------------------------------
 
 namespace {

@@ -242,6 +242,25 @@ class InferenceContext {
   // Reads a scalar int32/int64 tensor (e.g. from input_tensor(i)).
   static Status GetScalarFromTensor(const Tensor* t, int64_t* value);
 
+  // Input idx's constant value read as integers in row-major order, when
+  // graph analysis knows it: an int8, int16, int32 or int64 tensor of rank at
+  // most max_rank (axes, paddings, begin/end vectors). Sets *known to false
+  // and returns OK when the value is not known (or not in host memory).
+  // Errors name the input when the value has another dtype or rank.
+  Status GetInputInts(int idx, int max_rank, bool* known,
+                      std::vector<int64_t>* values) const;
+  // Input idx is a scalar whose value is a size (OneHot's depth): *out is
+  // that size, or an unknown dimension when the value is not known. The
+  // input must be a scalar; a negative value is an error.
+  Status MakeDimForScalarInput(int idx, DimensionHandle* out);
+  // Input idx is a scalar axis into a shape of rank `input_rank` (may be
+  // kUnknownRank), negative values counting from the end (Split's
+  // split_dim). *out is the axis in [0, rank), or an unknown dimension when
+  // the value is not known, or is negative while the rank is unknown. Values
+  // outside [-rank, rank) are errors.
+  Status MakeDimForScalarInputWithNegativeIndexing(int idx, int64_t input_rank,
+                                                   DimensionHandle* out);
+
   // ---- constraining shapes ------------------------------------------------
   // Each returns in *out the most specific shape satisfying both its input
   // and the constraint, or an error (with *out unset) naming what failed.

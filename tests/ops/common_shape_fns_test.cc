@@ -18,8 +18,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// ---- GetWindowedOutputSize
-// ----------------------------------------------------
+// ---- GetWindowedOutputSize --------------------------------------------------
 
 struct WindowCase {
   int64_t in, k, d, s;
@@ -105,8 +104,7 @@ TEST(PaddingAndFormatTest, Parse) {
   EXPECT_EQ(FormatDimIndex(TensorFormat::kNCHW, 'W'), 3);
 }
 
-// ---- broadcasting (through AddV2)
-// --------------------------------------------
+// ---- broadcasting (through AddV2) -------------------------------------------
 
 ShapeInferenceTestOp Binary(const char* name = "AddV2") {
   ShapeInferenceTestOp op(name);
@@ -157,8 +155,7 @@ TEST(BroadcastBinaryOpShapeTest, IncompatibleShapes) {
   INFER_ERROR("sizes 0 and 5", op, "[0];[5]");
 }
 
-// ---- MatMul
-// -------------------------------------------------------------------
+// ---- MatMul -----------------------------------------------------------------
 
 TEST(MatMulShapeTest, Shapes) {
   ShapeInferenceTestOp op("MatMul");
@@ -286,8 +283,7 @@ TEST(ReductionShapeTest, Int64AxesAndErrors) {
               "[2,3];[1,1]");
 }
 
-// ---- Reshape
-// -------------------------------------------------------------------
+// ---- Reshape ----------------------------------------------------------------
 
 ShapeInferenceTestOp ReshapeOp() {
   ShapeInferenceTestOp op("Reshape");
@@ -386,8 +382,7 @@ TEST(ReshapeShapeTest, Errors) {
   INFER_ERROR("input 1 has rank 0 but rank 1 was required", op, "[2,3];[]");
 }
 
-// ---- Conv2D
-// ----------------------------------------------------------------------
+// ---- Conv2D -----------------------------------------------------------------
 
 ShapeInferenceTestOp Conv(std::vector<int64_t> strides, const char* padding) {
   ShapeInferenceTestOp op("Conv2D");
@@ -519,8 +514,7 @@ TEST(Conv2DShapeTest, Errors) {
   INFER_ERROR("paddings must be >= 0", op, "[1,5,5,3];[3,3,3,8]");
 }
 
-// ---- pooling
-// ---------------------------------------------------------------------
+// ---- pooling ----------------------------------------------------------------
 
 ShapeInferenceTestOp Pool(const char* name, std::vector<int64_t> ksize,
                           std::vector<int64_t> strides, const char* padding) {
@@ -597,8 +591,7 @@ TEST(PoolShapeTest, Errors) {
   INFER_ERROR("input 0 has rank 3 but rank 4 was required", op, "[4,4,3]");
 }
 
-// ---- BiasAdd
-// ---------------------------------------------------------------------
+// ---- BiasAdd ----------------------------------------------------------------
 
 TEST(BiasAddShapeTest, Shapes) {
   ShapeInferenceTestOp op("BiasAdd");
@@ -623,6 +616,138 @@ TEST(BiasAddShapeTest, Shapes) {
               "[2,3,4,5];[5]");
   INFER_ERROR("input 0 has rank 2 but rank at least 3 was required", op,
               "[2,3];[3]");
+}
+
+// ---- PlanStridedSlice
+// --------------------------------------------------------- The plan kernels
+// walk. Expected values follow TensorFlow's ValidateStridedSliceOp: begin/end
+// canonical in [-1, size], end exclusive.
+
+TEST(PlanStridedSliceTest, ForwardAndBackwardRanges) {
+  const std::vector<int64_t> b = {1};
+  const std::vector<int64_t> e = {7};
+  const std::vector<int64_t> s = {2};
+  StatusOr<StridedSlicePlan> plan = PlanStridedSlice({10}, 1, &b, &e, &s, {});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->begin, std::vector<int64_t>{1});
+  EXPECT_EQ(plan->end, std::vector<int64_t>{7});
+  EXPECT_EQ(plan->strides, std::vector<int64_t>{2});
+  EXPECT_EQ(plan->processing_shape, std::vector<int64_t>{3});  // 1, 3, 5
+  EXPECT_EQ(plan->final_shape, std::vector<int64_t>{3});
+  EXPECT_EQ(plan->final_source, std::vector<int>{0});
+  EXPECT_EQ(plan->takes_whole, std::vector<bool>{false});
+
+  // x[::-1]: from the last index down past the first (end -1).
+  const std::vector<int64_t> zero = {0};
+  const std::vector<int64_t> minus_one = {-1};
+  StridedSliceMasks masks;
+  masks.begin = masks.end = 1;
+  plan = PlanStridedSlice({5}, 1, &zero, &zero, &minus_one, masks);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->begin, std::vector<int64_t>{4});
+  EXPECT_EQ(plan->end, std::vector<int64_t>{-1});
+  EXPECT_EQ(plan->processing_shape, std::vector<int64_t>{5});
+  EXPECT_EQ(plan->takes_whole, std::vector<bool>{false});
+
+  // Out-of-range bounds clamp: x[-100:100] is all of x.
+  const std::vector<int64_t> low = {-100};
+  const std::vector<int64_t> high = {100};
+  const std::vector<int64_t> one = {1};
+  plan = PlanStridedSlice({8}, 1, &low, &high, &one, {});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->begin, std::vector<int64_t>{0});
+  EXPECT_EQ(plan->end, std::vector<int64_t>{8});
+  EXPECT_EQ(plan->takes_whole, std::vector<bool>{true});
+}
+
+TEST(PlanStridedSliceTest, ShrinkNewAxisAndEllipsis) {
+  // x[-1, tf.newaxis] on [5,3]: shrink input dim 0 to index 4, a new axis,
+  // then the implicit ellipsis keeps dim 1.
+  const std::vector<int64_t> b = {-1, 0};
+  const std::vector<int64_t> e = {0, 0};
+  const std::vector<int64_t> s = {1, 1};
+  StridedSliceMasks masks;
+  masks.shrink_axis = 1;
+  masks.new_axis = 2;
+  StatusOr<StridedSlicePlan> plan =
+      PlanStridedSlice({5, 3}, 2, &b, &e, &s, masks);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->begin, (std::vector<int64_t>{4, 0}));
+  EXPECT_EQ(plan->end, (std::vector<int64_t>{5, 3}));
+  EXPECT_EQ(plan->processing_shape, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(plan->final_shape, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(plan->final_source, (std::vector<int>{-1, 1}));
+  EXPECT_EQ(plan->takes_whole, (std::vector<bool>{false, true}));
+}
+
+TEST(PlanStridedSliceTest, PartlyKnown) {
+  // Unknown sizes and bounds: shrunk dimensions are still 1, full ranges
+  // with stride 1 still whole.
+  const std::vector<int64_t> s = {1, 1, 2};
+  StridedSliceMasks masks;
+  masks.shrink_axis = 1;
+  masks.begin = masks.end = 6;
+  StatusOr<StridedSlicePlan> plan =
+      PlanStridedSlice({-1, -1, 7}, 3, nullptr, nullptr, &s, masks);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->processing_shape, (std::vector<int64_t>{1, -1, 4}));
+  EXPECT_EQ(plan->final_shape, (std::vector<int64_t>{-1, 4}));
+  EXPECT_EQ(plan->final_source, (std::vector<int>{1, 2}));
+  EXPECT_EQ(plan->takes_whole, (std::vector<bool>{false, true, false}));
+}
+
+TEST(PlanStridedSliceTest, Errors) {
+  const std::vector<int64_t> one = {1};
+  const std::vector<int64_t> two = {1, 1};
+  EXPECT_THAT(
+      PlanStridedSlice({5}, 1, &one, &two, &one, {}).status().message(),
+      HasSubstr("begin, end and strides must have the same length, but end "
+                "has 2 values and the slice has 1 terms"));
+  const std::vector<int64_t> five = {5};
+  const std::vector<int64_t> six = {6};
+  StridedSliceMasks shrink;
+  shrink.shrink_axis = 1;
+  EXPECT_THAT(
+      PlanStridedSlice({5}, 1, &five, &six, &one, shrink).status().message(),
+      HasSubstr("takes index 5 of input dimension 0 of size 5, out "
+                "of bounds"));
+  // With the size unknown the index cannot be checked here.
+  EXPECT_TRUE(PlanStridedSlice({-1}, 1, &five, &six, &one, shrink).ok());
+  EXPECT_THAT(PlanStridedSlice({5}, 32, nullptr, nullptr, nullptr, {})
+                  .status()
+                  .message(),
+              HasSubstr("the slice has 32 terms"));
+}
+
+// ---- ParseEinsumEquation ----------------------------------------------------
+
+TEST(ParseEinsumEquationTest, Subscripts) {
+  StatusOr<EinsumEquation> eq = ParseEinsumEquation("ab,bc->ac");
+  ASSERT_TRUE(eq.ok()) << eq.status();
+  EXPECT_EQ(eq->inputs, (std::vector<std::string>{"ab", "bc"}));
+  EXPECT_EQ(eq->output, "ac");
+  eq = ParseEinsumEquation("...ij->...ji");
+  ASSERT_TRUE(eq.ok()) << eq.status();
+  EXPECT_EQ(eq->inputs, std::vector<std::string>{"...ij"});
+  EXPECT_EQ(eq->output, "...ji");
+  // A scalar in, a scalar out.
+  eq = ParseEinsumEquation("->");
+  ASSERT_TRUE(eq.ok()) << eq.status();
+  EXPECT_EQ(eq->inputs, std::vector<std::string>{""});
+  EXPECT_EQ(eq->output, "");
+}
+
+TEST(ParseEinsumEquationTest, Errors) {
+  EXPECT_THAT(ParseEinsumEquation("ab,bc").status().message(),
+              HasSubstr("must contain exactly one '->'"));
+  EXPECT_THAT(ParseEinsumEquation("a->b->c").status().message(),
+              HasSubstr("must contain exactly one '->'"));
+  EXPECT_THAT(ParseEinsumEquation("a,b,c->abc").status().message(),
+              HasSubstr("has 3 input subscripts; 1 or 2 are supported"));
+  EXPECT_THAT(ParseEinsumEquation("a....->a").status().message(),
+              HasSubstr("subscript 'a....' may hold one ellipsis"));
+  EXPECT_THAT(ParseEinsumEquation("a->a.").status().message(),
+              HasSubstr("subscript 'a.' may hold one ellipsis"));
 }
 
 }  // namespace
