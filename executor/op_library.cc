@@ -28,8 +28,8 @@ struct Loaded {
 absl::Mutex loader_mu(absl::kConstInit);
 // Never destroyed: libraries stay loaded, and static destructors of other
 // objects may still run their kernels.
-std::vector<Loaded>& LoadedLibraries() ABSL_EXCLUSIVE_LOCKS_REQUIRED(
-    loader_mu) {
+std::vector<Loaded>& LoadedLibraries()
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(loader_mu) {
   static auto* loaded = new std::vector<Loaded>;
   return *loaded;
 }
@@ -93,8 +93,8 @@ Status InitLibrary(weft_plugin_init_fn init, weft_plugin* p,
   try {
     init(p, PluginApiTable());
   } catch (const std::exception& e) {
-    return errors::Internal(context, ": weft_plugin_init threw an exception: ",
-                            e.what());
+    return errors::Internal(
+        context, ": weft_plugin_init threw an exception: ", e.what());
   } catch (...) {
     return errors::Internal(context, ": weft_plugin_init threw an exception");
   }
@@ -170,8 +170,8 @@ Status LoadOpLibrary(const std::string& path) {
     // before the library is closed on failure.
     weft_plugin p;
     p.path = path;
-    s = InitLibrary(reinterpret_cast<weft_plugin_init_fn>(entry), &p,
-                    context, &committed);
+    s = InitLibrary(reinterpret_cast<weft_plugin_init_fn>(entry), &p, context,
+                    &committed);
   }
   if (committed || s.ok()) LoadedLibraries().push_back({handle, path});
   if (!s.ok()) {

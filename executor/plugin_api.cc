@@ -371,8 +371,7 @@ void AttrFloatList(const weft_attrs* a, const char* name, const float** values,
 // synchronous and asynchronous adapters.
 class PluginKernelCore {
  public:
-  PluginKernelCore(OpKernelConstruction* ctx,
-                   const PluginKernelCallbacks& def)
+  PluginKernelCore(OpKernelConstruction* ctx, const PluginKernelCallbacks& def)
       : compute_(def.compute),
         destroy_(def.destroy),
         attrs_(ctx->def().attr),
@@ -387,8 +386,8 @@ class PluginKernelCore {
       ctx->SetStatus(ExceptionStatus(e.what(), "the kernel's create"));
       return;
     } catch (...) {
-      ctx->SetStatus(ExceptionStatus("(not a std::exception)",
-                                     "the kernel's create"));
+      ctx->SetStatus(
+          ExceptionStatus("(not a std::exception)", "the kernel's create"));
       return;
     }
     owns_state_ = true;
@@ -417,8 +416,8 @@ class PluginKernelCore {
       ctx->SetStatus(ExceptionStatus(e.what(), "the kernel's compute"));
       return false;
     } catch (...) {
-      ctx->SetStatus(ExceptionStatus("(not a std::exception)",
-                                     "the kernel's compute"));
+      ctx->SetStatus(
+          ExceptionStatus("(not a std::exception)", "the kernel's compute"));
       return false;
     }
     if (status.code != WEFT_OK) {
@@ -455,8 +454,7 @@ class PluginKernel final : public OpKernel {
 // once the stream has run what it enqueued.
 class AsyncPluginKernel final : public AsyncOpKernel {
  public:
-  AsyncPluginKernel(OpKernelConstruction* ctx,
-                    const PluginKernelCallbacks& def)
+  AsyncPluginKernel(OpKernelConstruction* ctx, const PluginKernelCallbacks& def)
       : AsyncOpKernel(ctx), core_(ctx, def) {}
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) const override {
     DeviceContext* dc = ctx->op_device_context();
@@ -487,8 +485,7 @@ void KernelTypeConstraint(weft_kernel_builder* b, const char* attr,
   if (!IsValidDataType(dtype)) {
     if (b->error.empty()) {
       b->error = absl::StrCat("type_constraint on attr '", Str(attr),
-                              "': ", static_cast<int>(dtype),
-                              " is no dtype");
+                              "': ", static_cast<int>(dtype), " is no dtype");
     }
     return;
   }
@@ -548,9 +545,9 @@ void KernelRegister(weft_kernel_builder* b, weft_status* out) {
     }
   }
   if (s.ok()) {
-    KernelFactory factory = [callbacks = b->callbacks](
-                                OpKernelConstruction* ctx)
-        -> std::unique_ptr<OpKernel> {
+    KernelFactory factory =
+        [callbacks = b->callbacks](
+            OpKernelConstruction* ctx) -> std::unique_ptr<OpKernel> {
       if (ctx->device()->is_async()) {
         return std::make_unique<AsyncPluginKernel>(ctx, callbacks);
       }
@@ -613,9 +610,9 @@ weft_kernel_tensor* CtxAllocateOutput(weft_kernel_context* c, int index,
                                       weft_status* out) {
   Status s = CheckOutput(c->ctx, index);
   if (s.ok() && (rank < 0 || rank > kMaxRank || (rank > 0 && !dims))) {
-    s = errors::InvalidArgument("allocate_output ", index, ": rank ", rank,
-                                rank > 0 && !dims ? " with no dims"
-                                                  : " is out of range");
+    s = errors::InvalidArgument(
+        "allocate_output ", index, ": rank ", rank,
+        rank > 0 && !dims ? " with no dims" : " is out of range");
   }
   Tensor* t = nullptr;
   if (s.ok()) {
@@ -643,12 +640,12 @@ void CtxSetOutputToInput(weft_kernel_context* c, int output, int input,
                                 " is out of range; the node has ",
                                 ctx->num_inputs(), " inputs");
   }
-  if (s.ok() && ctx->input(input).dtype() !=
-                    ctx->expected_output_dtype(output)) {
+  if (s.ok() &&
+      ctx->input(input).dtype() != ctx->expected_output_dtype(output)) {
     s = errors::InvalidArgument(
         "set_output_to_input: input ", input, " is ",
-        DataTypeName(ctx->input(input).dtype()), " but output ", output,
-        " is ", DataTypeName(ctx->expected_output_dtype(output)));
+        DataTypeName(ctx->input(input).dtype()), " but output ", output, " is ",
+        DataTypeName(ctx->expected_output_dtype(output)));
   }
   if (s.ok()) ctx->set_output(output, ctx->input(input));
   SetCStatus(out, s);
@@ -662,10 +659,9 @@ const weft_attrs* CtxAttrs(const weft_kernel_context* c) {
 void CtxParallelFor(const weft_kernel_context* c, int64_t n,
                     int64_t cost_per_unit, weft_parallel_fn fn, void* arg) {
   if (fn == nullptr || n <= 0) return;
-  c->ctx->ParallelFor(n, cost_per_unit,
-                      [fn, arg](int64_t begin, int64_t end) {
-                        fn(arg, begin, end);
-                      });
+  c->ctx->ParallelFor(n, cost_per_unit, [fn, arg](int64_t begin, int64_t end) {
+    fn(arg, begin, end);
+  });
 }
 
 void* CtxStream(const weft_kernel_context* c) {

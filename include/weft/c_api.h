@@ -1,0 +1,178 @@
+/* weft's embedding API: load a graph file, create a session, run it.
+ *
+ *   weft_status* s = weft_status_new();
+ *   weft_graph* g = weft_graph_load_file("model.pb", NULL, s);
+ *   weft_session* sess = g ? weft_session_new(g, -1, s) : NULL;
+ *   ...
+ *   const char* feed_names[] = {"x"};
+ *   const weft_tensor* feeds[] = {x};
+ *   const char* fetch_names[] = {"probs"};
+ *   weft_tensor* out[1];
+ *   weft_session_run(sess, feed_names, feeds, 1, fetch_names, 1, out, s);
+ *   if (weft_status_code(s) != WEFT_OK) puts(weft_status_message(s));
+ *
+ * Why C: this is the only surface libweft exports (everything else in the
+ * library is hidden), so a host built with another compiler, standard
+ * library, C++ ABI or protobuf version links and runs against the same
+ * libweft. C++ programs use the header-only wrapper weft/weft.hpp.
+ *
+ * Conventions:
+ *  - Every fallible call takes a weft_status* last and sets it: WEFT_OK on
+ *    success, else a code and a message that names what to act on (file,
+ *    node, op, input, dtype). A call that fails returns NULL (or does
+ *    nothing) and leaves no object behind.
+ *  - Objects a function returns through a pointer are owned by the caller
+ *    and freed with the matching weft_*_delete (which accepts NULL).
+ *  - No C++ exception ever leaves this API.
+ *  - Thread safety: distinct objects may be used from different threads;
+ *    weft_session_run may be called on one session from many threads at
+ *    once; weft_status objects are not shared between threads.
+ */
+#ifndef WEFT_C_API_H_
+#define WEFT_C_API_H_
+
+#include "weft/c_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the library ------------------------------------------------------- */
+
+/* "0.1.0". */
+WEFT_API const char* weft_version(void);
+
+/* The op-library ABI version this weft provides (WEFT_PLUGIN_API_VERSION of
+ * the weft/plugin.h it was built with). */
+WEFT_API uint32_t weft_plugin_api_version(void);
+
+/* Loads an op library (a shared object built against weft/plugin.h) and
+ * registers its ops and kernels process-wide; graphs loaded afterwards may
+ * use them. Loading the same file again is a no-op. Errors: the file cannot
+ * be opened or is no weft op library (with the dynamic loader's reason), it
+ * needs a newer plugin API than this weft provides, or one of its ops or
+ * kernels is already registered (naming both libraries); on error nothing
+ * from the library stays registered. */
+WEFT_API void weft_load_op_library(const char* path, weft_status* status);
+
+/* ---- status ------------------------------------------------------------ */
+
+/* A status holding WEFT_OK. */
+WEFT_API weft_status* weft_status_new(void);
+WEFT_API void weft_status_delete(weft_status* status);
+WEFT_API weft_code weft_status_code(const weft_status* status);
+/* "" when the code is WEFT_OK. Valid until the status is next set or
+ * deleted. */
+WEFT_API const char* weft_status_message(const weft_status* status);
+/* WEFT_OK clears the message. */
+WEFT_API void weft_status_set(weft_status* status, weft_code code,
+                              const char* message);
+
+/* ---- dtypes ------------------------------------------------------------ */
+
+/* "float", "int32", ... as op specs spell them; "invalid" for a value that
+ * is no dtype. The string is static. */
+WEFT_API const char* weft_dtype_name(weft_dtype dtype);
+/* Bytes per element; 0 for types whose elements are not plain bytes
+ * (string, resource, variant) and for invalid values. */
+WEFT_API size_t weft_dtype_size(weft_dtype dtype);
+
+/* ---- tensors ----------------------------------------------------------- */
+
+/* A dense tensor in host memory. Only plain-bytes dtypes (those with a
+ * non-zero weft_dtype_size) are supported through this API. */
+typedef struct weft_tensor weft_tensor;
+
+/* A new tensor of `dtype` and shape dims[0..num_dims) holding a copy of
+ * `data`, which must be exactly num_elements * weft_dtype_size(dtype) bytes
+ * (`num_bytes`); data == NULL gives zeros. num_dims == 0 is a scalar. */
+WEFT_API weft_tensor* weft_tensor_new(weft_dtype dtype, const int64_t* dims,
+                                      int num_dims, const void* data,
+                                      size_t num_bytes, weft_status* status);
+
+/* Frees a wrapped buffer; `arg` is what was given to weft_tensor_wrap. */
+typedef void (*weft_deallocator)(void* data, size_t num_bytes, void* arg);
+
+/* A tensor over the caller's buffer, without copying: weft reads `data` in
+ * place and calls `deallocator` (if not NULL) once no tensor uses the
+ * buffer any more, possibly after weft_tensor_delete returns (a session
+ * output may still share it) and on another thread. weft never writes into
+ * a wrapped buffer. Kernels expect 64-byte-aligned buffers: a `data` that is
+ * not is copied into a new buffer and `deallocator` is called before this
+ * returns. On failure the buffer stays the caller's and `deallocator` is not
+ * called. */
+WEFT_API weft_tensor* weft_tensor_wrap(weft_dtype dtype, const int64_t* dims,
+                                       int num_dims, void* data,
+                                       size_t num_bytes,
+                                       weft_deallocator deallocator, void* arg,
+                                       weft_status* status);
+
+WEFT_API void weft_tensor_delete(weft_tensor* tensor);
+WEFT_API weft_dtype weft_tensor_dtype(const weft_tensor* tensor);
+WEFT_API int weft_tensor_num_dims(const weft_tensor* tensor);
+/* Size of dimension `index`; -1 when index is out of range. */
+WEFT_API int64_t weft_tensor_dim(const weft_tensor* tensor, int index);
+WEFT_API int64_t weft_tensor_num_elements(const weft_tensor* tensor);
+WEFT_API size_t weft_tensor_byte_size(const weft_tensor* tensor);
+/* The elements, row-major. Writable for tensors made by weft_tensor_new and
+ * for session outputs; do not write into a tensor that was fed to a run
+ * still in progress. */
+WEFT_API void* weft_tensor_data(const weft_tensor* tensor);
+
+/* ---- graphs ------------------------------------------------------------ */
+
+/* A graph file, imported, validated against the registered ops and
+ * shape-inferred. Immutable once loaded; any number of sessions may be
+ * created from it, and it may be deleted while they live. */
+typedef struct weft_graph weft_graph;
+typedef struct weft_graph_options weft_graph_options;
+
+WEFT_API weft_graph_options* weft_graph_options_new(void);
+WEFT_API void weft_graph_options_delete(weft_graph_options* options);
+/* Gives placeholder `name` a (more specific) shape for shape inference:
+ * dims[0..num_dims), -1 for an unknown dimension; num_dims == -1 means
+ * unknown rank. Checked when the graph loads. */
+WEFT_API void weft_graph_options_set_input_shape(weft_graph_options* options,
+                                                 const char* name,
+                                                 const int64_t* dims,
+                                                 int num_dims);
+
+/* A TensorFlow GraphDef file, binary (.pb) or text (.pbtxt); `options` may
+ * be NULL. Op libraries the graph needs must be loaded first. */
+WEFT_API weft_graph* weft_graph_load_file(const char* path,
+                                          const weft_graph_options* options,
+                                          weft_status* status);
+/* The same from memory; the format is detected from the bytes.
+ * `source_name` (may be NULL) starts error messages. */
+WEFT_API weft_graph* weft_graph_load_buffer(const void* data, size_t size,
+                                            const char* source_name,
+                                            const weft_graph_options* options,
+                                            weft_status* status);
+WEFT_API void weft_graph_delete(weft_graph* graph);
+WEFT_API int weft_graph_num_nodes(const weft_graph* graph);
+
+/* ---- sessions ---------------------------------------------------------- */
+
+typedef struct weft_session weft_session;
+
+/* Prepares `graph` for running: devices, kernels, constants. `num_threads`
+ * is how many threads may run kernels: 0 runs everything on the thread that
+ * calls weft_session_run, -1 one per core. */
+WEFT_API weft_session* weft_session_new(const weft_graph* graph,
+                                        int num_threads, weft_status* status);
+WEFT_API void weft_session_delete(weft_session* session);
+
+/* Runs the graph: feeds[i] replaces tensor feed_names[i] ("node" or
+ * "node:1"); outputs[i] receives a new tensor for fetch_names[i] (the caller
+ * deletes it). On error every outputs[i] is set to NULL. */
+WEFT_API void weft_session_run(const weft_session* session,
+                               const char* const* feed_names,
+                               const weft_tensor* const* feeds, int num_feeds,
+                               const char* const* fetch_names, int num_fetches,
+                               weft_tensor** outputs, weft_status* status);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* WEFT_C_API_H_ */
