@@ -1,0 +1,196 @@
+// Runs the `weft` binary as a user would and checks exit codes, stdout and
+// the one-line stderr messages.
+#include <sys/wait.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFile(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out << bytes;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("weft_cli_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result Run(const std::string& args) {
+    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    std::string cmd = std::string(WEFT_CLI_PATH) + " " + args + " >" +
+                      out.string() + " 2>" + err.string();
+    int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = ReadFile(out);
+    r.err = ReadFile(err);
+    return r;
+  }
+
+  static std::string Testdata(const std::string& name) {
+    return std::string(WEFT_TESTDATA_DIR) + "/" + name;
+  }
+
+  fs::path dir_;
+};
+
+int CountLines(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
+
+TEST_F(CliTest, HelpOnEveryCommand) {
+  for (const char* cmd : {"--help", "inspect --help", "ops --help"}) {
+    Result r = Run(cmd);
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_THAT(r.out, HasSubstr("usage: weft")) << cmd;
+  }
+}
+
+TEST_F(CliTest, UsageErrorsExitTwo) {
+  EXPECT_EQ(Run("").code, 2);
+  EXPECT_EQ(Run("frobnicate").code, 2);
+  Result r = Run("inspect");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_EQ(Run("inspect a.pb --bogus").code, 2);
+  EXPECT_EQ(Run("inspect a.pb --format xml").code, 2);
+  EXPECT_EQ(Run("inspect a.pb --input x").code, 2);
+}
+
+TEST_F(CliTest, InspectFrozenKerasModel) {
+  for (const char* file : {"mlp_frozen.pb", "mlp_frozen.pbtxt"}) {
+    Result r = Run("inspect " + Testdata(file));
+    ASSERT_EQ(r.code, 0) << r.err;
+    // The model: x [?,4] -> Dense(8, relu) -> Dense(3, softmax); the script
+    // that froze it (scripts/gen_graph_fixtures.py) states these shapes.
+    EXPECT_THAT(r.out, HasSubstr("  x: float [?,4]\n")) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("float [?,3] (Identity)")) << r.out;
+    // 4*8 + 8 + 8*3 + 3 = 67 parameters, 268 bytes of float32.
+    EXPECT_THAT(r.out, HasSubstr("67 parameters in constants (268 bytes)"));
+    EXPECT_THAT(r.out, HasSubstr("  MatMul: 2\n"));
+  }
+}
+
+TEST_F(CliTest, InspectWithInputShapeAndJson) {
+  Result r = Run("inspect " + Testdata("mlp_frozen.pb") +
+                 " --input x:16,4 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"name\": \"x\", \"op\": \"Placeholder\", "
+                               "\"dtype\": \"float\", \"shape\": [16, 4]"));
+  EXPECT_THAT(r.out, HasSubstr("\"shape\": [16, 3]"));
+  Result bad = Run("inspect " + Testdata("mlp_frozen.pb") + " --input x:16,5");
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("node 'x' (Placeholder)"));
+  EXPECT_EQ(CountLines(bad.err), 1);
+}
+
+TEST_F(CliTest, InspectDot) {
+  Result r = Run("inspect " + Testdata("mlp_frozen.pb") + " --format dot");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("digraph weft {"));
+  EXPECT_THAT(r.out, HasSubstr("->"));
+}
+
+TEST_F(CliTest, OpsListsSpecsAndKernels) {
+  Result r = Run("ops");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("MatMul("));
+  Result one = Run("ops MatMul --json");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("\"name\": \"MatMul\""));
+  Result missing = Run("ops MatMull");
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("did you mean 'MatMul'"));
+}
+
+// Every malformed file: exit code 1, one line on stderr naming the file, no
+// crash (the sanitizer build runs this too).
+TEST_F(CliTest, MalformedCorpusFailsCleanly) {
+  const std::string good = ReadFile(Testdata("mlp_frozen.pb"));
+  ASSERT_FALSE(good.empty());
+  std::mt19937 rng(42);
+  std::string random(4096, '\0');
+  for (char& c : random) c = static_cast<char>(rng());
+
+  std::vector<std::pair<std::string, std::string>> corpus = {
+      {"empty_nodes.pb", std::string("\x0a\x00", 2)},  // one empty NodeDef
+      {"truncated.pb", good.substr(0, good.size() / 2)},
+      {"random.pb", random},
+      // Field 1 (node) must be length-delimited; here it is a varint.
+      {"wire_type.pb", std::string("\x08\x01", 2)},
+      {"syntax.pbtxt", "node { name: \"a\" op: \"NoOp\" \n node {"},
+      // 1e12 float elements declared, one value given.
+      {"huge_const.pbtxt",
+       "node { name: \"c\" op: \"Const\"\n"
+       "  attr { key: \"dtype\" value { type: DT_FLOAT } }\n"
+       "  attr { key: \"value\" value { tensor { dtype: DT_FLOAT\n"
+       "    tensor_shape { dim { size: 1000000 } dim { size: 1000000 } }\n"
+       "    float_val: 1 } } } }\n"},
+      {"cycle.pbtxt",
+       "node { name: \"a\" op: \"Identity\" input: \"b\" "
+       "attr { key: \"T\" value { type: DT_FLOAT } } }\n"
+       "node { name: \"b\" op: \"Identity\" input: \"a\" "
+       "attr { key: \"T\" value { type: DT_FLOAT } } }\n"},
+      {"unknown_op.pbtxt", "node { name: \"a\" op: \"NoSuchOp\" }\n"},
+      {"negative_dim.pbtxt",
+       "node { name: \"c\" op: \"Const\"\n"
+       "  attr { key: \"dtype\" value { type: DT_FLOAT } }\n"
+       "  attr { key: \"value\" value { tensor { dtype: DT_FLOAT\n"
+       "    tensor_shape { dim { size: -5 } } float_val: 1 } } } }\n"},
+  };
+  // A long chain whose last node feeds the first: deep and cyclic.
+  std::string deep;
+  for (int i = 0; i < 5000; ++i) {
+    deep += "node { name: \"n" + std::to_string(i) +
+            "\" op: \"Identity\" input: \"n" + std::to_string((i + 1) % 5000) +
+            "\" attr { key: \"T\" value { type: DT_FLOAT } } }\n";
+  }
+  corpus.emplace_back("deep_cycle.pbtxt", deep);
+
+  for (const auto& [name, bytes] : corpus) {
+    fs::path p = dir_ / name;
+    WriteFile(p, bytes);
+    Result r = Run("inspect " + p.string());
+    EXPECT_EQ(r.code, 1) << name << ": " << r.err;
+    EXPECT_EQ(CountLines(r.err), 1) << name << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr(name)) << name;
+  }
+  Result missing = Run("inspect " + (dir_ / "no_such_file.pb").string());
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("no_such_file.pb"));
+}
+
+}  // namespace
