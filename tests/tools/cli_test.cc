@@ -117,6 +117,33 @@ TEST_F(CliTest, InspectWithInputShapeAndJson) {
   EXPECT_EQ(CountLines(bad.err), 1);
 }
 
+TEST_F(CliTest, RunTopKListsTheLargestValuesInOrder) {
+  Result r = Run("run " + Testdata("mlp_frozen.pb") +
+                 " --input x=random:1,4 --top 3 --threads 0");
+  ASSERT_EQ(r.code, 0) << r.err;
+  size_t at = r.out.find("top-3:");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  // "top-3: i (p), j (q), k (r)": three distinct classes of the 3, with
+  // probabilities in descending order.
+  std::istringstream line(r.out.substr(at + 6));
+  std::vector<int> classes;
+  std::vector<double> probs;
+  for (int i = 0; i < 3; ++i) {
+    int c;
+    char open, close;
+    double p;
+    line >> c >> open >> p >> close;
+    if (i < 2) line.ignore(1);  // the comma
+    classes.push_back(c);
+    probs.push_back(p);
+  }
+  EXPECT_GE(probs[0], probs[1]);
+  EXPECT_GE(probs[1], probs[2]);
+  std::sort(classes.begin(), classes.end());
+  EXPECT_EQ(classes, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(Run("run " + Testdata("mlp_frozen.pb") + " --top 0").code, 2);
+}
+
 TEST_F(CliTest, InspectDot) {
   Result r = Run("inspect " + Testdata("mlp_frozen.pb") + " --format dot");
   ASSERT_EQ(r.code, 0) << r.err;
