@@ -1,0 +1,248 @@
+// Element-wise binary kernels with NumPy broadcasting: the kernel class every
+// "z = f(x, y)" op instantiates with a functor, and the functors of the
+// arithmetic ops.
+//
+// A functor is an Eigen binary functor: a const operator()(T, T) returning
+// the output scalar, and optionally, where Eigen's
+// functor_traits<F>::PacketAccess says so, a packetOp that vectorizes it.
+// The loops run on Eigen array maps, so a functor with packet access
+// vectorizes in every loop shape: same shapes, scalar with tensor, and the
+// inner loop of a broadcast.
+//
+//   REGISTER_KERNEL_BUILDER(
+//       Name("AddV2").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+//       BinaryCwiseOp<float, AddFunctor<float>>);
+//
+// Work is split through OpKernelContext::ParallelFor (the session's arena)
+// once it is large enough to pay for it; every element is computed by the
+// same expression whatever the split, so results do not depend on the
+// thread count.
+#ifndef WEFT_KERNELS_CPU_CWISE_BINARY_OP_H_
+#define WEFT_KERNELS_CPU_CWISE_BINARY_OP_H_
+
+#include <cstdint>
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include "absl/container/inlined_vector.h"
+#include "core/tensor.h"
+#include "kernels/cpu/broadcast.h"
+#include "kernels/op_kernel.h"
+
+namespace weft {
+
+// ---- functors ---------------------------------------------------------------
+
+// Signed integer overflow is undefined in C++ but wraps in TensorFlow (and in
+// SIMD hardware), so the integer arithmetic functors compute in the unsigned
+// type of the same width; their packet forms are the wrapping vector ops.
+template <typename T>
+struct WrappingAddFunctor {
+  using U = std::make_unsigned_t<T>;
+  T operator()(const T& a, const T& b) const {
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& a, const Packet& b) const {
+    return Eigen::internal::padd(a, b);
+  }
+};
+
+template <typename T>
+struct WrappingSubFunctor {
+  using U = std::make_unsigned_t<T>;
+  T operator()(const T& a, const T& b) const {
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& a, const Packet& b) const {
+    return Eigen::internal::psub(a, b);
+  }
+};
+
+template <typename T>
+struct WrappingMulFunctor {
+  // Unsigned operands narrower than int would be promoted to (signed) int
+  // and could overflow again; multiplying as at least unsigned int avoids it.
+  using U = std::make_unsigned_t<T>;
+  using W = std::common_type_t<U, unsigned int>;
+  T operator()(const T& a, const T& b) const {
+    return static_cast<T>(static_cast<W>(static_cast<U>(a)) *
+                          static_cast<W>(static_cast<U>(b)));
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& a, const Packet& b) const {
+    return Eigen::internal::pmul(a, b);
+  }
+};
+
+}  // namespace weft
+
+// Eigen reads cost and vectorizability from functor_traits.
+namespace Eigen::internal {
+template <typename T>
+struct functor_traits<weft::WrappingAddFunctor<T>> {
+  enum { Cost = 1, PacketAccess = packet_traits<T>::HasAdd };
+};
+template <typename T>
+struct functor_traits<weft::WrappingSubFunctor<T>> {
+  enum { Cost = 1, PacketAccess = packet_traits<T>::HasSub };
+};
+template <typename T>
+struct functor_traits<weft::WrappingMulFunctor<T>> {
+  enum { Cost = 3, PacketAccess = packet_traits<T>::HasMul };
+};
+}  // namespace Eigen::internal
+
+namespace weft {
+
+// Floating types use Eigen's own functors (exact IEEE operations, as
+// TensorFlow's CPU kernels, which use the same functors).
+template <typename T>
+using AddFunctor =
+    std::conditional_t<std::is_integral_v<T>, WrappingAddFunctor<T>,
+                       Eigen::internal::scalar_sum_op<T, T>>;
+template <typename T>
+using SubFunctor =
+    std::conditional_t<std::is_integral_v<T>, WrappingSubFunctor<T>,
+                       Eigen::internal::scalar_difference_op<T, T>>;
+template <typename T>
+using MulFunctor =
+    std::conditional_t<std::is_integral_v<T>, WrappingMulFunctor<T>,
+                       Eigen::internal::scalar_product_op<T, T>>;
+template <typename T>
+using DivFunctor = Eigen::internal::scalar_quotient_op<T, T>;
+// A NaN in either input gives NaN, as in TensorFlow.
+template <typename T>
+using MaximumFunctor =
+    Eigen::internal::scalar_max_op<T, T, Eigen::PropagateNaN>;
+template <typename T>
+using MinimumFunctor =
+    Eigen::internal::scalar_min_op<T, T, Eigen::PropagateNaN>;
+
+// ---- loops ------------------------------------------------------------------
+
+namespace cwise_internal {
+
+template <typename T>
+using ConstArrayMap =
+    Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>, Eigen::Unaligned>;
+template <typename T>
+using ArrayMap =
+    Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>, Eigen::Unaligned>;
+
+// out[i] = f(x[i * xs], y[i * ys]) for i < n, where each stride is 0 or 1
+// and not both 0. `out` may alias an input with stride 1.
+template <typename In, typename Out, typename Functor>
+void BinaryRun(const In* x, int64_t xs, const In* y, int64_t ys, Out* out,
+               int64_t n, const Functor& f) {
+  using Array = Eigen::Array<In, Eigen::Dynamic, 1>;
+  ArrayMap<Out> z(out, n);
+  // A repeated operand is a constant expression, which Eigen vectorizes
+  // (a broadcast register) like a map.
+  if (xs == 0) {
+    z = Array::Constant(n, *x).binaryExpr(ConstArrayMap<In>(y, n), f);
+  } else if (ys == 0) {
+    z = ConstArrayMap<In>(x, n).binaryExpr(Array::Constant(n, *y), f);
+  } else {
+    z = ConstArrayMap<In>(x, n).binaryExpr(ConstArrayMap<In>(y, n), f);
+  }
+}
+
+}  // namespace cwise_internal
+
+// Writes f(x, y) broadcast by `bcast` into `out` (output_size() elements),
+// splitting the work through `ctx`. `cost_per_element` is in ParallelFor's
+// units (cycles).
+template <typename In, typename Out, typename Functor>
+void BinaryBroadcastCompute(const OpKernelContext& ctx,
+                            const BinaryBroadcast& bcast, const In* x,
+                            const In* y, Out* out, int64_t cost_per_element,
+                            const Functor& f = Functor()) {
+  using cwise_internal::BinaryRun;
+  const int64_t total = bcast.output_size();
+  if (total == 0) return;
+  // One flat range: same shapes, or a scalar against anything. A scalar is
+  // read with stride 0 (it may also be complete, when both are scalars).
+  if ((bcast.x_complete() || bcast.x_is_scalar()) &&
+      (bcast.y_complete() || bcast.y_is_scalar())) {
+    const int64_t xs = bcast.x_complete() ? 1 : 0;
+    const int64_t ys = bcast.y_complete() ? 1 : 0;
+    ctx.ParallelFor(total, cost_per_element, [&](int64_t begin, int64_t end) {
+      BinaryRun(x + begin * xs, xs, y + begin * ys, ys, out + begin,
+                end - begin, f);
+    });
+    return;
+  }
+  // A real broadcast: rows of the innermost merged dimension, each row one
+  // flat run. The reduced rank is at least 2 here, since a single merged
+  // dimension means each input is complete or a scalar.
+  const absl::Span<const int64_t> dims = bcast.reduced_dims();
+  const absl::Span<const int64_t> xst = bcast.x_strides();
+  const absl::Span<const int64_t> yst = bcast.y_strides();
+  const int outer_rank = static_cast<int>(dims.size()) - 1;
+  const int64_t inner = dims[outer_rank];
+  const int64_t rows = total / inner;
+  const int64_t x_inner = xst[outer_rank];
+  const int64_t y_inner = yst[outer_rank];
+  ctx.ParallelFor(rows, cost_per_element * inner,
+                  [&](int64_t begin, int64_t end) {
+                    // The row's index in the outer dimensions, and the inputs'
+                    // offsets.
+                    absl::InlinedVector<int64_t, 6> index(outer_rank, 0);
+                    int64_t x_off = 0;
+                    int64_t y_off = 0;
+                    int64_t r = begin;
+                    for (int d = outer_rank - 1; d >= 0; --d) {
+                      index[d] = r % dims[d];
+                      r /= dims[d];
+                      x_off += index[d] * xst[d];
+                      y_off += index[d] * yst[d];
+                    }
+                    for (int64_t row = begin; row < end; ++row) {
+                      BinaryRun(x + x_off, x_inner, y + y_off, y_inner,
+                                out + row * inner, inner, f);
+                      // Odometer step to the next row.
+                      for (int d = outer_rank - 1; d >= 0; --d) {
+                        x_off += xst[d];
+                        y_off += yst[d];
+                        if (++index[d] < dims[d]) break;
+                        x_off -= xst[d] * dims[d];
+                        y_off -= yst[d] * dims[d];
+                        index[d] = 0;
+                      }
+                    }
+                  });
+}
+
+// ---- the kernel -------------------------------------------------------------
+
+// z = f(x, y) with broadcasting; z takes over x's or y's buffer when that
+// input covers the whole output and nothing else holds it.
+template <typename T, typename Functor>
+class BinaryCwiseOp : public OpKernel {
+ public:
+  explicit BinaryCwiseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    BinaryBroadcast bcast;
+    OP_REQUIRES_OK(ctx, bcast.Init(x.shape(), y.shape()));
+    Tensor* z = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                            {0, 1}, 0, bcast.output_shape(), &z));
+    BinaryBroadcastCompute<T, T, Functor>(*ctx, bcast, x.data<T>(), y.data<T>(),
+                                          z->data<T>(), kCost);
+  }
+
+ private:
+  // Cycles per element: the functor plus two loads and a store.
+  static constexpr int64_t kCost =
+      Eigen::internal::functor_traits<Functor>::Cost + 3;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_KERNELS_CPU_CWISE_BINARY_OP_H_

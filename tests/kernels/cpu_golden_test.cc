@@ -1,0 +1,289 @@
+// Replays TensorFlow's reference outputs (testdata/cpu_kernel_goldens.txt,
+// written by gen_kernel_goldens.py from tf.raw_ops on the CPU) through the
+// weft kernels.
+//
+// Tolerances, per op family, with u_T the unit roundoff of the dtype (2^-24
+// float, 2^-53 double, 2^-11 half, 2^-8 bfloat16) and u_c that of the
+// precision weft computes in (float for half and bfloat16):
+//  - Add, AddV2, Sub, Mul, RealDiv, Maximum, Minimum, BiasAdd, Relu, Relu6:
+//    exact. Each output is one correctly rounded IEEE operation on the same
+//    operands in both implementations (half and bfloat16 are widened to
+//    float and rounded once by both), so any difference is a bug.
+//  - MatMul: |weft - tf| <= k (u_c + u_T) sum_l |a_il b_lj| + 2 u_T |c_ij|:
+//    each side is within the dot-product bound k u sum |a b| of the exact
+//    value (Higham, eq. 3.5) in its own accumulation precision (TensorFlow
+//    may accumulate half in half), plus the final rounding of each.
+//  - Softmax: relative (d + 5 + r)(u_c + u_T) + 2 u_T for rows of d values
+//    spreading at most r (max - min): the shift x - m (u |x - m| after
+//    exp), the exponential (a few ulps), the d-term sum, the reciprocal and
+//    product, in each implementation, plus each one's final rounding.
+//  - LogSoftmax: absolute (d + 5)(u_c + u_T) (the log of the sum) plus
+//    relative 2 (u_c + u_T) (the subtraction and the rounding).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "kernels/kernel_registry.h"
+#include "tests/kernels/kernel_testutil.h"
+
+namespace weft {
+namespace {
+
+using test::ToDoubles;
+
+struct GoldenCase {
+  int line = 0;
+  std::string name;
+  std::string op;
+  AttrMap attrs;
+  std::vector<Tensor> inputs;
+  Tensor expected;
+};
+
+std::string GoldenPath() {
+  if (const char* env = std::getenv("WEFT_KERNEL_GOLDENS")) return env;
+  std::string here = __FILE__;
+  return here.substr(0, here.find_last_of('/')) +
+         "/testdata/cpu_kernel_goldens.txt";
+}
+
+// "in float 2,3 1 2 3 4 5 6" (the leading word already consumed).
+StatusOr<Tensor> ParseTensor(const std::vector<std::string>& words) {
+  if (words.size() < 3) return errors::InvalidArgument("short tensor line");
+  const std::optional<DataType> dtype = DataTypeFromName(words[1]);
+  if (!dtype) return errors::InvalidArgument("unknown dtype ", words[1]);
+  std::vector<int64_t> dims;
+  if (words[2] != "scalar") {
+    for (absl::string_view d : absl::StrSplit(words[2], ',')) {
+      dims.push_back(std::strtoll(std::string(d).c_str(), nullptr, 10));
+    }
+  }
+  WEFT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+  const size_t n = words.size() - 3;
+  if (static_cast<int64_t>(n) != shape.num_elements()) {
+    return errors::InvalidArgument(n, " values for shape ",
+                                   shape.DebugString());
+  }
+  Tensor t(*dtype, shape);
+  for (size_t i = 0; i < n; ++i) {
+    const char* text = words[3 + i].c_str();
+    switch (*dtype) {
+      case DT_INT32:
+        t.data<int32_t>()[i] =
+            static_cast<int32_t>(std::strtoll(text, nullptr, 10));
+        break;
+      case DT_INT64:
+        t.data<int64_t>()[i] = std::strtoll(text, nullptr, 10);
+        break;
+      case DT_FLOAT:
+        t.data<float>()[i] = std::strtof(text, nullptr);
+        break;
+      case DT_DOUBLE:
+        t.data<double>()[i] = std::strtod(text, nullptr);
+        break;
+      // The generator checked that double -> half (bfloat16), which rounds
+      // through float as Eigen does, gives back the stored value.
+      case DT_HALF:
+        t.data<half>()[i] = static_cast<half>(std::strtod(text, nullptr));
+        break;
+      case DT_BFLOAT16:
+        t.data<bfloat16>()[i] =
+            static_cast<bfloat16>(std::strtod(text, nullptr));
+        break;
+      default:
+        return errors::InvalidArgument("unsupported dtype ", words[1]);
+    }
+  }
+  return t;
+}
+
+StatusOr<std::vector<GoldenCase>> LoadGoldens(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return errors::NotFound("cannot open ", path);
+  std::vector<GoldenCase> cases;
+  GoldenCase current;
+  bool open = false;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> words =
+        absl::StrSplit(line, ' ', absl::SkipEmpty());
+    auto fail = [&](absl::string_view why) {
+      return errors::InvalidArgument(path, ":", n, ": ", why);
+    };
+    if (words[0] == "case") {
+      if (open || words.size() != 3) return fail("bad 'case' line");
+      current = GoldenCase();
+      current.line = n;
+      current.name = words[1];
+      current.op = words[2];
+      open = true;
+    } else if (!open) {
+      return fail("line outside a case");
+    } else if (words[0] == "attr") {
+      if (words.size() != 4) return fail("bad 'attr' line");
+      if (words[2] == "bool") {
+        current.attrs[words[1]] = AttrValue::Bool(words[3] == "true");
+      } else if (words[2] == "string") {
+        current.attrs[words[1]] = AttrValue::String(words[3]);
+      } else {
+        return fail("unknown attr kind");
+      }
+    } else if (words[0] == "in" || words[0] == "out") {
+      StatusOr<Tensor> t = ParseTensor(words);
+      if (!t.ok()) return fail(t.status().message());
+      if (words[0] == "in") {
+        current.inputs.push_back(*std::move(t));
+      } else {
+        current.expected = *std::move(t);
+      }
+    } else if (words[0] == "end") {
+      if (!current.expected.IsInitialized()) return fail("case has no 'out'");
+      cases.push_back(std::move(current));
+      open = false;
+    } else {
+      return fail("unknown record");
+    }
+  }
+  if (open) return errors::InvalidArgument(path, ": last case has no 'end'");
+  return cases;
+}
+
+const std::vector<GoldenCase>& Goldens() {
+  static const auto* cases = [] {
+    StatusOr<std::vector<GoldenCase>> loaded = LoadGoldens(GoldenPath());
+    EXPECT_TRUE(loaded.ok()) << loaded.status();
+    return new std::vector<GoldenCase>(loaded.ok() ? *std::move(loaded)
+                                                   : std::vector<GoldenCase>());
+  }();
+  return *cases;
+}
+
+double ComputeRoundoff(DataType dt) {
+  return test::UnitRoundoff(dt == DT_DOUBLE ? DT_DOUBLE : DT_FLOAT);
+}
+
+void CheckMatMul(const GoldenCase& c, const Tensor& got) {
+  const bool ta = c.attrs.at("transpose_a").b;
+  const bool tb = c.attrs.at("transpose_b").b;
+  const Tensor& a = c.inputs[0];
+  const Tensor& b = c.inputs[1];
+  const int64_t m = a.dim_size(ta ? 1 : 0);
+  const int64_t k = a.dim_size(ta ? 0 : 1);
+  const int64_t n = b.dim_size(tb ? 0 : 1);
+  const DataType dt = c.expected.dtype();
+  const double u_t = test::UnitRoundoff(dt);
+  const double u_c = ComputeRoundoff(dt);
+  ASSERT_EQ(got.dtype(), dt);
+  ASSERT_EQ(got.shape(), c.expected.shape());
+  const std::vector<double> av = ToDoubles(a);
+  const std::vector<double> bv = ToDoubles(b);
+  const std::vector<double> g = ToDoubles(got);
+  const std::vector<double> e = ToDoubles(c.expected);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double abs_sum = 0;
+      for (int64_t l = 0; l < k; ++l) {
+        abs_sum += std::fabs((ta ? av[l * m + i] : av[i * k + l]) *
+                             (tb ? bv[j * k + l] : bv[l * n + j]));
+      }
+      const double tol = k * (u_c + u_t) * abs_sum * 1.0001 +
+                         2 * u_t * std::fabs(e[i * n + j]);
+      EXPECT_LE(std::fabs(g[i * n + j] - e[i * n + j]), tol)
+          << "element [" << i << "," << j << "]: got " << g[i * n + j]
+          << ", TensorFlow " << e[i * n + j];
+    }
+  }
+}
+
+// The largest max - min over the finite values of any row (last dimension).
+double RowSpread(const Tensor& logits) {
+  const std::vector<double> v = ToDoubles(logits);
+  const int64_t d = logits.dims() == 0 ? 1 : logits.dim_size(logits.dims() - 1);
+  double spread = 0;
+  for (size_t r = 0; d > 0 && r * d < v.size(); ++r) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int64_t i = 0; i < d; ++i) {
+      const double x = v[r * d + i];
+      if (!std::isfinite(x)) continue;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+    if (hi >= lo) spread = std::max(spread, hi - lo);
+  }
+  return spread;
+}
+
+void CheckCase(const GoldenCase& c, const Tensor& got) {
+  const DataType dt = c.expected.dtype();
+  const double u_t = test::UnitRoundoff(dt);
+  const double u_c = ComputeRoundoff(dt);
+  if (c.op == "MatMul") {
+    CheckMatMul(c, got);
+  } else if (c.op == "Softmax" || c.op == "LogSoftmax") {
+    const TensorShape& s = c.expected.shape();
+    const int64_t d = s.dims() == 0 ? 1 : s.dim_size(s.dims() - 1);
+    if (c.op == "Softmax") {
+      test::ExpectTensorNear(
+          got, c.expected, 0,
+          (d + 5 + RowSpread(c.inputs[0])) * (u_c + u_t) + 2 * u_t);
+    } else {
+      test::ExpectTensorNear(got, c.expected, (d + 5) * (u_c + u_t),
+                             2 * (u_c + u_t));
+    }
+  } else {
+    test::ExpectTensorEqual(got, c.expected);
+  }
+}
+
+TEST(CpuGoldenTest, MatchesTensorFlow) {
+  const std::vector<GoldenCase>& cases = Goldens();
+  ASSERT_FALSE(cases.empty()) << "no cases in " << GoldenPath();
+  for (const GoldenCase& c : cases) {
+    SCOPED_TRACE(GoldenPath() + ":" + std::to_string(c.line) + ": " + c.name);
+    StatusOr<std::vector<Tensor>> out =
+        test::OpRunner(c.op, c.attrs).Run(c.inputs);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ(out->size(), 1u);
+    CheckCase(c, (*out)[0]);
+  }
+}
+
+// Every dtype a kernel of these ops is registered for has at least one
+// TensorFlow case, so a newly registered dtype cannot go unchecked.
+TEST(CpuGoldenTest, CoversEveryRegisteredDtype) {
+  std::set<std::pair<std::string, DataType>> covered;
+  for (const GoldenCase& c : Goldens()) {
+    covered.insert({c.op, c.expected.dtype()});
+  }
+  for (const char* op :
+       {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "MatMul",
+        "BiasAdd", "Relu", "Relu6", "Softmax", "LogSoftmax"}) {
+    const std::vector<const KernelDef*> defs =
+        KernelRegistry::Global()->KernelsForOp(op);
+    EXPECT_FALSE(defs.empty()) << "no kernels for " << op;
+    for (const KernelDef* def : defs) {
+      if (def->device_type != DEVICE_CPU) continue;
+      const KernelDef::AttrConstraint* t = def->FindConstraint("T");
+      ASSERT_NE(t, nullptr) << op;
+      for (DataType dt : t->allowed_types) {
+        EXPECT_TRUE(covered.count({op, dt}))
+            << op << " has a CPU kernel for " << DataTypeName(dt)
+            << " but no golden case; add one to gen_kernel_goldens.py";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weft
