@@ -34,6 +34,7 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "kernels/kernel_registry.h"
+#include "tests/kernels/golden_testutil.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
@@ -41,127 +42,16 @@ namespace {
 
 using test::ToDoubles;
 
-struct GoldenCase {
-  int line = 0;
-  std::string name;
-  std::string op;
-  AttrMap attrs;
-  std::vector<Tensor> inputs;
-  Tensor expected;
-};
+using test::GoldenCase;
 
 std::string GoldenPath() {
   if (const char* env = std::getenv("WEFT_KERNEL_GOLDENS")) return env;
-  std::string here = __FILE__;
-  return here.substr(0, here.find_last_of('/')) +
-         "/testdata/cpu_kernel_goldens.txt";
-}
-
-// "in float 2,3 1 2 3 4 5 6" (the leading word already consumed).
-StatusOr<Tensor> ParseTensor(const std::vector<std::string>& words) {
-  if (words.size() < 3) return errors::InvalidArgument("short tensor line");
-  const std::optional<DataType> dtype = DataTypeFromName(words[1]);
-  if (!dtype) return errors::InvalidArgument("unknown dtype ", words[1]);
-  std::vector<int64_t> dims;
-  if (words[2] != "scalar") {
-    for (absl::string_view d : absl::StrSplit(words[2], ',')) {
-      dims.push_back(std::strtoll(std::string(d).c_str(), nullptr, 10));
-    }
-  }
-  WEFT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
-  const size_t n = words.size() - 3;
-  if (static_cast<int64_t>(n) != shape.num_elements()) {
-    return errors::InvalidArgument(n, " values for shape ",
-                                   shape.DebugString());
-  }
-  Tensor t(*dtype, shape);
-  for (size_t i = 0; i < n; ++i) {
-    const char* text = words[3 + i].c_str();
-    switch (*dtype) {
-      case DT_INT32:
-        t.data<int32_t>()[i] =
-            static_cast<int32_t>(std::strtoll(text, nullptr, 10));
-        break;
-      case DT_INT64:
-        t.data<int64_t>()[i] = std::strtoll(text, nullptr, 10);
-        break;
-      case DT_FLOAT:
-        t.data<float>()[i] = std::strtof(text, nullptr);
-        break;
-      case DT_DOUBLE:
-        t.data<double>()[i] = std::strtod(text, nullptr);
-        break;
-      // The generator checked that double -> half (bfloat16), which rounds
-      // through float as Eigen does, gives back the stored value.
-      case DT_HALF:
-        t.data<half>()[i] = static_cast<half>(std::strtod(text, nullptr));
-        break;
-      case DT_BFLOAT16:
-        t.data<bfloat16>()[i] =
-            static_cast<bfloat16>(std::strtod(text, nullptr));
-        break;
-      default:
-        return errors::InvalidArgument("unsupported dtype ", words[1]);
-    }
-  }
-  return t;
-}
-
-StatusOr<std::vector<GoldenCase>> LoadGoldens(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return errors::NotFound("cannot open ", path);
-  std::vector<GoldenCase> cases;
-  GoldenCase current;
-  bool open = false;
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> words =
-        absl::StrSplit(line, ' ', absl::SkipEmpty());
-    auto fail = [&](absl::string_view why) {
-      return errors::InvalidArgument(path, ":", n, ": ", why);
-    };
-    if (words[0] == "case") {
-      if (open || words.size() != 3) return fail("bad 'case' line");
-      current = GoldenCase();
-      current.line = n;
-      current.name = words[1];
-      current.op = words[2];
-      open = true;
-    } else if (!open) {
-      return fail("line outside a case");
-    } else if (words[0] == "attr") {
-      if (words.size() != 4) return fail("bad 'attr' line");
-      if (words[2] == "bool") {
-        current.attrs[words[1]] = AttrValue::Bool(words[3] == "true");
-      } else if (words[2] == "string") {
-        current.attrs[words[1]] = AttrValue::String(words[3]);
-      } else {
-        return fail("unknown attr kind");
-      }
-    } else if (words[0] == "in" || words[0] == "out") {
-      StatusOr<Tensor> t = ParseTensor(words);
-      if (!t.ok()) return fail(t.status().message());
-      if (words[0] == "in") {
-        current.inputs.push_back(*std::move(t));
-      } else {
-        current.expected = *std::move(t);
-      }
-    } else if (words[0] == "end") {
-      if (!current.expected.IsInitialized()) return fail("case has no 'out'");
-      cases.push_back(std::move(current));
-      open = false;
-    } else {
-      return fail("unknown record");
-    }
-  }
-  if (open) return errors::InvalidArgument(path, ": last case has no 'end'");
-  return cases;
+  return test::GoldenPath("cpu_kernel_goldens.txt");
 }
 
 const std::vector<GoldenCase>& Goldens() {
   static const auto* cases = [] {
-    StatusOr<std::vector<GoldenCase>> loaded = LoadGoldens(GoldenPath());
+    StatusOr<std::vector<GoldenCase>> loaded = test::LoadGoldenFile(GoldenPath());
     EXPECT_TRUE(loaded.ok()) << loaded.status();
     return new std::vector<GoldenCase>(loaded.ok() ? *std::move(loaded)
                                                    : std::vector<GoldenCase>());
@@ -181,15 +71,15 @@ void CheckMatMul(const GoldenCase& c, const Tensor& got) {
   const int64_t m = a.dim_size(ta ? 1 : 0);
   const int64_t k = a.dim_size(ta ? 0 : 1);
   const int64_t n = b.dim_size(tb ? 0 : 1);
-  const DataType dt = c.expected.dtype();
+  const DataType dt = c.expected[0].dtype();
   const double u_t = test::UnitRoundoff(dt);
   const double u_c = ComputeRoundoff(dt);
   ASSERT_EQ(got.dtype(), dt);
-  ASSERT_EQ(got.shape(), c.expected.shape());
+  ASSERT_EQ(got.shape(), c.expected[0].shape());
   const std::vector<double> av = ToDoubles(a);
   const std::vector<double> bv = ToDoubles(b);
   const std::vector<double> g = ToDoubles(got);
-  const std::vector<double> e = ToDoubles(c.expected);
+  const std::vector<double> e = ToDoubles(c.expected[0]);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       double abs_sum = 0;
@@ -225,24 +115,24 @@ double RowSpread(const Tensor& logits) {
 }
 
 void CheckCase(const GoldenCase& c, const Tensor& got) {
-  const DataType dt = c.expected.dtype();
+  const DataType dt = c.expected[0].dtype();
   const double u_t = test::UnitRoundoff(dt);
   const double u_c = ComputeRoundoff(dt);
   if (c.op == "MatMul") {
     CheckMatMul(c, got);
   } else if (c.op == "Softmax" || c.op == "LogSoftmax") {
-    const TensorShape& s = c.expected.shape();
+    const TensorShape& s = c.expected[0].shape();
     const int64_t d = s.dims() == 0 ? 1 : s.dim_size(s.dims() - 1);
     if (c.op == "Softmax") {
       test::ExpectTensorNear(
-          got, c.expected, 0,
+          got, c.expected[0], 0,
           (d + 5 + RowSpread(c.inputs[0])) * (u_c + u_t) + 2 * u_t);
     } else {
-      test::ExpectTensorNear(got, c.expected, (d + 5) * (u_c + u_t),
+      test::ExpectTensorNear(got, c.expected[0], (d + 5) * (u_c + u_t),
                              2 * (u_c + u_t));
     }
   } else {
-    test::ExpectTensorEqual(got, c.expected);
+    test::ExpectTensorEqual(got, c.expected[0]);
   }
 }
 
@@ -264,7 +154,7 @@ TEST(CpuGoldenTest, MatchesTensorFlow) {
 TEST(CpuGoldenTest, CoversEveryRegisteredDtype) {
   std::set<std::pair<std::string, DataType>> covered;
   for (const GoldenCase& c : Goldens()) {
-    covered.insert({c.op, c.expected.dtype()});
+    covered.insert({c.op, c.expected[0].dtype()});
   }
   for (const char* op :
        {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "MatMul",
