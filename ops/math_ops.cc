@@ -498,6 +498,8 @@ WEFT_UNARY_OP("Round");
 WEFT_UNARY_REAL_OP("Floor");
 WEFT_UNARY_REAL_OP("Ceil");
 WEFT_UNARY_REAL_OP("Erf");
+// Keras 3 writes its exact GELU as 0.5 * x * erfc(-x / sqrt(2)).
+WEFT_UNARY_REAL_OP("Erfc");
 
 #undef WEFT_UNARY_REAL_OP
 

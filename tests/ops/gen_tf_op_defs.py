@@ -22,7 +22,7 @@ PreventGradient Snapshot
 Add AddV2 Sub Mul RealDiv Div DivNoNan FloorDiv FloorMod Maximum Minimum Pow
 SquaredDifference BiasAdd AddN
 Neg Abs Exp Log Log1p Sqrt Rsqrt Square Reciprocal Sign Floor Ceil Round Tanh
-Sigmoid Relu Relu6 LeakyRelu Elu Selu Softplus Softsign Erf Sin Cos Cast
+Sigmoid Relu Relu6 LeakyRelu Elu Selu Softplus Softsign Erf Erfc Sin Cos Cast
 Equal NotEqual Less LessEqual Greater GreaterEqual LogicalAnd LogicalOr
 LogicalNot Select SelectV2 IsNan IsFinite
 MatMul BatchMatMulV2 Conv2D DepthwiseConv2dNative Conv2DBackpropInput MaxPool
