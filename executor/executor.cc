@@ -5,11 +5,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 
 #include "absl/container/inlined_vector.h"
-#include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
 #include "kernels/op_kernel.h"
 #include "oneapi/tbb/task_arena.h"
 #include "oneapi/tbb/task_group.h"
@@ -81,7 +81,7 @@ class RunState {
   }
 
   Status status() {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return status_;
   }
 
@@ -150,7 +150,7 @@ class RunState {
   }
 
   void Fail(const Status& s) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     if (status_.ok()) status_ = s;
     aborted_.store(true, std::memory_order_relaxed);
   }
@@ -290,8 +290,8 @@ class RunState {
         ScheduleFromCallback(ready);
       }
       if (async_outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        absl::MutexLock lock(&async_mu_);
-        async_cv_.SignalAll();
+        std::lock_guard<std::mutex> lock(async_mu_);
+        async_cv_.notify_all();
       }
     });
   }
@@ -307,16 +307,16 @@ class RunState {
           ProcessFromNoGroup(id);
           if (async_outstanding_.fetch_sub(1, std::memory_order_acq_rel) ==
               1) {
-            absl::MutexLock lock(&async_mu_);
-            async_cv_.SignalAll();
+            std::lock_guard<std::mutex> lock(async_mu_);
+            async_cv_.notify_all();
           }
         });
       }
       return;
     }
-    absl::MutexLock lock(&async_mu_);
+    std::lock_guard<std::mutex> lock(async_mu_);
     for (int id : ready) handoff_.push_back(id);
-    async_cv_.SignalAll();
+    async_cv_.notify_all();
   }
 
   void ProcessFromNoGroup(int id) {
@@ -332,22 +332,22 @@ class RunState {
   // Waits for device callbacks; with no arena, runs what they made ready on
   // this (the calling) thread.
   void WaitForAsync() {
-    absl::MutexLock lock(&async_mu_);
+    std::unique_lock<std::mutex> lock(async_mu_);
     while (true) {
       if (!handoff_.empty()) {
         ReadyList ready(handoff_.begin(), handoff_.end());
         handoff_.clear();
-        async_mu_.Unlock();
+        lock.unlock();
         while (!ready.empty()) {
           int id = ready.back();
           ready.pop_back();
           Process(id, &ready);
         }
-        async_mu_.Lock();
+        lock.lock();
         continue;
       }
       if (async_outstanding_.load(std::memory_order_acquire) == 0) break;
-      async_cv_.Wait(&async_mu_);
+      async_cv_.wait(lock);
     }
   }
 
@@ -360,16 +360,18 @@ class RunState {
   const bool has_deadline_;
   tbb::task_group* group_ = nullptr;
 
+  // std::mutex rather than absl::Mutex: ThreadSanitizer sees pthread
+  // mutexes, so the executor's own synchronization stays checkable.
   std::atomic<bool> aborted_{false};
-  absl::Mutex mu_;
+  std::mutex mu_;
   Status status_;
 
   std::vector<NodeTrace> traces_;
   Clock::time_point start_;
 
   std::atomic<int> async_outstanding_{0};
-  absl::Mutex async_mu_;
-  absl::CondVar async_cv_;
+  std::mutex async_mu_;
+  std::condition_variable async_cv_;
   std::vector<int> handoff_;
 };
 
