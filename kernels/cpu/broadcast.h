@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/status.h"
 #include "core/tensor_shape.h"
@@ -64,6 +65,37 @@ class BinaryBroadcast {
   Dims dims_;
   Dims x_strides_;
   Dims y_strides_;
+};
+
+// The same for any number of inputs (SelectV2's condition, then and else):
+// NumPy broadcasting of all the shapes together, simplified the same way
+// (output dimensions of size 1 dropped, adjacent dimensions merged when every
+// input is complete in both or repeated in both).
+class MultiBroadcast {
+ public:
+  using Dims = BinaryBroadcast::Dims;
+
+  // `names` name the inputs in errors, one per shape: "condition has shape
+  // [2], t has shape [3] and e has shape [3], which do not broadcast: in
+  // dimension 0 of the rank-1 result condition has size 2 and t has size 3;
+  // broadcasting needs equal sizes or a 1".
+  Status Init(absl::Span<const TensorShape* const> shapes,
+              absl::Span<const absl::string_view> names);
+
+  const TensorShape& output_shape() const { return output_shape_; }
+  int64_t output_size() const { return output_shape_.num_elements(); }
+  int num_inputs() const { return static_cast<int>(strides_.size()); }
+
+  // The merged loop nest (empty for a scalar or empty output), row-major,
+  // and per input its stride in elements in each of those dimensions, 0
+  // where it is repeated.
+  absl::Span<const int64_t> reduced_dims() const { return dims_; }
+  absl::Span<const int64_t> strides(int i) const { return strides_[i]; }
+
+ private:
+  TensorShape output_shape_;
+  Dims dims_;
+  absl::InlinedVector<Dims, 3> strides_;
 };
 
 }  // namespace weft

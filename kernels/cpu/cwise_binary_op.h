@@ -7,7 +7,9 @@
 // functor_traits<F>::PacketAccess says so, a packetOp that vectorizes it.
 // The loops run on Eigen array maps, so a functor with packet access
 // vectorizes in every loop shape: same shapes, scalar with tensor, and the
-// inner loop of a broadcast.
+// inner loop of a broadcast. Eigen hands the elements at the edges of a run
+// to operator(), so a functor's packetOp must give bit-identical results
+// (exact operations only: add, multiply, divide, compare, select).
 //
 //   REGISTER_KERNEL_BUILDER(
 //       Name("AddV2").Device(DEVICE_CPU).TypeConstraint<float>("T"),
@@ -26,6 +28,7 @@
 #include <Eigen/Core>
 
 #include "absl/container/inlined_vector.h"
+#include "core/status.h"
 #include "core/tensor.h"
 #include "kernels/cpu/broadcast.h"
 #include "kernels/op_kernel.h"
@@ -137,6 +140,20 @@ using ArrayMap =
 template <typename In, typename Out, typename Functor>
 void BinaryRun(const In* x, int64_t xs, const In* y, int64_t ys, Out* out,
                int64_t n, const Functor& f) {
+  if constexpr (!Eigen::internal::functor_traits<Functor>::PacketAccess) {
+    // Nothing to vectorize by hand: plain loops, which compile much faster
+    // than Eigen expressions and which the compiler vectorizes where it can.
+    if (xs == 0) {
+      const In a = *x;
+      for (int64_t i = 0; i < n; ++i) out[i] = f(a, y[i]);
+    } else if (ys == 0) {
+      const In b = *y;
+      for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], b);
+    } else {
+      for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+    }
+    return;
+  }
   using Array = Eigen::Array<In, Eigen::Dynamic, 1>;
   ArrayMap<Out> z(out, n);
   // A repeated operand is a constant expression, which Eigen vectorizes
@@ -218,11 +235,30 @@ void BinaryBroadcastCompute(const OpKernelContext& ctx,
 
 // ---- the kernel -------------------------------------------------------------
 
-// z = f(x, y) with broadcasting; z takes over x's or y's buffer when that
-// input covers the whole output and nothing else holds it.
+namespace cwise_internal {
+
+// Whether Functor declares
+//   static Status CheckInputs(const Tensor& x, const Tensor& y);
+// a check of the values (an integer divisor of 0) that BinaryCwiseOp runs
+// before computing a non-empty output.
+template <typename Functor, typename = void>
+struct HasCheckInputs : std::false_type {};
+template <typename Functor>
+struct HasCheckInputs<Functor, std::void_t<decltype(&Functor::CheckInputs)>>
+    : std::true_type {};
+
+}  // namespace cwise_internal
+
+// z = f(x, y) with broadcasting. The output dtype is what the functor
+// returns (T for arithmetic, bool for comparisons); z takes over x's or y's
+// buffer when it has the same dtype, that input covers the whole output and
+// nothing else holds it.
 template <typename T, typename Functor>
 class BinaryCwiseOp : public OpKernel {
  public:
+  using Out =
+      std::decay_t<std::invoke_result_t<const Functor&, const T&, const T&>>;
+
   explicit BinaryCwiseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) const override {
@@ -230,11 +266,20 @@ class BinaryCwiseOp : public OpKernel {
     const Tensor& y = ctx->input(1);
     BinaryBroadcast bcast;
     OP_REQUIRES_OK(ctx, bcast.Init(x.shape(), y.shape()));
+    if constexpr (cwise_internal::HasCheckInputs<Functor>::value) {
+      if (bcast.output_size() > 0) {
+        OP_REQUIRES_OK(ctx, Functor::CheckInputs(x, y));
+      }
+    }
     Tensor* z = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
-                            {0, 1}, 0, bcast.output_shape(), &z));
-    BinaryBroadcastCompute<T, T, Functor>(*ctx, bcast, x.data<T>(), y.data<T>(),
-                                          z->data<T>(), kCost);
+    if constexpr (std::is_same_v<Out, T>) {
+      OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                              {0, 1}, 0, bcast.output_shape(), &z));
+    } else {
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, bcast.output_shape(), &z));
+    }
+    BinaryBroadcastCompute<T, Out, Functor>(*ctx, bcast, x.data<T>(),
+                                            y.data<T>(), z->data<Out>(), kCost);
   }
 
  private:

@@ -1,0 +1,115 @@
+// CPU kernels of the transcendental unary ops: Exp, Log, Log1p, Sqrt, Rsqrt,
+// Sin, Cos, Tanh, Sigmoid, Erf, Erfc, for half, bfloat16, float and double (the
+// real types TensorFlow registers them for on the CPU).
+//
+// Sqrt is correctly rounded (the hardware's square root, not Eigen 3.4's
+// fast-math approximation) and Rsqrt is 1 / Sqrt. The others use Eigen's
+// vectorized approximations for float (and so half and bfloat16), as
+// TensorFlow's kernels do: within a few ulps of the exact value, not
+// correctly rounded, and a few ulps from TensorFlow's newer Eigen
+// (tolerances in cpu_cwise_golden_test.cc). Exp and Sigmoid are written
+// here so that results below the smallest normal number stay right (see
+// ExpFunctor). double is vectorized where Eigen has double packet functions
+// (exp, log, sqrt) and otherwise calls the C library.
+//
+// Deliberate difference: TensorFlow 2.21's double Erf gives NaN at +-inf;
+// weft gives +-1, as TensorFlow does for the other dtypes.
+#include <cmath>
+
+#include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
+
+#include "kernels/cpu/cwise_unary_op.h"
+#include "kernels/kernel_registry.h"
+
+namespace weft {
+namespace {
+
+// 1/sqrt(x) as two correctly rounded operations (Eigen's own vectorized
+// rsqrt starts from the hardware's 12-bit estimate): within one ulp;
+// rsqrt(+-0) = +-inf, rsqrt(inf) = 0, negative: NaN.
+template <typename C>
+struct RsqrtFunctor {
+  C operator()(const C& x) const { return C(1) / std::sqrt(x); }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;  // NOLINT(build/namespaces)
+    return pdiv(pset1<Packet>(C(1)), ExactSqrt(x));
+  }
+};
+
+// 1 / (1 + exp(-x)), written for each sign so that nothing cancels:
+// e = exp(-|x|) <= 1, and the result is 1 / (1 + e) for x >= 0 and
+// e / (1 + e) for x < 0, a few ulps from the exact value over the whole range
+// (tiny results for very negative x included) and exactly 0 and 1 at -inf and
+// +inf.
+template <typename C>
+struct SigmoidFunctor {
+  C operator()(const C& x) const {
+    const C e = std::exp(-std::fabs(x));
+    const C d = C(1) + e;
+    return x < C(0) ? e / d : C(1) / d;
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;  // NOLINT(build/namespaces)
+    const Packet one = pset1<Packet>(C(1));
+    const Packet e = ExpFunctor<C>().packetOp(pnegate(pabs(x)));
+    const Packet d = padd(one, e);
+    return pselect(pcmp_lt(x, pzero(x)), pdiv(e, d), pdiv(one, d));
+  }
+};
+
+}  // namespace
+}  // namespace weft
+
+namespace Eigen::internal {
+template <typename C>
+struct functor_traits<weft::RsqrtFunctor<C>> {
+  enum {
+    Cost = functor_traits<scalar_sqrt_op<C>>::Cost + NumTraits<C>::MulCost * 4,
+    PacketAccess = packet_traits<C>::HasSqrt && packet_traits<C>::HasDiv,
+  };
+};
+template <typename C>
+struct functor_traits<weft::SigmoidFunctor<C>> {
+  enum {
+    Cost = functor_traits<weft::ExpFunctor<C>>::Cost + 30,
+    PacketAccess = functor_traits<weft::ExpFunctor<C>>::PacketAccess &&
+                   packet_traits<C>::HasDiv,
+  };
+};
+}  // namespace Eigen::internal
+
+namespace weft {
+namespace {
+
+namespace ei = Eigen::internal;
+
+#define WEFT_REGISTER_UNARY(op, T, functor)                                   \
+  REGISTER_KERNEL_BUILDER(Name(op).Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+                          UnaryCwiseOp<T, functor<CwiseComputeT<T>>>)
+
+#define WEFT_REGISTER_UNARY_REAL(op, functor) \
+  WEFT_REGISTER_UNARY(op, half, functor);     \
+  WEFT_REGISTER_UNARY(op, bfloat16, functor); \
+  WEFT_REGISTER_UNARY(op, float, functor);    \
+  WEFT_REGISTER_UNARY(op, double, functor)
+
+WEFT_REGISTER_UNARY_REAL("Exp", ExpFunctor);
+WEFT_REGISTER_UNARY_REAL("Log", ei::scalar_log_op);
+WEFT_REGISTER_UNARY_REAL("Log1p", ei::scalar_log1p_op);
+WEFT_REGISTER_UNARY_REAL("Sqrt", SqrtFunctor);
+WEFT_REGISTER_UNARY_REAL("Rsqrt", RsqrtFunctor);
+WEFT_REGISTER_UNARY_REAL("Sin", ei::scalar_sin_op);
+WEFT_REGISTER_UNARY_REAL("Cos", ei::scalar_cos_op);
+WEFT_REGISTER_UNARY_REAL("Tanh", ei::scalar_tanh_op);
+WEFT_REGISTER_UNARY_REAL("Sigmoid", SigmoidFunctor);
+WEFT_REGISTER_UNARY_REAL("Erf", ei::scalar_erf_op);
+WEFT_REGISTER_UNARY_REAL("Erfc", ei::scalar_erfc_op);
+
+#undef WEFT_REGISTER_UNARY_REAL
+#undef WEFT_REGISTER_UNARY
+
+}  // namespace
+}  // namespace weft
