@@ -1,0 +1,368 @@
+// MaxPool and AvgPool on the CPU, with TensorFlow's semantics:
+//
+//  - MaxPool starts every output at the dtype's lowest finite value and
+//    takes x over it when out < x, visiting the window in row-major order,
+//    exactly as TensorFlow's SpatialMaxPool does. So NaN inputs are skipped
+//    (a window of NaNs gives the lowest value), and a window of -inf gives
+//    the lowest finite value, as in TensorFlow. Padded positions take no
+//    part; EXPLICIT paddings must be smaller than the window, as TensorFlow
+//    requires. A window over depth only (ksize 1 along height and width)
+//    pools groups of channels instead: it needs depth stride = depth window
+//    dividing the depth and no EXPLICIT padding, keeps the spatial size (the
+//    spatial strides are ignored, as in TensorFlow) and starts each group
+//    from its first value, as TensorFlow's reduction does. A depth stride
+//    with a depth window of 1 is ignored, as in TensorFlow.
+//  - AvgPool sums the window's in-bounds elements in row-major order and
+//    divides by their count, so padding does not dilute border outputs.
+//    half and bfloat16 sum in float and round once. A depth stride is
+//    ignored, as in TensorFlow (the depth window must be 1).
+//
+// Output rows (n, oh) are independent units for ctx->ParallelFor; each
+// element's arithmetic is fixed, so results do not depend on the thread
+// count. NCHW is computed in NHWC between two layout changes.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "kernels/cpu/image_util.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/op_kernel.h"
+
+namespace weft {
+namespace {
+
+struct PoolShape {
+  int64_t batch = 0;
+  int64_t depth = 0;
+  WindowDim rows;
+  WindowDim cols;
+};
+
+// The comparison type of MaxPool: float for half and bfloat16 (exact, and
+// returns one of the inputs), the type itself otherwise.
+template <typename T>
+using MaxType = AccumulateType<T>;
+
+// Output rows [first, last) of the NHWC spatial max pool.
+template <typename T>
+void MaxPoolRows(const PoolShape& s, const T* in, T* out, int64_t first,
+                 int64_t last) {
+  using M = MaxType<T>;
+  const M lowest = static_cast<M>(std::numeric_limits<T>::lowest());
+  const int64_t c = s.depth;
+  const int64_t in_row = s.cols.input * c;
+  std::vector<M> acc(c);
+  for (int64_t r = first; r < last; ++r) {
+    const int64_t n = r / s.rows.output;
+    const int64_t oh = r % s.rows.output;
+    const T* image = in + n * s.rows.input * in_row;
+    int64_t kh_lo, kh_hi;
+    ValidTaps(s.rows, oh, &kh_lo, &kh_hi);
+    const int64_t ih0 = oh * s.rows.stride - s.rows.pad_before;
+    for (int64_t ow = 0; ow < s.cols.output; ++ow) {
+      int64_t kw_lo, kw_hi;
+      ValidTaps(s.cols, ow, &kw_lo, &kw_hi);
+      const int64_t iw0 = ow * s.cols.stride - s.cols.pad_before;
+      std::fill(acc.begin(), acc.end(), lowest);
+      M* a = acc.data();
+      for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+        const T* line = image + (ih0 + kh) * in_row;
+        for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
+          const T* x = line + (iw0 + kw) * c;
+          for (int64_t ch = 0; ch < c; ++ch) {
+            const M v = static_cast<M>(x[ch]);
+            a[ch] = a[ch] < v ? v : a[ch];
+          }
+        }
+      }
+      ConvertElements(a, out + (r * s.cols.output + ow) * c, c);
+    }
+  }
+}
+
+// Pixels [first, last) of the NHWC max pool over groups of `window`
+// channels.
+// Pixels [first, last) of the NHWC max pool over groups of `window` (>= 2)
+// channels. Like TensorFlow's reduction, each group starts from its first
+// value, so a leading NaN is kept while later ones are skipped.
+template <typename T>
+void DepthMaxPoolPixels(const T* in, T* out, int64_t depth, int64_t window,
+                        int64_t first, int64_t last) {
+  using M = MaxType<T>;
+  const int64_t out_depth = depth / window;
+  for (int64_t p = first; p < last; ++p) {
+    const T* x = in + p * depth;
+    T* y = out + p * out_depth;
+    for (int64_t d = 0; d < out_depth; ++d) {
+      M a = static_cast<M>(x[d * window]);
+      for (int64_t i = 1; i < window; ++i) {
+        const M v = static_cast<M>(x[d * window + i]);
+        a = a < v ? v : a;
+      }
+      y[d] = static_cast<T>(a);
+    }
+  }
+}
+
+// Output rows [first, last) of the NHWC average pool.
+template <typename T>
+void AvgPoolRows(const PoolShape& s, const T* in, T* out, int64_t first,
+                 int64_t last) {
+  using A = AccumulateType<T>;
+  const int64_t c = s.depth;
+  const int64_t in_row = s.cols.input * c;
+  std::vector<A> acc(c);
+  for (int64_t r = first; r < last; ++r) {
+    const int64_t n = r / s.rows.output;
+    const int64_t oh = r % s.rows.output;
+    const T* image = in + n * s.rows.input * in_row;
+    int64_t kh_lo, kh_hi;
+    ValidTaps(s.rows, oh, &kh_lo, &kh_hi);
+    const int64_t ih0 = oh * s.rows.stride - s.rows.pad_before;
+    for (int64_t ow = 0; ow < s.cols.output; ++ow) {
+      int64_t kw_lo, kw_hi;
+      ValidTaps(s.cols, ow, &kw_lo, &kw_hi);
+      const int64_t iw0 = ow * s.cols.stride - s.cols.pad_before;
+      std::fill(acc.begin(), acc.end(), A(0));
+      A* a = acc.data();
+      for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+        const T* line = image + (ih0 + kh) * in_row;
+        for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
+          const T* x = line + (iw0 + kw) * c;
+          for (int64_t ch = 0; ch < c; ++ch) a[ch] += static_cast<A>(x[ch]);
+        }
+      }
+      // Every window holds at least one input element (paddings are
+      // smaller than the window).
+      const A count = static_cast<A>((kh_hi - kh_lo) * (kw_hi - kw_lo));
+      T* y = out + (r * s.cols.output + ow) * c;
+      for (int64_t ch = 0; ch < c; ++ch) y[ch] = static_cast<T>(a[ch] / count);
+    }
+  }
+}
+
+// The attrs both pools read, and the checks they share: no pooling over the
+// batch, EXPLICIT paddings smaller than the window.
+Status ReadPoolAttrs(OpKernelConstruction* ctx, WindowAttrs* attrs) {
+  WEFT_RETURN_IF_ERROR(ReadFormatAndPadding(ctx, attrs));
+  WEFT_RETURN_IF_ERROR(ReadWindowList(ctx, "ksize", &attrs->ksize));
+  WEFT_RETURN_IF_ERROR(ReadWindowList(ctx, "strides", &attrs->strides));
+  const int n = attrs->index('N');
+  if (attrs->ksize[n] != 1 || attrs->strides[n] != 1) {
+    return errors::Unimplemented(
+        "attrs 'ksize' ", WindowListString(attrs->ksize), " and 'strides' ",
+        WindowListString(attrs->strides), " must be 1 at index ", n,
+        ": pooling over the batch dimension is not supported");
+  }
+  if (attrs->padding == Padding::kExplicit) {
+    for (char dim : {'H', 'W'}) {
+      const int i = attrs->index(dim);
+      for (int side = 0; side < 2; ++side) {
+        if (attrs->explicit_paddings[2 * i + side] >= attrs->ksize[i]) {
+          return errors::InvalidArgument(
+              side == 0 ? (dim == 'H' ? "top" : "left")
+                        : (dim == 'H' ? "bottom" : "right"),
+              " padding ", attrs->explicit_paddings[2 * i + side],
+              " must be smaller than the window size ", attrs->ksize[i],
+              " (attr 'explicit_paddings' is ",
+              WindowListString(attrs->explicit_paddings), ", 'ksize' ",
+              WindowListString(attrs->ksize), ")");
+        }
+      }
+    }
+  }
+  return Status();
+}
+
+// The spatial geometry of a pool over `input` (in attrs.format).
+StatusOr<PoolShape> GetPoolShape(const WindowAttrs& attrs,
+                                 const Tensor& input) {
+  if (input.dims() != 4) {
+    return errors::InvalidArgument("input must be 4-dimensional but has shape ",
+                                   input.shape().DebugString());
+  }
+  PoolShape s;
+  s.batch = input.dim_size(attrs.index('N'));
+  s.depth = input.dim_size(attrs.index('C'));
+  WEFT_ASSIGN_OR_RETURN(
+      s.rows, ComputeWindowDim(attrs, 'H', input.dim_size(attrs.index('H')),
+                               attrs.ksize[attrs.index('H')]));
+  WEFT_ASSIGN_OR_RETURN(
+      s.cols, ComputeWindowDim(attrs, 'W', input.dim_size(attrs.index('W')),
+                               attrs.ksize[attrs.index('W')]));
+  return s;
+}
+
+template <typename T>
+class MaxPoolOp : public OpKernel {
+ public:
+  explicit MaxPoolOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::string format;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
+    OP_REQUIRES(ctx, format != "NCHW_VECT_C",
+                errors::InvalidArgument(
+                    "data_format NCHW_VECT_C is only for qint8, which has no "
+                    "CPU kernel; use NHWC or NCHW"));
+    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, &attrs_));
+    const int c = attrs_.index('C');
+    depth_window_ = attrs_.ksize[c];
+    if (depth_window_ != 1) {
+      OP_REQUIRES(ctx,
+                  attrs_.ksize[attrs_.index('H')] == 1 &&
+                      attrs_.ksize[attrs_.index('W')] == 1,
+                  errors::Unimplemented(
+                      "MaxPool pools either over depth or over height and "
+                      "width, not both; 'ksize' is ",
+                      WindowListString(attrs_.ksize)));
+      OP_REQUIRES(ctx, attrs_.strides[c] == depth_window_,
+                  errors::Unimplemented(
+                      "depthwise max pooling needs the depth stride to equal "
+                      "the depth window; 'ksize' is ",
+                      WindowListString(attrs_.ksize), " and 'strides' ",
+                      WindowListString(attrs_.strides)));
+      OP_REQUIRES(ctx, attrs_.padding != Padding::kExplicit,
+                  errors::Unimplemented(
+                      "depthwise max pooling does not support EXPLICIT "
+                      "padding"));
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) const override {
+    const Tensor& input = ctx->input(0);
+    if (depth_window_ != 1) {
+      ComputeDepthwise(ctx, input);
+      return;
+    }
+    StatusOr<PoolShape> shape = GetPoolShape(attrs_, input);
+    OP_REQUIRES_OK(ctx, shape.status());
+    const PoolShape& s = *shape;
+    Tensor* output = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(
+                            0,
+                            FormatShape(attrs_.format, s.batch, s.rows.output,
+                                        s.cols.output, s.depth),
+                            &output));
+    if (output->NumElements() == 0) return;
+    const int64_t row_cost =
+        s.cols.output * s.rows.window * s.cols.window * s.depth;
+    WithNhwc(ctx, attrs_.format, input, output,
+             [&](const Tensor& in, Tensor* out) {
+               const T* x = in.data<T>();
+               T* y = out->data<T>();
+               ctx->ParallelFor(s.batch * s.rows.output, row_cost,
+                                [&](int64_t first, int64_t last) {
+                                  MaxPoolRows<T>(s, x, y, first, last);
+                                });
+             });
+  }
+
+ private:
+  void ComputeDepthwise(OpKernelContext* ctx, const Tensor& input) const {
+    OP_REQUIRES(ctx, input.dims() == 4,
+                errors::InvalidArgument("input must be 4-dimensional but has "
+                                        "shape ",
+                                        input.shape().DebugString()));
+    const int64_t depth = input.dim_size(attrs_.index('C'));
+    OP_REQUIRES(ctx, depth % depth_window_ == 0,
+                errors::Unimplemented(
+                    "depthwise max pooling needs the depth window ",
+                    depth_window_, " to divide the input depth ", depth,
+                    " (input ", input.shape().DebugString(), ")"));
+    const int64_t n = input.dim_size(attrs_.index('N'));
+    const int64_t h = input.dim_size(attrs_.index('H'));
+    const int64_t w = input.dim_size(attrs_.index('W'));
+    Tensor* output = nullptr;
+    OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(
+                 0, FormatShape(attrs_.format, n, h, w, depth / depth_window_),
+                 &output));
+    if (output->NumElements() == 0) return;
+    WithNhwc(
+        ctx, attrs_.format, input, output, [&](const Tensor& in, Tensor* out) {
+          const T* x = in.data<T>();
+          T* y = out->data<T>();
+          ctx->ParallelFor(n * h * w, depth, [&](int64_t first, int64_t last) {
+            DepthMaxPoolPixels<T>(x, y, depth, depth_window_, first, last);
+          });
+        });
+  }
+
+  WindowAttrs attrs_;
+  int64_t depth_window_ = 1;
+};
+
+template <typename T>
+class AvgPoolOp : public OpKernel {
+ public:
+  explicit AvgPoolOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, &attrs_));
+    const int c = attrs_.index('C');
+    OP_REQUIRES(ctx, attrs_.ksize[c] == 1,
+                errors::Unimplemented("AvgPool does not pool over depth; "
+                                      "'ksize' ",
+                                      WindowListString(attrs_.ksize),
+                                      " must be 1 at index ", c));
+  }
+
+  void Compute(OpKernelContext* ctx) const override {
+    const Tensor& input = ctx->input(0);
+    StatusOr<PoolShape> shape = GetPoolShape(attrs_, input);
+    OP_REQUIRES_OK(ctx, shape.status());
+    const PoolShape& s = *shape;
+    Tensor* output = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(
+                            0,
+                            FormatShape(attrs_.format, s.batch, s.rows.output,
+                                        s.cols.output, s.depth),
+                            &output));
+    if (output->NumElements() == 0) return;
+    const int64_t row_cost =
+        s.cols.output * s.rows.window * s.cols.window * s.depth;
+    WithNhwc(ctx, attrs_.format, input, output,
+             [&](const Tensor& in, Tensor* out) {
+               const T* x = in.data<T>();
+               T* y = out->data<T>();
+               ctx->ParallelFor(s.batch * s.rows.output, row_cost,
+                                [&](int64_t first, int64_t last) {
+                                  AvgPoolRows<T>(s, x, y, first, last);
+                                });
+             });
+  }
+
+ private:
+  WindowAttrs attrs_;
+};
+
+#define WEFT_REGISTER_MAXPOOL(T) \
+  REGISTER_KERNEL_BUILDER(       \
+      Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolOp<T>)
+
+WEFT_REGISTER_MAXPOOL(float);
+WEFT_REGISTER_MAXPOOL(double);
+WEFT_REGISTER_MAXPOOL(half);
+WEFT_REGISTER_MAXPOOL(bfloat16);
+WEFT_REGISTER_MAXPOOL(int32_t);
+WEFT_REGISTER_MAXPOOL(int64_t);
+WEFT_REGISTER_MAXPOOL(uint8_t);
+WEFT_REGISTER_MAXPOOL(int8_t);
+WEFT_REGISTER_MAXPOOL(int16_t);
+WEFT_REGISTER_MAXPOOL(uint16_t);
+
+#undef WEFT_REGISTER_MAXPOOL
+
+#define WEFT_REGISTER_AVGPOOL(T) \
+  REGISTER_KERNEL_BUILDER(       \
+      Name("AvgPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), AvgPoolOp<T>)
+
+WEFT_REGISTER_AVGPOOL(float);
+WEFT_REGISTER_AVGPOOL(double);
+WEFT_REGISTER_AVGPOOL(half);
+WEFT_REGISTER_AVGPOOL(bfloat16);
+
+#undef WEFT_REGISTER_AVGPOOL
+
+}  // namespace
+}  // namespace weft
