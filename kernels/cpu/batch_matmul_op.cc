@@ -1,0 +1,321 @@
+// BatchMatMulV2 on the CPU: out[..., :, :] = op(x[..., :, :]) *
+// op(y[..., :, :]), op taking the adjoint (for real types, the transpose)
+// when adj_x / adj_y is set, with the leading (batch) dimensions broadcast
+// as in NumPy. Also the batched product behind Einsum (BatchMatMulCompute,
+// declared in reduction_util.h).
+//
+// Each matrix product is the shared GEMM of gemm.h. The work is a list of
+// units, (batch entry, band of output rows or columns), chosen from the
+// shapes alone: many small products run one unit per matrix, a few large
+// ones are cut into bands, and every output element is computed by the
+// same instruction sequence at any thread count. When y is one matrix shared
+// by the whole batch and x is not adjoint, the batch is folded into the
+// rows of one product ([batch * m, k] x [k, n]), which is what a Dense
+// layer applied to a sequence produces.
+//
+// Dtypes as TensorFlow registers them among weft's: float and double
+// natively; half and bfloat16 widened to float, multiplied with float
+// accumulation and rounded once (as MatMul); int32 and int64 with wrapping
+// arithmetic (computed as uint32 / uint64, the same bits as
+// two's-complement wrapping).
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "core/tensor.h"
+#include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/reduction_util.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/op_kernel.h"
+
+namespace weft {
+namespace {
+
+// Products below kMinSplitFlops multiply-adds stay one unit; bands are at
+// least kMinBand rows (columns); the split aims at kWantUnits units.
+constexpr int64_t kMinSplitFlops = int64_t{1} << 17;
+constexpr int64_t kMinBand = 32;
+constexpr int64_t kWantUnits = 64;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// int64 has no shared GEMM: a row of c as a sum of scaled rows of op(b), in
+// unsigned (wrapping) arithmetic. Integer matrix products are rare in
+// models, so simplicity wins over blocking here.
+void WrappingGemm64(int64_t m, int64_t k, int64_t n,
+                    const GemmOperand<uint64_t>& a,
+                    const GemmOperand<uint64_t>& b, uint64_t* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    uint64_t* row = c + i * ldc;
+    std::fill_n(row, n, uint64_t{0});
+    for (int64_t l = 0; l < k; ++l) {
+      const uint64_t s =
+          a.transposed ? a.data[l * a.ld + i] : a.data[i * a.ld + l];
+      if (!b.transposed) {
+        const uint64_t* brow = b.data + l * b.ld;
+        for (int64_t j = 0; j < n; ++j) row[j] += s * brow[j];
+      } else {
+        for (int64_t j = 0; j < n; ++j) row[j] += s * b.data[j * b.ld + l];
+      }
+    }
+  }
+}
+
+template <typename T>
+void SerialProduct(int64_t m, int64_t k, int64_t n, const GemmOperand<T>& a,
+                   const GemmOperand<T>& b, T* c, int64_t ldc) {
+  if constexpr (std::is_same_v<T, uint64_t>) {
+    WrappingGemm64(m, k, n, a, b, c, ldc);
+  } else {
+    GemmSerial<T>(m, k, n, a, b, c, ldc);
+  }
+}
+
+// The batch layout: per output matrix, the index of the x and y matrices
+// it multiplies.
+struct BatchMap {
+  std::vector<int64_t> x;
+  std::vector<int64_t> y;
+};
+
+BatchMap MapBatch(const BinaryBroadcast& bcast) {
+  BatchMap map;
+  const int64_t batch = bcast.output_size();
+  map.x.resize(batch);
+  map.y.resize(batch);
+  const absl::Span<const int64_t> dims = bcast.reduced_dims();
+  if (dims.empty()) {
+    // A single matrix each (or none).
+    if (batch > 0) map.x[0] = map.y[0] = 0;
+    return map;
+  }
+  const absl::Span<const int64_t> xs = bcast.x_strides();
+  const absl::Span<const int64_t> ys = bcast.y_strides();
+  const int rank = static_cast<int>(dims.size());
+  std::vector<int64_t> index(rank, 0);
+  int64_t xo = 0;
+  int64_t yo = 0;
+  for (int64_t i = 0; i < batch; ++i) {
+    map.x[i] = xo;
+    map.y[i] = yo;
+    // Odometer step, innermost dimension first.
+    for (int d = rank - 1; d >= 0; --d) {
+      xo += xs[d];
+      yo += ys[d];
+      if (++index[d] < dims[d]) break;
+      xo -= xs[d] * dims[d];
+      yo -= ys[d] * dims[d];
+      index[d] = 0;
+    }
+  }
+  return map;
+}
+
+// out[i] = op(x[map.x[i]]) * op(y[map.y[i]]) for every output matrix i.
+template <typename T>
+void BatchProduct(const OpKernelContext& ctx, const T* x, bool adj_x,
+                  const T* y, bool adj_y, int64_t m, int64_t k, int64_t n,
+                  const BatchMap& map, T* out) {
+  const int64_t batch = static_cast<int64_t>(map.x.size());
+  const bool split_rows = m >= n;
+  const int64_t extent = split_rows ? m : n;
+  int64_t bands = 1;
+  if (m * k * n >= kMinSplitFlops && batch < kWantUnits) {
+    bands = std::max<int64_t>(
+        1, std::min(CeilDiv(kWantUnits, batch), extent / kMinBand));
+  }
+  const int64_t band = CeilDiv(extent, bands);
+  bands = CeilDiv(extent, band);
+  const int64_t unit_cost =
+      band * std::max<int64_t>(k, 1) * (split_rows ? n : m);
+  ctx.ParallelFor(batch * bands, unit_cost, [&](int64_t begin, int64_t end) {
+    for (int64_t u = begin; u < end; ++u) {
+      const int64_t i = u / bands;
+      const int64_t start = (u % bands) * band;
+      const int64_t len = std::min(band, extent - start);
+      GemmOperand<T> a{x + map.x[i] * m * k, adj_x ? m : k, adj_x};
+      GemmOperand<T> b{y + map.y[i] * k * n, adj_y ? k : n, adj_y};
+      T* c = out + i * m * n;
+      if (split_rows) {
+        // Rows [start, start + len) of op(a).
+        a.data += adj_x ? start : start * a.ld;
+        SerialProduct<T>(len, k, n, a, b, c + start * n, n);
+      } else {
+        // Columns [start, start + len) of op(b).
+        b.data += adj_y ? start * b.ld : start;
+        SerialProduct<T>(m, k, len, a, b, c + start, n);
+      }
+    }
+  });
+}
+
+template <typename To, typename From>
+void Convert(const From* from, To* to, int64_t n) {
+  Eigen::Map<Eigen::Array<To, Eigen::Dynamic, 1>>(to, n) =
+      Eigen::Map<const Eigen::Array<From, Eigen::Dynamic, 1>>(from, n)
+          .template cast<To>();
+}
+
+TensorShape BatchShape(const TensorShape& s) {
+  TensorShape batch;
+  for (int d = 0; d + 2 < s.dims(); ++d) {
+    // A sub-shape of a valid shape is valid.
+    batch.AddDim(s.dim_size(d)).IgnoreError();
+  }
+  return batch;
+}
+
+}  // namespace
+
+Status BatchMatMulCompute(OpKernelContext* ctx, const Tensor& x, bool adj_x,
+                          const Tensor& y, bool adj_y, Tensor* out) {
+  const int xr = x.dims();
+  const int yr = y.dims();
+  const int64_t m = x.dim_size(adj_x ? xr - 1 : xr - 2);
+  const int64_t k = x.dim_size(adj_x ? xr - 2 : xr - 1);
+  const int64_t n = y.dim_size(adj_y ? yr - 2 : yr - 1);
+  if (out->NumElements() == 0) return Status();
+  BinaryBroadcast bcast;
+  WEFT_RETURN_IF_ERROR(
+      bcast.Init(BatchShape(x.shape()), BatchShape(y.shape())));
+  BatchMap map;
+  int64_t rows = m;
+  if (!adj_x && bcast.y_is_scalar() && bcast.x_complete()) {
+    // One shared y: the batch is more rows of one product.
+    rows = m * bcast.output_size();
+    map.x = {0};
+    map.y = {0};
+  } else {
+    map = MapBatch(bcast);
+  }
+  switch (x.dtype()) {
+    case DT_FLOAT:
+      BatchProduct<float>(*ctx, x.data<float>(), adj_x, y.data<float>(), adj_y,
+                          rows, k, n, map, out->data<float>());
+      return Status();
+    case DT_DOUBLE:
+      BatchProduct<double>(*ctx, x.data<double>(), adj_x, y.data<double>(),
+                           adj_y, rows, k, n, map, out->data<double>());
+      return Status();
+    case DT_INT32:
+      // int32 buffers viewed as uint32 (same representation; aliasing
+      // between a signed type and its unsigned counterpart is allowed).
+      BatchProduct<uint32_t>(
+          *ctx, reinterpret_cast<const uint32_t*>(x.data<int32_t>()), adj_x,
+          reinterpret_cast<const uint32_t*>(y.data<int32_t>()), adj_y, rows, k,
+          n, map, reinterpret_cast<uint32_t*>(out->data<int32_t>()));
+      return Status();
+    case DT_INT64:
+      BatchProduct<uint64_t>(
+          *ctx, reinterpret_cast<const uint64_t*>(x.data<int64_t>()), adj_x,
+          reinterpret_cast<const uint64_t*>(y.data<int64_t>()), adj_y, rows, k,
+          n, map, reinterpret_cast<uint64_t*>(out->data<int64_t>()));
+      return Status();
+    case DT_HALF:
+    case DT_BFLOAT16: {
+      // Widen, multiply in float, round once.
+      Tensor xf, yf, of;
+      WEFT_RETURN_IF_ERROR(ctx->allocate_temp(DT_FLOAT, x.shape(), &xf));
+      WEFT_RETURN_IF_ERROR(ctx->allocate_temp(DT_FLOAT, y.shape(), &yf));
+      WEFT_RETURN_IF_ERROR(ctx->allocate_temp(DT_FLOAT, out->shape(), &of));
+      if (x.dtype() == DT_HALF) {
+        Convert(x.data<half>(), xf.data<float>(), x.NumElements());
+        Convert(y.data<half>(), yf.data<float>(), y.NumElements());
+      } else {
+        Convert(x.data<bfloat16>(), xf.data<float>(), x.NumElements());
+        Convert(y.data<bfloat16>(), yf.data<float>(), y.NumElements());
+      }
+      BatchProduct<float>(*ctx, xf.data<float>(), adj_x, yf.data<float>(),
+                          adj_y, rows, k, n, map, of.data<float>());
+      if (x.dtype() == DT_HALF) {
+        Convert(of.data<float>(), out->data<half>(), out->NumElements());
+      } else {
+        Convert(of.data<float>(), out->data<bfloat16>(), out->NumElements());
+      }
+      return Status();
+    }
+    default:
+      return errors::InvalidArgument("batched matrix product of ",
+                                     DataTypeName(x.dtype()),
+                                     " is not supported; expected half, "
+                                     "bfloat16, float, double, int32 or int64");
+  }
+}
+
+namespace {
+
+class BatchMatMulV2Op : public OpKernel {
+ public:
+  explicit BatchMatMulV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("adj_x", &adj_x_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("adj_y", &adj_y_));
+  }
+
+  void Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    OP_REQUIRES(ctx, x.dims() >= 2,
+                errors::InvalidArgument("x (input 0) must have rank >= 2 but "
+                                        "has shape ",
+                                        x.shape().DebugString()));
+    OP_REQUIRES(ctx, y.dims() >= 2,
+                errors::InvalidArgument("y (input 1) must have rank >= 2 but "
+                                        "has shape ",
+                                        y.shape().DebugString()));
+    const int xr = x.dims();
+    const int yr = y.dims();
+    const int64_t m = x.dim_size(adj_x_ ? xr - 1 : xr - 2);
+    const int64_t k = x.dim_size(adj_x_ ? xr - 2 : xr - 1);
+    const int64_t k_y = y.dim_size(adj_y_ ? yr - 1 : yr - 2);
+    const int64_t n = y.dim_size(adj_y_ ? yr - 2 : yr - 1);
+    OP_REQUIRES(
+        ctx, k == k_y,
+        errors::InvalidArgument(
+            "inner dimensions differ: x has shape ", x.shape().DebugString(),
+            " (adj_x=", adj_x_ ? "true" : "false", ") and y has shape ",
+            y.shape().DebugString(), " (adj_y=", adj_y_ ? "true" : "false",
+            "), so x contributes ", k, " and y ", k_y));
+    BinaryBroadcast bcast;
+    const Status batch_ok =
+        bcast.Init(BatchShape(x.shape()), BatchShape(y.shape()));
+    OP_REQUIRES(ctx, batch_ok.ok(),
+                errors::InvalidArgument(
+                    "the batch dimensions of x ", x.shape().DebugString(),
+                    " and y ", y.shape().DebugString(),
+                    " do not broadcast: ", batch_ok.message()));
+    std::vector<int64_t> out_dims(bcast.output_shape().dim_sizes().begin(),
+                                  bcast.output_shape().dim_sizes().end());
+    out_dims.push_back(m);
+    out_dims.push_back(n);
+    StatusOr<TensorShape> out_shape = TensorShape::Build(out_dims);
+    OP_REQUIRES_OK(ctx, out_shape.status());
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
+    OP_REQUIRES_OK(ctx, BatchMatMulCompute(ctx, x, adj_x_, y, adj_y_, out));
+  }
+
+ private:
+  bool adj_x_ = false;
+  bool adj_y_ = false;
+};
+
+#define WEFT_REGISTER_BATCH_MATMUL(T)                                  \
+  REGISTER_KERNEL_BUILDER(                                             \
+      Name("BatchMatMulV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+      BatchMatMulV2Op)
+
+WEFT_REGISTER_BATCH_MATMUL(half);
+WEFT_REGISTER_BATCH_MATMUL(bfloat16);
+WEFT_REGISTER_BATCH_MATMUL(float);
+WEFT_REGISTER_BATCH_MATMUL(double);
+WEFT_REGISTER_BATCH_MATMUL(int32_t);
+WEFT_REGISTER_BATCH_MATMUL(int64_t);
+
+#undef WEFT_REGISTER_BATCH_MATMUL
+
+}  // namespace
+}  // namespace weft
