@@ -886,7 +886,10 @@ Status Conv2DShape(InferenceContext* c) {
           c->DebugString(c->input(1)), ")");
     }
     const int64_t groups = in_d / f_d;
-    if (c->ValueKnown(out_depth) && c->Value(out_depth) % groups != 0) {
+    // An input with 0 channels makes 0 groups: TensorFlow then gives an
+    // all-zero output, so there is nothing to check.
+    if (groups > 0 && c->ValueKnown(out_depth) &&
+        c->Value(out_depth) % groups != 0) {
       return errors::InvalidArgument(
           "output depth ", c->Value(out_depth), " of the filter (input 1 ",
           c->DebugString(c->input(1)),

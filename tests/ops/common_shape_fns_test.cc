@@ -406,6 +406,10 @@ TEST(Conv2DShapeTest, NHWC) {
   op = Conv({1, 3, 2, 1}, "SAME");
   INFER_OK(op, "[2,7,9,3];[2,4,3,16]",
            "[d0_0,3,5,d1_3]");  // ceil(7/3), ceil(9/2)
+  // Zero input channels: zero groups, which TensorFlow runs (all zeros)
+  // and which must not divide by zero here.
+  op = Conv({1, 1, 1, 1}, "VALID");
+  INFER_OK(op, "[1,5,5,0];[3,3,2,8]", "[d0_0,3,3,d1_3]");
 }
 
 TEST(Conv2DShapeTest, Dilations) {
