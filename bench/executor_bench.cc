@@ -5,7 +5,8 @@
 //   build/bench/weft_executor_bench --benchmark_counters_tabular=true
 //
 // "ns_per_node" divides the run time by the node count; the per-node cost is
-// the slope between sizes, which RESULTS.md works out.
+// the slope between sizes, which RESULTS.md works out. BM_ImportGraph and
+// BM_CreateSession time session creation for 1k to 100k nodes.
 #include <memory>
 #include <string>
 #include <vector>
@@ -130,6 +131,62 @@ void BM_FanOut(benchmark::State& state) {
 BENCHMARK(BM_FanOut)
     ->ArgNames({"nodes", "threads"})
     ->ArgsProduct({{10, 100, 1000, 10000}, {0, 1, 2}});
+
+// Session creation for chains of 1k, 10k and 100k nodes, in two parts:
+// building the graph (GraphDef import, validation against the op registry,
+// shape inference) and making a session that can run it (Session::Create and
+// preparing the callable: pruning, placement, kernel construction, plan).
+// "ns_per_node" is the time divided by the node count.
+void BM_ImportGraph(benchmark::State& state) {
+  std::vector<std::string> fetches;
+  const int n = static_cast<int>(state.range(0));
+  auto def = ParseTextGraphDef(Chain(n, &fetches), "bench");
+  if (!def.ok()) std::abort();
+  for (auto _ : state) {
+    auto graph = ImportGraphDef(*def, ImportOptions());
+    if (!graph.ok()) std::abort();
+    if (!InferShapes(graph->get(), ShapeInferenceOptions()).ok()) std::abort();
+    benchmark::DoNotOptimize(graph);
+  }
+  state.counters["nodes"] = n + 1;
+  state.counters["ns_per_node"] = benchmark::Counter(
+      static_cast<double>(n + 1) * state.iterations(),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_ImportGraph)
+    ->ArgName("nodes")
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_CreateSession(benchmark::State& state) {
+  std::vector<std::string> fetches;
+  const int n = static_cast<int>(state.range(0));
+  auto def = ParseTextGraphDef(Chain(n, &fetches), "bench");
+  if (!def.ok()) std::abort();
+  auto imported = ImportGraphDef(*def, ImportOptions());
+  if (!imported.ok()) std::abort();
+  if (!InferShapes(imported->get(), ShapeInferenceOptions()).ok()) std::abort();
+  std::shared_ptr<const Graph> graph(std::move(*imported));
+  SessionOptions options;
+  options.threads = static_cast<int>(state.range(1));
+  for (auto _ : state) {
+    auto session = Session::Create(graph, options);
+    if (!session.ok()) std::abort();
+    auto callable = (*session)->Prepare({"x"}, fetches, {});
+    if (!callable.ok()) std::abort();
+    benchmark::DoNotOptimize(callable);
+  }
+  state.counters["nodes"] = n + 1;
+  state.counters["ns_per_node"] = benchmark::Counter(
+      static_cast<double>(n + 1) * state.iterations(),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_CreateSession)
+    ->ArgNames({"nodes", "threads"})
+    ->ArgsProduct({{1000, 10000, 100000}, {0, 2}})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace weft

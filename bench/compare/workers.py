@@ -1,0 +1,429 @@
+#!/usr/bin/env python3
+"""TensorFlow and ONNX Runtime sides of bench/compare/run.sh, and its
+preparation step.
+
+Each engine runs in a process of its own (so that its memory high-water
+mark and thread pools are its own) and speaks the protocol of
+bench/compare/weft_worker.cc: one command per line on stdin, one JSON
+object per line on stdout.
+
+    (at start)   {"ready": true, "rss_kb": R}     after the engine's import
+    load         {"load_s": S}                    read the model, make a session
+    save DIR     {"saved": K, "run_s": S}         one run; DIR/0.npy ...
+    run N        {"times": [S, ...]}              N runs, each timed alone
+    warm MS      {"runs": K}                      untimed runs for MS ms, at least one
+    rss          {"rss_kb": R, "peak_rss_kb": P}  VmRSS and VmHWM
+    quit
+
+    workers.py tf  --graph G.pb --input x=IN.npy --output Identity ... \\
+                   --threads N [--no-optimize]
+    workers.py ort --model M.onnx --input x=IN.npy --output Identity ... \\
+                   --threads N [--no-optimize]
+    workers.py prepare --work DIR --manifest OUT.json SPEC ...
+
+Engine settings are what a user of each gets by default, with the thread
+count pinned:
+
+* TensorFlow: a tf.compat.v1.Session on the imported GraphDef with
+  intra_op_parallelism_threads = inter_op_parallelism_threads = N; Grappler
+  and oneDNN as TensorFlow ships them (oneDNN is on by default on x86).
+* ONNX Runtime: CPUExecutionProvider, intra_op_num_threads = N,
+  inter_op_num_threads = 1, ORT_SEQUENTIAL, all graph optimizations.
+
+--no-optimize (the executor stress graphs) switches off what would delete
+the nodes being measured: Grappler and the classic graph optimizer in
+TensorFlow, graph optimizations in ONNX Runtime.
+
+Timing is time.perf_counter() around the engine's run call, so it includes
+the Python binding's per-call cost, as a Python user of either engine pays.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+
+def rss_kb():
+    values = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                values[key] = int(rest.split()[0])
+    return values.get("VmRSS", -1), values.get("VmHWM", -1)
+
+
+def reply(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def parse_input(text):
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise ValueError("--input wants NAME=FILE.npy, got %r" % text)
+    return name, path
+
+
+def tensor_name(name):
+    return name if ":" in name else name + ":0"
+
+
+class TfEngine:
+    def __init__(self, args):
+        import numpy as np
+        import tensorflow as tf
+
+        self.np = np
+        self.tf = tf
+        self.args = args
+
+    def load(self):
+        tf = self.tf
+        start = time.perf_counter()
+        graph_def = tf.compat.v1.GraphDef()
+        with open(self.args.graph, "rb") as f:
+            graph_def.ParseFromString(f.read())
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.compat.v1.import_graph_def(graph_def, name="")
+        config = tf.compat.v1.ConfigProto(
+            intra_op_parallelism_threads=self.args.threads,
+            inter_op_parallelism_threads=self.args.threads,
+        )
+        if self.args.no_optimize:
+            config.graph_options.rewrite_options.disable_meta_optimizer = True
+            config.graph_options.optimizer_options.opt_level = (
+                tf.compat.v1.OptimizerOptions.L0
+            )
+            config.graph_options.optimizer_options.do_constant_folding = False
+            config.graph_options.optimizer_options.do_common_subexpression_elimination = (
+                False
+            )
+        self.session = tf.compat.v1.Session(graph=graph, config=config)
+        self.feeds = {}
+        for text in self.args.input:
+            name, path = parse_input(text)
+            self.feeds[graph.get_tensor_by_name(tensor_name(name))] = self.np.load(path)
+        self.fetches = [graph.get_tensor_by_name(tensor_name(o)) for o in self.args.output]
+        return time.perf_counter() - start
+
+    def run(self):
+        return self.session.run(self.fetches, feed_dict=self.feeds)
+
+
+class OrtEngine:
+    def __init__(self, args):
+        import numpy as np
+        import onnxruntime as ort
+
+        self.np = np
+        self.ort = ort
+        self.args = args
+
+    def load(self):
+        ort = self.ort
+        start = time.perf_counter()
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.args.threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = (
+            ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+            if self.args.no_optimize
+            else ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        )
+        self.session = ort.InferenceSession(
+            self.args.model, options, providers=["CPUExecutionProvider"]
+        )
+        self.feeds = {}
+        for text in self.args.input:
+            name, path = parse_input(text)
+            self.feeds[tensor_name(name)] = self.np.load(path)
+        self.fetches = [tensor_name(o) for o in self.args.output]
+        return time.perf_counter() - start
+
+    def run(self):
+        return self.session.run(self.fetches, self.feeds)
+
+
+def serve(engine):
+    np = engine.np
+    reply({"ready": True, "rss_kb": rss_kb()[0]})
+    loaded = False
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        command = words[0]
+        try:
+            if command == "load":
+                reply({"load_s": engine.load()})
+                loaded = True
+            elif command in ("save", "run", "warm") and not loaded:
+                reply({"error": "nothing loaded: send 'load' first"})
+            elif command == "save":
+                start = time.perf_counter()
+                outputs = engine.run()
+                run_s = time.perf_counter() - start
+                for i, value in enumerate(outputs):
+                    np.save(os.path.join(words[1], "%d.npy" % i), np.asarray(value))
+                reply({"saved": len(outputs), "run_s": run_s})
+            elif command == "run":
+                n = int(words[1]) if len(words) > 1 else 1
+                times = []
+                for _ in range(n):
+                    start = time.perf_counter()
+                    engine.run()
+                    times.append(time.perf_counter() - start)
+                reply({"times": times})
+            elif command == "warm":
+                until = time.perf_counter() + float(words[1]) / 1e3
+                runs = 0
+                while True:
+                    engine.run()
+                    runs += 1
+                    if time.perf_counter() >= until:
+                        break
+                reply({"runs": runs})
+            elif command == "rss":
+                rss, peak = rss_kb()
+                reply({"rss_kb": rss, "peak_rss_kb": peak})
+            elif command == "quit":
+                return
+            else:
+                reply({"error": "unknown command %r" % command})
+        except Exception as e:  # the orchestrator reports it and goes on
+            reply({"error": "%s: %s" % (type(e).__name__, e)})
+
+
+# ---- preparation -----------------------------------------------------------
+
+
+def read_sidecar(path):
+    """The .model sidecar of tests/models/testdata: graph, input, outputs."""
+    directory = os.path.dirname(os.path.abspath(path))
+    spec = {"outputs": []}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            words = line.split()
+            if words[0] == "graph":
+                spec["graph"] = os.path.join(directory, words[1])
+            elif words[0] == "input":
+                spec["input"] = words[1]
+                spec["input_shape"] = [int(d) for d in words[2].split(",")]
+                spec["input_file"] = os.path.join(directory, words[3])
+            elif words[0] == "output":
+                spec["outputs"].append(words[1])
+    missing = [k for k in ("graph", "input", "input_file") if k not in spec]
+    if missing or not spec["outputs"]:
+        raise ValueError("%s: missing %s" % (path, ", ".join(missing or ["output"])))
+    return spec
+
+
+def up_to_date(target, source):
+    return os.path.exists(target) and os.path.getmtime(target) >= os.path.getmtime(source)
+
+
+def rewrite_erfc(graph_def):
+    """Erfc(x) as Sub(1, Erf(x)): tf2onnx has no converter for Erfc (Keras
+    3's exact GELU uses it) and would leave an op ONNX Runtime rejects. The
+    node keeps its name, so its consumers are untouched. 1 - erf(x) loses
+    relative precision where erfc(x) is tiny; the agreement check against
+    TensorFlow says whether that matters for the model."""
+    import numpy as np
+    import tensorflow as tf
+
+    rewritten = 0
+    for node in list(graph_def.node):
+        if node.op != "Erfc":
+            continue
+        dtype = node.attr["T"].type
+        erf = graph_def.node.add(name=node.name + "/onnx_erf", op="Erf", input=[node.input[0]])
+        erf.attr["T"].type = dtype
+        one = graph_def.node.add(name=node.name + "/onnx_one", op="Const")
+        one.attr["dtype"].type = dtype
+        one.attr["value"].tensor.CopyFrom(
+            tf.make_tensor_proto(np.array(1, dtype=tf.dtypes.as_dtype(dtype).as_numpy_dtype)))
+        node.op = "Sub"
+        del node.input[:]
+        node.input.extend([one.name, erf.name])
+        rewritten += 1
+    return rewritten
+
+
+def convert_to_onnx(spec, onnx_path):
+    """tf2onnx on the frozen GraphDef, cached beside the other work files.
+    Returns the rewrites made for the conversion, for the report."""
+    import tensorflow as tf
+    import tf2onnx
+
+    graph_def = tf.compat.v1.GraphDef()
+    with open(spec["graph"], "rb") as f:
+        graph_def.ParseFromString(f.read())
+    notes = []
+    erfc = rewrite_erfc(graph_def)
+    if erfc:
+        notes.append("%d Erfc node(s) as 1 - Erf for tf2onnx" % erfc)
+    if up_to_date(onnx_path, spec["graph"]):
+        return notes
+    model, _ = tf2onnx.convert.from_graph_def(
+        graph_def,
+        input_names=[tensor_name(spec["input"])],
+        output_names=[tensor_name(o) for o in spec["outputs"]],
+        opset=17,
+    )
+    tmp = onnx_path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(model.SerializeToString())
+    os.replace(tmp, onnx_path)
+    return notes
+
+
+def batch_input(spec, batch, path):
+    """The sample input's rows repeated (or cut) to `batch` rows: the same
+    distribution the model was checked on, at any batch size."""
+    import numpy as np
+
+    sample = np.load(spec["input_file"])
+    rows = np.arange(batch) % sample.shape[0]
+    np.save(path, np.ascontiguousarray(sample[rows]))
+
+
+def write_chain(n, pb_path, onnx_path, input_path):
+    """x -> Identity -> ... -> Identity (n nodes), as a GraphDef and as an
+    ONNX model written directly: tf2onnx's optimizer would delete every
+    Identity, leaving ONNX Runtime nothing to schedule."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper
+    from tensorflow.core.framework import graph_pb2, types_pb2
+
+    graph = graph_pb2.GraphDef()
+    x = graph.node.add(name="x", op="Placeholder")
+    x.attr["dtype"].type = types_pb2.DT_FLOAT
+    x.attr["shape"].shape.dim.add(size=1)
+    prev = "x"
+    for i in range(n):
+        node = graph.node.add(name="n%d" % i, op="Identity", input=[prev])
+        node.attr["T"].type = types_pb2.DT_FLOAT
+        prev = node.name
+    with open(pb_path, "wb") as f:
+        f.write(graph.SerializeToString())
+
+    nodes = [
+        helper.make_node("Identity", ["x:0" if i == 0 else "n%d:0" % (i - 1)], ["n%d:0" % i])
+        for i in range(n)
+    ]
+    model = helper.make_model(
+        helper.make_graph(
+            nodes,
+            "chain%d" % n,
+            [helper.make_tensor_value_info("x:0", TensorProto.FLOAT, [1])],
+            [helper.make_tensor_value_info(prev + ":0", TensorProto.FLOAT, [1])],
+        ),
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    # The IR version of opset 17; onnx's default (its newest) may be newer
+    # than the installed ONNX Runtime reads.
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, onnx_path)
+    np.save(input_path, np.array([1.5], dtype=np.float32))
+    return prev
+
+
+def prepare(args):
+    """Writes what the timed runs need and a manifest naming it."""
+    os.makedirs(args.work, exist_ok=True)
+    for sub in ("onnx", "inputs", "stress"):
+        os.makedirs(os.path.join(args.work, sub), exist_ok=True)
+    batches = [int(b) for b in args.batch.split(",")]
+    entries = []
+    for item in args.specs:
+        if item.startswith("chain:"):
+            n = int(item.split(":", 1)[1])
+            base = os.path.join(args.work, "stress", "chain_%d" % n)
+            last = write_chain(n, base + ".pb", base + ".onnx", base + "_input.npy")
+            entries.append(
+                {
+                    "name": "chain_%d" % n,
+                    "kind": "stress",
+                    "nodes": n,
+                    "batch": 1,
+                    "graph": base + ".pb",
+                    "onnx": base + ".onnx",
+                    "input": "x",
+                    "input_file": base + "_input.npy",
+                    "outputs": [last],
+                    "no_optimize": True,
+                }
+            )
+            continue
+        spec = read_sidecar(item)
+        name = os.path.splitext(os.path.basename(item))[0]
+        onnx_path = os.path.join(args.work, "onnx", name + ".onnx")
+        print("compare: %s: converting to ONNX with tf2onnx" % name, flush=True)
+        convert_error = None
+        onnx_notes = []
+        try:
+            onnx_notes = convert_to_onnx(spec, onnx_path)
+        except Exception as e:  # reported in the table; TF and weft still run
+            convert_error = "tf2onnx: %s: %s" % (type(e).__name__, e)
+        for batch in batches:
+            input_path = os.path.join(args.work, "inputs", "%s_b%d.npy" % (name, batch))
+            batch_input(spec, batch, input_path)
+            entries.append(
+                {
+                    "name": name,
+                    "kind": "model",
+                    "batch": batch,
+                    "graph": spec["graph"],
+                    "onnx": None if convert_error else onnx_path,
+                    "onnx_error": convert_error,
+                    "onnx_notes": onnx_notes,
+                    "input": spec["input"],
+                    "input_file": input_path,
+                    "outputs": spec["outputs"],
+                    "no_optimize": False,
+                }
+            )
+    with open(args.manifest, "w") as f:
+        json.dump(entries, f, indent=1)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for engine in ("tf", "ort"):
+        p = sub.add_parser(engine)
+        if engine == "tf":
+            p.add_argument("--graph", required=True)
+        else:
+            p.add_argument("--model", required=True)
+        p.add_argument("--input", action="append", default=[])
+        p.add_argument("--output", action="append", default=[])
+        p.add_argument("--threads", type=int, default=1)
+        p.add_argument("--no-optimize", action="store_true")
+    p = sub.add_parser("prepare")
+    p.add_argument("--work", required=True)
+    p.add_argument("--manifest", required=True)
+    p.add_argument("--batch", default="1,8")
+    p.add_argument("specs", nargs="+")
+    args = parser.parse_args()
+
+    if args.command == "prepare":
+        prepare(args)
+    elif args.command == "tf":
+        serve(TfEngine(args))
+    else:
+        serve(OrtEngine(args))
+
+
+if __name__ == "__main__":
+    main()
