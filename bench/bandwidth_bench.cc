@@ -44,12 +44,18 @@ std::string RegisterLoop(Loop loop, int64_t n, int threads) {
   if (!registered->insert(name).second) return name;
   Register(name, [=](benchmark::State& state) {
     ReferenceArena arena(threads);
-    Tensor x = RandomFloatTensor(TensorShape({n}), 1);
-    Tensor y = RandomFloatTensor(TensorShape({n}), 2);
-    Tensor z = RandomFloatTensor(TensorShape({n}), 3);
+    // The arrays start 0, 1 and 2 cache lines past a page-aligned offset of
+    // their buffers, as STREAM offsets its arrays: arrays whose addresses
+    // differ by a multiple of 4 KiB make a load look like it depends on an
+    // earlier store to the other array ("4K aliasing") and slow Triad down
+    // by a quarter on this CPU, below what a kernel moving the same bytes
+    // reaches.
+    Tensor x = RandomFloatTensor(TensorShape({n + 32}), 1);
+    Tensor y = RandomFloatTensor(TensorShape({n + 32}), 2);
+    Tensor z = RandomFloatTensor(TensorShape({n + 32}), 3);
     const float* xp = x.data<float>();
-    float* yp = y.data<float>();
-    float* zp = z.data<float>();
+    float* yp = y.data<float>() + 16;
+    float* zp = z.data<float>() + 32;
     const float s = g_one;
     for (auto _ : state) {
       switch (loop) {

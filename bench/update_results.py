@@ -48,7 +48,7 @@ def machine(results):
         "| memory | %s |" % fields.get("memory", "?"),
         "| kernel, compiler | %s; %s |" % (fields.get("kernel", "?"), fields.get("compiler", "?")),
         "| scheduling | niceness %s |" % fields.get("niceness", "?"),
-        "| OpenBLAS | %s |" % fields.get("OpenBLAS environment found (unset for the runs)", "?"),
+        "| OpenBLAS variables found, unset for the runs | %s |" % fields.get("OpenBLAS environment found (unset for the runs)", "?"),
         "",
         "Load while measuring (`uptime`):",
         "",
