@@ -76,8 +76,8 @@ Fixture Make(const std::string& text, int threads,
   if (!InferShapes(graph->get(), ShapeInferenceOptions()).ok()) std::abort();
   SessionOptions options;
   options.threads = threads;
-  auto session = Session::Create(
-      std::shared_ptr<const Graph>(std::move(*graph)), options);
+  auto session =
+      Session::Create(std::shared_ptr<const Graph>(std::move(*graph)), options);
   if (!session.ok()) std::abort();
   f.session = std::move(*session);
   auto callable = f.session->Prepare({"x"}, fetches, targets);
@@ -104,8 +104,8 @@ void RunLoop(benchmark::State& state, Fixture& f, int nodes) {
 
 void BM_RunOneNode(benchmark::State& state) {
   std::vector<std::string> fetches;
-  Fixture f = Make(Chain(1, &fetches), static_cast<int>(state.range(0)),
-                   fetches, {});
+  Fixture f =
+      Make(Chain(1, &fetches), static_cast<int>(state.range(0)), fetches, {});
   RunLoop(state, f, 1);
 }
 BENCHMARK(BM_RunOneNode)->ArgName("threads")->Arg(0)->Arg(1)->Arg(2);
@@ -113,8 +113,8 @@ BENCHMARK(BM_RunOneNode)->ArgName("threads")->Arg(0)->Arg(1)->Arg(2);
 void BM_Chain(benchmark::State& state) {
   std::vector<std::string> fetches;
   const int n = static_cast<int>(state.range(0));
-  Fixture f = Make(Chain(n, &fetches), static_cast<int>(state.range(1)),
-                   fetches, {});
+  Fixture f =
+      Make(Chain(n, &fetches), static_cast<int>(state.range(1)), fetches, {});
   RunLoop(state, f, n);
 }
 BENCHMARK(BM_Chain)
@@ -124,8 +124,8 @@ BENCHMARK(BM_Chain)
 void BM_FanOut(benchmark::State& state) {
   std::vector<std::string> targets;
   const int n = static_cast<int>(state.range(0));
-  Fixture f = Make(FanOut(n, &targets), static_cast<int>(state.range(1)), {},
-                   targets);
+  Fixture f =
+      Make(FanOut(n, &targets), static_cast<int>(state.range(1)), {}, targets);
   RunLoop(state, f, n + 1);
 }
 BENCHMARK(BM_FanOut)

@@ -16,17 +16,17 @@ struct TypeInfo {
 
 // One row per DataType, in enum order; the name is the op-spec spelling.
 constexpr TypeInfo kTypeInfo[] = {
-    {DT_FLOAT, "float", 4},         {DT_DOUBLE, "double", 8},
-    {DT_INT32, "int32", 4},         {DT_UINT8, "uint8", 1},
-    {DT_INT16, "int16", 2},         {DT_INT8, "int8", 1},
-    {DT_STRING, "string", 0},       {DT_COMPLEX64, "complex64", 8},
-    {DT_INT64, "int64", 8},         {DT_BOOL, "bool", 1},
-    {DT_QINT8, "qint8", 1},         {DT_QUINT8, "quint8", 1},
-    {DT_QINT32, "qint32", 4},       {DT_BFLOAT16, "bfloat16", 2},
-    {DT_QINT16, "qint16", 2},       {DT_QUINT16, "quint16", 2},
-    {DT_UINT16, "uint16", 2},       {DT_COMPLEX128, "complex128", 16},
-    {DT_HALF, "half", 2},           {DT_RESOURCE, "resource", 0},
-    {DT_VARIANT, "variant", 0},     {DT_UINT32, "uint32", 4},
+    {DT_FLOAT, "float", 4},     {DT_DOUBLE, "double", 8},
+    {DT_INT32, "int32", 4},     {DT_UINT8, "uint8", 1},
+    {DT_INT16, "int16", 2},     {DT_INT8, "int8", 1},
+    {DT_STRING, "string", 0},   {DT_COMPLEX64, "complex64", 8},
+    {DT_INT64, "int64", 8},     {DT_BOOL, "bool", 1},
+    {DT_QINT8, "qint8", 1},     {DT_QUINT8, "quint8", 1},
+    {DT_QINT32, "qint32", 4},   {DT_BFLOAT16, "bfloat16", 2},
+    {DT_QINT16, "qint16", 2},   {DT_QUINT16, "quint16", 2},
+    {DT_UINT16, "uint16", 2},   {DT_COMPLEX128, "complex128", 16},
+    {DT_HALF, "half", 2},       {DT_RESOURCE, "resource", 0},
+    {DT_VARIANT, "variant", 0}, {DT_UINT32, "uint32", 4},
     {DT_UINT64, "uint64", 8},
 };
 
@@ -79,8 +79,14 @@ bool DataTypeIsFloating(DataType dt) {
 
 bool DataTypeIsInteger(DataType dt) {
   switch (dt) {
-    case DT_INT8: case DT_INT16: case DT_INT32: case DT_INT64:
-    case DT_UINT8: case DT_UINT16: case DT_UINT32: case DT_UINT64:
+    case DT_INT8:
+    case DT_INT16:
+    case DT_INT32:
+    case DT_INT64:
+    case DT_UINT8:
+    case DT_UINT16:
+    case DT_UINT32:
+    case DT_UINT64:
       return true;
     default:
       return false;
@@ -105,9 +111,9 @@ std::optional<std::vector<DataType>> DataTypeAlias(absl::string_view alias) {
   // The sets follow TensorFlow's op_def_builder so that specs copied from
   // TensorFlow op registrations accept the same types.
   using V = std::vector<DataType>;
-  const V real = {DT_FLOAT,  DT_DOUBLE, DT_INT32,  DT_UINT8,    DT_INT16,
-                  DT_INT8,   DT_INT64,  DT_BFLOAT16, DT_UINT16, DT_HALF,
-                  DT_UINT32, DT_UINT64};
+  const V real = {DT_FLOAT,  DT_DOUBLE, DT_INT32,  DT_UINT8,
+                  DT_INT16,  DT_INT8,   DT_INT64,  DT_BFLOAT16,
+                  DT_UINT16, DT_HALF,   DT_UINT32, DT_UINT64};
   const V quantized = {DT_QINT8, DT_QUINT8, DT_QINT32, DT_QINT16, DT_QUINT16};
   if (alias == "realnumbertype") return real;
   if (alias == "numbertype") {
@@ -129,20 +135,19 @@ std::optional<std::vector<DataType>> DataTypeAlias(absl::string_view alias) {
   }
   if (alias == "complextype") return V{DT_COMPLEX64, DT_COMPLEX128};
   if (alias == "integraltype") {
-    return V{DT_INT8, DT_INT16, DT_INT32, DT_INT64,
+    return V{DT_INT8,  DT_INT16,  DT_INT32,  DT_INT64,
              DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64};
   }
   return std::nullopt;
 }
 
 std::string DataTypeListString(const std::vector<DataType>& types) {
-  return absl::StrCat(
-      "[",
-      absl::StrJoin(types, ", ",
-                    [](std::string* out, DataType dt) {
-                      absl::StrAppend(out, DataTypeName(dt));
-                    }),
-      "]");
+  return absl::StrCat("[",
+                      absl::StrJoin(types, ", ",
+                                    [](std::string* out, DataType dt) {
+                                      absl::StrAppend(out, DataTypeName(dt));
+                                    }),
+                      "]");
 }
 
 }  // namespace weft

@@ -196,7 +196,8 @@ class RunState {
   // and appends the successors that became ready.
   void Finish(int id, absl::Span<Tensor> outs, ReadyList* ready) {
     const PlanNode& pn = plan_.nodes[id];
-    for (int i = 0; i < pn.num_inputs; ++i) slots_[pn.input_base + i] = Tensor();
+    for (int i = 0; i < pn.num_inputs; ++i)
+      slots_[pn.input_base + i] = Tensor();
     for (int o = 0; o < pn.num_outputs; ++o) {
       int begin = plan_.out_begin[pn.out_base + o];
       int end = plan_.out_begin[pn.out_base + o + 1];
@@ -305,8 +306,7 @@ class RunState {
         async_outstanding_.fetch_add(1, std::memory_order_relaxed);
         arena_->enqueue([this, id] {
           ProcessFromNoGroup(id);
-          if (async_outstanding_.fetch_sub(1, std::memory_order_acq_rel) ==
-              1) {
+          if (async_outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
             std::lock_guard<std::mutex> lock(async_mu_);
             async_cv_.notify_all();
           }

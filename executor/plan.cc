@@ -39,9 +39,9 @@ StatusOr<EndpointKey> ResolveTensorName(const Graph& graph,
                             parsed->node, "'");
   }
   if (parsed->index >= n->num_outputs()) {
-    return errors::InvalidArgument(role, " '", name, "': node ",
-                                   n->DebugName(), " has ", n->num_outputs(),
-                                   " output", n->num_outputs() == 1 ? "" : "s");
+    return errors::InvalidArgument(role, " '", name, "': node ", n->DebugName(),
+                                   " has ", n->num_outputs(), " output",
+                                   n->num_outputs() == 1 ? "" : "s");
   }
   return EndpointKey{n->id(), parsed->index};
 }

@@ -63,9 +63,9 @@ class SessionImpl : public PlanResources {
     absl::MutexLock lock(&kernels_mu_);
     std::unique_ptr<OpKernel>& slot = kernels_[node->id()];
     if (slot == nullptr) {
-      WEFT_ASSIGN_OR_RETURN(slot, KernelRegistry::Global()->CreateKernel(
-                                      node->def(), node->op_def(),
-                                      node->types(), placed));
+      WEFT_ASSIGN_OR_RETURN(
+          slot, KernelRegistry::Global()->CreateKernel(
+                    node->def(), node->op_def(), node->types(), placed));
     }
     *kernel = slot.get();
     *device = placed;
@@ -123,9 +123,9 @@ StatusOr<std::shared_ptr<const Callable>> SessionImpl::Prepare(
     const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
-  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Plan> plan,
-                        BuildPlan(*graph_, feeds, fetches, targets, this,
-                                  options_.source_name));
+  WEFT_ASSIGN_OR_RETURN(
+      std::unique_ptr<Plan> plan,
+      BuildPlan(*graph_, feeds, fetches, targets, this, options_.source_name));
   std::shared_ptr<Callable> callable(new Callable());
   callable->feeds_ = feeds;
   callable->fetches_ = fetches;
@@ -169,9 +169,8 @@ Status SessionImpl::CheckFeeds(const Callable& callable, const Plan& plan,
     if (!t.IsInitialized() || t.dtype() != plan.feed_dtypes[i] ||
         !want.IsCompatibleWith(t.shape())) {
       return errors::InvalidArgument(
-          options_.source_name, ": feed '", callable.feeds()[i],
-          "': expected ", DataTypeName(plan.feed_dtypes[i]), " ",
-          want.DebugString(), ", got ",
+          options_.source_name, ": feed '", callable.feeds()[i], "': expected ",
+          DataTypeName(plan.feed_dtypes[i]), " ", want.DebugString(), ", got ",
           t.IsInitialized() ? absl::StrCat(DataTypeName(t.dtype()), " ",
                                            t.shape().DebugString())
                             : std::string("an empty tensor"));
@@ -197,8 +196,7 @@ StatusOr<std::unique_ptr<Session>> Session::Create(
   WEFT_RETURN_IF_ERROR(session->impl_->Init());
   if (!options.fetches.empty() || !options.targets.empty()) {
     WEFT_RETURN_IF_ERROR(
-        session->impl_
-            ->Prepare(options.feeds, options.fetches, options.targets)
+        session->impl_->Prepare(options.feeds, options.fetches, options.targets)
             .status());
   }
   return session;
@@ -230,7 +228,8 @@ StatusOr<std::vector<Tensor>> Session::Run(
   feed_values.reserve(feeds.size());
   for (const auto& f : feeds) feed_values.push_back(f.second);
   std::vector<Tensor> outputs;
-  WEFT_RETURN_IF_ERROR(Run(*callable, feed_values, &outputs, options, metadata));
+  WEFT_RETURN_IF_ERROR(
+      Run(*callable, feed_values, &outputs, options, metadata));
   return outputs;
 }
 

@@ -54,8 +54,7 @@ Status WriteChromeTrace(const RunMetadata& metadata, const std::string& path) {
     return errors::FailedPrecondition("cannot write trace file '", path, "'");
   }
   if (std::fwrite(out.data(), 1, out.size(), f.get()) != out.size()) {
-    return errors::FailedPrecondition("writing trace file '", path,
-                                      "' failed");
+    return errors::FailedPrecondition("writing trace file '", path, "' failed");
   }
   return Status();
 }

@@ -343,7 +343,8 @@ TEST(SessionTest, ControlEdgesOrderExecution) {
   // c2 waits for c1 through a control edge although no data flows.
   auto g = MakeGraph(
       Placeholder("x") +
-      Unary("c2", "ExecLog", "x", "input: \"^c1\" attr { key: \"tag\" value { i: 2 } } ") +
+      Unary("c2", "ExecLog", "x",
+            "input: \"^c1\" attr { key: \"tag\" value { i: 2 } } ") +
       Unary("c1", "ExecLog", "x", "attr { key: \"tag\" value { i: 1 } } ") +
       Unary("c3", "ExecLog", "c2", "attr { key: \"tag\" value { i: 3 } } "));
   for (int threads : {0, 2}) {
@@ -461,8 +462,8 @@ TEST_P(ConcurrentRunsTest, GiveIdenticalResults) {
         float v = static_cast<float>(t * 1000 + i);
         std::vector<Tensor> out;
         Status s = session->Run(**callable, {Vec2(v, -v)}, &out);
-        if (!s.ok() || Values(out[0]) != std::vector<float>{20 * (v + 1),
-                                                            20 * (1 - v)}) {
+        if (!s.ok() ||
+            Values(out[0]) != std::vector<float>{20 * (v + 1), 20 * (1 - v)}) {
           mismatches++;
         }
       }
@@ -508,7 +509,8 @@ TEST(SessionTest, CancellationStopsPromptly) {
   std::string prev = "x";
   for (int i = 0; i < 200; ++i) {
     std::string name = "s" + std::to_string(i);
-    text += Unary(name, "ExecSlow", prev, "attr { key: \"ms\" value { i: 5 } } ");
+    text +=
+        Unary(name, "ExecSlow", prev, "attr { key: \"ms\" value { i: 5 } } ");
     prev = name;
   }
   auto g = MakeGraph(text);
@@ -537,7 +539,8 @@ TEST(SessionTest, DeadlineExpires) {
   std::string prev = "x";
   for (int i = 0; i < 200; ++i) {
     std::string name = "s" + std::to_string(i);
-    text += Unary(name, "ExecSlow", prev, "attr { key: \"ms\" value { i: 5 } } ");
+    text +=
+        Unary(name, "ExecSlow", prev, "attr { key: \"ms\" value { i: 5 } } ");
     prev = name;
   }
   auto session = MakeSession(MakeGraph(text), 2);
@@ -552,11 +555,10 @@ TEST(SessionTest, DeadlineExpires) {
 TEST(SessionTest, InputBuffersAreForwardedWhenUnshared) {
   // a -> p (sole consumer): forwarded. a2 -> {q, r}: the first of them to
   // run sees a shared buffer.
-  auto g = MakeGraph(Placeholder("x") + Unary("a", "ExecAddOne", "x") +
-                     Unary("p", "ExecInPlace", "a") +
-                     Unary("a2", "ExecAddOne", "x") +
-                     Unary("q", "ExecInPlace", "a2") +
-                     Unary("r", "ExecInPlace", "a2"));
+  auto g = MakeGraph(
+      Placeholder("x") + Unary("a", "ExecAddOne", "x") +
+      Unary("p", "ExecInPlace", "a") + Unary("a2", "ExecAddOne", "x") +
+      Unary("q", "ExecInPlace", "a2") + Unary("r", "ExecInPlace", "a2"));
   auto session = MakeSession(g, 0);
   ResetCounters();
   auto out = session->Run({{"x", Vec2(1, 2)}}, {"p"});
