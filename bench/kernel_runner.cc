@@ -13,47 +13,6 @@
 
 namespace weft::bench {
 
-RecyclingAllocator::~RecyclingAllocator() {
-  for (const auto& [size, ptr] : free_) {
-    DefaultCpuAllocator()->DeallocateRaw(ptr, size);
-  }
-}
-
-void* RecyclingAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
-  std::lock_guard<std::mutex> lock(mu_);
-  void* ptr = nullptr;
-  auto it = free_.find(num_bytes);
-  if (it != free_.end() && alignment <= kTensorAlignment) {
-    ptr = it->second;
-    free_.erase(it);
-  } else {
-    ptr = DefaultCpuAllocator()->AllocateRaw(
-        alignment > kTensorAlignment ? alignment : kTensorAlignment, num_bytes);
-    if (ptr == nullptr) return nullptr;
-  }
-  stats_.num_allocs += 1;
-  stats_.bytes_in_use += static_cast<int64_t>(num_bytes);
-  if (stats_.bytes_in_use > stats_.peak_bytes_in_use) {
-    stats_.peak_bytes_in_use = stats_.bytes_in_use;
-  }
-  if (static_cast<int64_t>(num_bytes) > stats_.largest_alloc_size) {
-    stats_.largest_alloc_size = static_cast<int64_t>(num_bytes);
-  }
-  return ptr;
-}
-
-void RecyclingAllocator::DeallocateRaw(void* ptr, size_t num_bytes) {
-  if (ptr == nullptr) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  stats_.bytes_in_use -= static_cast<int64_t>(num_bytes);
-  free_.emplace(num_bytes, ptr);
-}
-
-AllocatorStats RecyclingAllocator::GetStats() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
-}
-
 namespace {
 std::atomic<bool> g_use_default_allocator{false};
 }  // namespace
@@ -79,7 +38,10 @@ StatusOr<std::unique_ptr<KernelRunner>> KernelRunner::Create(
     r->arena_->initialize();
   }
   if (!g_use_default_allocator.load()) {
-    r->allocator_ = std::make_unique<RecyclingAllocator>();
+    BfcAllocator::Options options = HostCachingAllocatorOptions();
+    options.name = "bench_cpu_bfc";
+    r->allocator_ = std::make_unique<BfcAllocator>(
+        std::make_unique<HostSubAllocator>(), options);
   }
   r->device_ = std::make_unique<CpuDevice>("cpu:0", r->arena_.get(),
                                            r->allocator_.get());

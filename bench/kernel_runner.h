@@ -13,12 +13,13 @@
 // the benchmark keeps them for the next run, as a graph keeps a tensor that
 // several nodes read.
 //
-// The device allocates from a RecyclingAllocator, so that a run reuses the
-// pages the previous run's output had: weft's default allocator
-// (aligned_alloc) hands out fresh pages for every large buffer (glibc maps
-// them anew, or cannot reuse a freed aligned chunk of the same size), and a
-// 64M-element op would then time 65,536 page faults rather than the kernel.
-// SetUseDefaultAllocator(true) measures with the default allocator instead.
+// The device allocates from a BfcAllocator configured as a session's (see
+// SessionOptions::cache_host_memory), so that a run reuses the pages the
+// previous run's output had: weft's plain allocator (aligned_alloc) hands out
+// fresh pages for every large buffer (glibc maps them anew, or cannot reuse a
+// freed aligned chunk of the same size), and a 64M-element op would then time
+// 65,536 page faults rather than the kernel. SetUseDefaultAllocator(true)
+// measures with the plain default allocator instead.
 //
 // Kernels are being added op by op; a benchmark whose op has no CPU kernel
 // for its dtype yet is skipped with "no kernel yet: <the registry's
@@ -28,9 +29,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -40,6 +39,7 @@
 #include "core/allocator.h"
 #include "core/status.h"
 #include "core/tensor.h"
+#include "device/bfc_allocator.h"
 #include "device/cpu_device.h"
 #include "kernels/op_kernel.h"
 #include "ops/attr_value.h"
@@ -47,28 +47,8 @@
 
 namespace weft::bench {
 
-// Keeps freed blocks and hands them out again for requests of the same size:
-// what a session's caching allocator would do, minus any policy. Thread-safe.
-// Blocks go back to the default allocator when it is destroyed, which must be
-// after every tensor allocated from it.
-class RecyclingAllocator final : public Allocator {
- public:
-  RecyclingAllocator() = default;
-  ~RecyclingAllocator() override;
-  std::string Name() const override { return "bench_recycling"; }
-  MemorySpace memory_space() const override { return MemorySpace::kHost; }
-  void* AllocateRaw(size_t alignment, size_t num_bytes) override;
-  void DeallocateRaw(void* ptr, size_t num_bytes) override;
-  AllocatorStats GetStats() const override;
-
- private:
-  mutable std::mutex mu_;
-  std::multimap<size_t, void*> free_;  // by size; all kTensorAlignment-aligned
-  AllocatorStats stats_;
-};
-
 // Whether runners created from now on allocate from weft's default
-// allocator rather than a RecyclingAllocator (default false).
+// allocator rather than a caching BfcAllocator of their own (default false).
 void SetUseDefaultAllocator(bool use_default);
 
 class KernelRunner {
@@ -92,7 +72,7 @@ class KernelRunner {
   KernelRunner() = default;
 
   std::unique_ptr<tbb::task_arena> arena_;
-  std::unique_ptr<RecyclingAllocator> allocator_;
+  std::unique_ptr<BfcAllocator> allocator_;
   std::unique_ptr<CpuDevice> device_;
   NodeDef node_;
   std::unique_ptr<OpKernel> kernel_;

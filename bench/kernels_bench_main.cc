@@ -11,8 +11,8 @@
 // --benchmark_repetitions when there are several), for bench/RESULTS.md.
 // Kernels that do not exist yet are skipped with "no kernel yet".
 //
-// Each kernel allocates its outputs from a recycling allocator (see
-// bench/kernel_runner.h), so that large outputs reuse mapped pages;
+// Each kernel allocates its outputs from a caching allocator, as in a session
+// (see bench/kernel_runner.h), so that large outputs reuse mapped pages;
 // WEFT_BENCH_DEFAULT_ALLOCATOR=1 uses weft's default allocator instead, to
 // see what fresh pages cost.
 #include <algorithm>
@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext(
       "allocator", default_allocator
                        ? "weft's default (WEFT_BENCH_DEFAULT_ALLOCATOR)"
-                       : "recycling (outputs reuse the previous run's pages)");
+                       : "caching bfc, as a session's (outputs reuse the "
+                         "previous run's pages)");
 
   using namespace weft::bench;  // NOLINT: the registration functions
   RegisterMatMulBenchmarks();

@@ -34,8 +34,19 @@ if(NOT WEFT_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
+    # Real code (SASS) for Ampere (sm_80) and Hopper (sm_90), plus PTX for
+    # compute_90 that the driver JIT-compiles on newer GPUs. Set before the
+    # language is enabled so CMake does not probe the (absent) GPU.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES "80-real;90-real;90-virtual")
+    endif()
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    # The runtime is linked explicitly (device/CMakeLists.txt), statically,
+    # so that no target picks up libcudart.so on its own.
+    set(CMAKE_CUDA_RUNTIME_LIBRARY None)
     set(WEFT_HAVE_CUDA ON)
   elseif(WEFT_CUDA STREQUAL "ON")
     message(FATAL_ERROR "WEFT_CUDA=ON but no CUDA compiler was found; "
@@ -43,6 +54,36 @@ if(NOT WEFT_CUDA STREQUAL "OFF")
   endif()
 endif()
 message(STATUS "weft: CUDA parts ${WEFT_HAVE_CUDA} (WEFT_CUDA=${WEFT_CUDA})")
+
+# WEFT_CPU_ARCH is the x86 instruction set the C++ code is compiled for.
+# Eigen picks its vector width at compile time (SSE2 unless told more), so the
+# default is the building machine's own (`native`: AVX-512 or AVX2 with FMA
+# on current servers), as for a library built where it runs. Packagers who
+# ship one binary to many machines set a level (`x86-64-v3` = AVX2 + FMA,
+# `x86-64-v2`, `x86-64`), or OFF to pass no -march at all.
+set(WEFT_CPU_ARCH "native" CACHE STRING
+    "-march value for C/C++ code (native, x86-64-v3, x86-64-v2, ...) or OFF")
+if(WEFT_CPU_ARCH AND NOT WEFT_CPU_ARCH STREQUAL "OFF")
+  include(CheckCXXCompilerFlag)
+  check_cxx_compiler_flag("-march=${WEFT_CPU_ARCH}" WEFT_HAVE_MARCH_${WEFT_CPU_ARCH})
+  if(NOT WEFT_HAVE_MARCH_${WEFT_CPU_ARCH})
+    message(FATAL_ERROR "WEFT_CPU_ARCH=${WEFT_CPU_ARCH}: the compiler rejects "
+                        "-march=${WEFT_CPU_ARCH}; use a level it knows or OFF")
+  endif()
+  add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:-march=${WEFT_CPU_ARCH}>")
+endif()
+message(STATUS "weft: CPU code for -march=${WEFT_CPU_ARCH}")
+
+# Numerics that do not depend on the instruction set or on the compiler's
+# mood. GCC contracts a * b + c into a fused multiply-add wherever FMA exists
+# (it does so even under -std=c++17), which changes results of plain loops
+# (Range's start + i * delta) against TensorFlow's scalar code; kernels that
+# want FMA ask for it explicitly (Eigen's pmadd, the GEMM micro-kernels).
+# EIGEN_FAST_MATH=0 keeps Eigen from replacing sqrt and 1/sqrt with reciprocal
+# square-root estimates plus a Newton step under AVX/AVX-512, which are off by
+# several ulps and turn sqrt(inf) into NaN.
+add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:-ffp-contract=off>")
+add_compile_definitions(EIGEN_FAST_MATH=0)
 
 function(weft_apply_warnings target)
   target_compile_options(${target} PRIVATE

@@ -19,9 +19,16 @@ enum class MemorySpace : uint8_t { kHost = 0, kDevice = 1 };
 
 struct AllocatorStats {
   int64_t num_allocs = 0;
+  // Bytes requested by the allocations not yet deallocated.
   int64_t bytes_in_use = 0;
   int64_t peak_bytes_in_use = 0;
   int64_t largest_alloc_size = 0;
+  // Bytes held from the system, in use or cached for reuse; 0 for an
+  // allocator that caches nothing.
+  int64_t bytes_reserved = 0;
+  int64_t peak_bytes_reserved = 0;
+  // The most the allocator may reserve; 0 when unlimited.
+  int64_t bytes_limit = 0;
 };
 
 class Allocator {

@@ -17,6 +17,7 @@ namespace weft {
 
 class Device;
 class OpKernel;
+class OptimizedGraph;
 
 struct PlanNode {
   const Node* node = nullptr;
@@ -72,6 +73,10 @@ class Plan {
   std::vector<PartialTensorShape> feed_shapes;
   std::vector<DataType> fetch_dtypes;
   std::vector<PartialTensorShape> fetch_shapes;
+
+  // The optimized graph the plan runs, when the session optimized it: its
+  // nodes, kernels and constants are what `nodes` and `presets` point at.
+  std::shared_ptr<const OptimizedGraph> optimized;
 };
 
 // What BuildPlan needs from the session for each node it keeps.

@@ -7,8 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "device/bfc_allocator.h"
 #include "device/cpu_device.h"
+#include "executor/device_selection.h"
 #include "executor/executor.h"
+#include "executor/graph_optimizer.h"
 #include "executor/plan.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
@@ -32,7 +35,13 @@ class SessionImpl : public PlanResources {
       arena = owned_arena_.get();
     }
     arena_ = arena;
-    cpu_ = std::make_unique<CpuDevice>("cpu:0", arena_);
+    if (options_.cache_host_memory) {
+      BfcAllocator::Options alloc_options = HostCachingAllocatorOptions();
+      alloc_options.memory_limit = options_.host_memory_limit_bytes;
+      host_allocator_.reset(new BfcAllocator(
+          std::make_unique<HostSubAllocator>(), std::move(alloc_options)));
+    }
+    cpu_ = std::make_unique<CpuDevice>("cpu:0", arena_, host_allocator_.get());
     kernels_.resize(graph_->num_nodes());
 
     // Const values are evaluated once here; runs copy references to them.
@@ -86,6 +95,13 @@ class SessionImpl : public PlanResources {
       const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets);
 
+  // Rebuilds `plan` from the graph optimizer's graph for the same
+  // signature (executor/graph_optimizer.h).
+  StatusOr<std::unique_ptr<Plan>> OptimizePlan(
+      const Plan& plan, const std::vector<std::string>& feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets);
+
   StatusOr<std::shared_ptr<const Callable>> CachedCallable(
       const std::vector<std::pair<std::string, Tensor>>& feeds,
       const std::vector<std::string>& fetches,
@@ -98,6 +114,12 @@ class SessionImpl : public PlanResources {
   SessionOptions options_;
   std::unique_ptr<tbb::task_arena> owned_arena_;
   tbb::task_arena* arena_ = nullptr;
+  // Closed rather than deleted: tensors the session handed out may outlive
+  // it, and keep the allocator alive until the last of them goes.
+  struct CloseAllocator {
+    void operator()(BfcAllocator* a) const { a->Close(); }
+  };
+  std::unique_ptr<BfcAllocator, CloseAllocator> host_allocator_;
   std::unique_ptr<CpuDevice> cpu_;
   std::vector<const Tensor*> const_values_;
 
@@ -118,6 +140,16 @@ DataType Callable::fetch_dtype(int i) const { return plan_->fetch_dtypes[i]; }
 const PartialTensorShape& Callable::fetch_shape(int i) const {
   return plan_->fetch_shapes[i];
 }
+int Callable::num_nodes() const {
+  return static_cast<int>(plan_->nodes.size());
+}
+std::string Callable::optimizer_summary() const {
+  if (plan_->optimized == nullptr) return std::string();
+  const GraphOptimizerStats& s = plan_->optimized->stats();
+  return absl::StrCat(s.nodes_before, " nodes -> ", plan_->nodes.size(), ": ",
+                      s.folded, " folded into constants, ", s.fused,
+                      " fused nodes absorbing ", s.fused_away);
+}
 
 StatusOr<std::shared_ptr<const Callable>> SessionImpl::Prepare(
     const std::vector<std::string>& feeds,
@@ -126,11 +158,38 @@ StatusOr<std::shared_ptr<const Callable>> SessionImpl::Prepare(
   WEFT_ASSIGN_OR_RETURN(
       std::unique_ptr<Plan> plan,
       BuildPlan(*graph_, feeds, fetches, targets, this, options_.source_name));
+  if (options_.optimize) {
+    // The plan of the graph as given has checked the signature and found
+    // what it runs; the optimized graph's plan replaces it.
+    WEFT_ASSIGN_OR_RETURN(plan, OptimizePlan(*plan, feeds, fetches, targets));
+  }
   std::shared_ptr<Callable> callable(new Callable());
   callable->feeds_ = feeds;
   callable->fetches_ = fetches;
   callable->plan_ = std::move(plan);
   return std::shared_ptr<const Callable>(std::move(callable));
+}
+
+StatusOr<std::unique_ptr<Plan>> SessionImpl::OptimizePlan(
+    const Plan& plan, const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets) {
+  std::vector<const Node*> live;
+  live.reserve(plan.nodes.size());
+  for (const PlanNode& pn : plan.nodes) live.push_back(pn.node);
+  GraphOptimizerOptions options;
+  options.source_name = options_.source_name;
+  options.cpu = cpu_.get();
+  options.place = [this](const Node* node) { return Place(node); };
+  WEFT_ASSIGN_OR_RETURN(
+      std::shared_ptr<OptimizedGraph> optimized,
+      OptimizeGraph(*graph_, live, feeds, fetches, targets, options));
+  WEFT_ASSIGN_OR_RETURN(
+      std::unique_ptr<Plan> optimized_plan,
+      BuildPlan(optimized->graph(), feeds, optimized->fetches(),
+                optimized->targets(), optimized.get(), options_.source_name));
+  optimized_plan->optimized = std::move(optimized);
+  return optimized_plan;
 }
 
 StatusOr<std::shared_ptr<const Callable>> SessionImpl::CachedCallable(
@@ -185,11 +244,26 @@ Session::~Session() = default;
 StatusOr<std::unique_ptr<Session>> Session::Create(
     std::shared_ptr<const Graph> graph, const SessionOptions& options) {
   if (graph == nullptr) return errors::InvalidArgument("no graph given");
+  if (options.host_memory_limit_bytes < 0 ||
+      (options.host_memory_limit_bytes > 0 && !options.cache_host_memory)) {
+    return errors::InvalidArgument(
+        "SessionOptions.host_memory_limit_bytes is ",
+        options.host_memory_limit_bytes,
+        options.host_memory_limit_bytes < 0
+            ? "; expected 0 (no limit) or a positive byte count"
+            : " but cache_host_memory is false; the limit applies to the "
+              "session's caching allocator only");
+  }
   if (options.threads < -1) {
     return errors::InvalidArgument("SessionOptions.threads is ",
                                    options.threads,
                                    "; expected -1 (one per core), 0 (the "
                                    "calling thread) or a positive count");
+  }
+  // Before anything is built: a session that cannot have the device it was
+  // asked for fails with the reason, naming the graph.
+  if (auto device = ResolveSessionDevice(options.device); !device.ok()) {
+    return AddContext(device.status(), options.source_name);
   }
   std::unique_ptr<Session> session(new Session());
   session->impl_ = std::make_unique<SessionImpl>(std::move(graph), options);

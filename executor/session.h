@@ -56,12 +56,35 @@ struct SessionOptions {
   tbb::task_arena* arena = nullptr;
   // Prefixes errors, usually the graph file's path.
   std::string source_name = "graph";
+  // Where nodes run: "cpu", "cuda", "cuda:N" or "auto" (a GPU when one is
+  // usable, else the CPU). Create() fails when "cuda[:N]" names no usable
+  // GPU, with discovery's reason (executor/device_selection.h).
+  std::string device = "cpu";
+  // Optimize each prepared signature's graph once, when it is prepared
+  // (executor/graph_optimizer.h): constant subgraphs are folded into
+  // constants, and float32 Conv2D / DepthwiseConv2dNative / MatMul nodes
+  // absorb the bias, batch-norm and activation nodes after them. Fetched and
+  // fed tensors keep their values; traces name a fused node after the nodes
+  // it replaces ("conv/Conv2D+BiasAdd+Relu"). false runs the graph's nodes
+  // as they are.
+  bool optimize = true;
   // When non-empty, Create() prepares the callable for these fetches (and
   // targets) at once, so that missing kernels and unfed placeholders are
   // reported by Create().
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
   std::vector<std::string> feeds;
+  // Host tensors come from a caching allocator of the session's own, which
+  // keeps freed buffers for the next run instead of returning their pages
+  // (see device/bfc_allocator.h); false allocates each buffer from the
+  // process-wide plain allocator. Cached memory goes back when the session is
+  // destroyed; fetched tensors stay valid after that, holding only their own
+  // region until they are released.
+  bool cache_host_memory = true;
+  // With cache_host_memory, the most host memory in bytes the session's
+  // allocator holds, cached or in use; 0 for no limit. A node whose output
+  // would pass it fails with ResourceExhausted.
+  int64_t host_memory_limit_bytes = 0;
 };
 
 // Cancels runs that carry it. Thread-safe; cancelling is sticky.
@@ -121,6 +144,11 @@ class Callable {
   const PartialTensorShape& feed_shape(int i) const;
   DataType fetch_dtype(int i) const;
   const PartialTensorShape& fetch_shape(int i) const;
+  // Nodes a run executes (after optimization), and what the graph optimizer
+  // did, e.g. "740 nodes -> 156: 380 folded into constants, 52 fused nodes
+  // absorbing 204" (empty when SessionOptions.optimize is false).
+  int num_nodes() const;
+  std::string optimizer_summary() const;
 
  private:
   friend class Session;

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "executor/graph_optimizer.h"
 #include "executor/session.h"
 
 namespace weft {
@@ -45,6 +46,17 @@ Status WriteChromeTrace(const RunMetadata& metadata, const std::string& path) {
     AppendJsonString(&out, t.node->op());
     out += ", \"device\": ";
     AppendJsonString(&out, t.device);
+    // A node made by the graph optimizer: the original nodes it runs, so a
+    // profile maps back to the graph file.
+    auto fused = t.node->attrs().find(kFusedNodesAttr);
+    if (fused != t.node->attrs().end()) {
+      out += ", \"fused_nodes\": [";
+      for (size_t i = 0; i < fused->second.list.s.size(); ++i) {
+        if (i > 0) out += ", ";
+        AppendJsonString(&out, fused->second.list.s[i]);
+      }
+      out += "]";
+    }
     out += "}}";
   }
   out += "\n], \"displayTimeUnit\": \"ns\"}\n";

@@ -245,7 +245,13 @@ Status OpKernelContext::allocate_output(int index, const TensorShape& shape,
             : absl::StrCat(static_cast<uint64_t>(shape.num_elements()) * elem),
         " bytes) in ", MemorySpaceName(space), " memory of device ",
         params_->device->name(), "; allocator '", allocator->Name(), "' has ",
-        stats.bytes_in_use, " bytes in use"));
+        stats.bytes_in_use, " bytes in use",
+        stats.bytes_reserved > 0
+            ? absl::StrCat(", ", stats.bytes_reserved, " reserved")
+            : std::string(),
+        stats.bytes_limit > 0
+            ? absl::StrCat(" of its limit of ", stats.bytes_limit)
+            : std::string()));
   }
   params_->outputs[index] = *std::move(t);
   *out = &params_->outputs[index];

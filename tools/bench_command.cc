@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "device/device.h"
 #include "executor/op_library.h"
 #include "executor/session.h"
 #include "tools/cli.h"
@@ -20,8 +21,10 @@ namespace {
 
 constexpr char kHelp[] =
     "usage: weft bench GRAPH [--runs N] [--warmup N] [--threads N]\n"
+    "                  [--device DEV]\n"
     "                  [--input NAME=SOURCE ...] [--output NAME ...]\n"
-    "                  [--load LIB.so ...]\n"
+    "                  [--load LIB.so ...] [--no-memory-cache]\n"
+    "                  [--no-optimize]\n"
     "\n"
     "Prepares a session once, then times N runs of a TensorFlow graph file\n"
     "and prints the min, median, 90th-percentile and mean latency of one\n"
@@ -32,6 +35,14 @@ constexpr char kHelp[] =
     "  --warmup N    untimed runs first (default 10)\n"
     "  --threads N   threads that run kernels; 0 runs everything on the\n"
     "                calling thread (default: one per core)\n"
+    "  --no-memory-cache\n"
+    "                allocate every tensor from the system rather than\n"
+    "                reusing the previous run's buffers (to measure what\n"
+    "                the session's caching allocator saves)\n"
+    "  --device DEV  where nodes run: cpu (default), cuda, cuda:N, or auto\n"
+    "                (a GPU when one is usable, else the CPU)\n"
+    "  --no-optimize run the graph's nodes as they are: no constant\n"
+    "                folding, no fusion (to measure what the optimizer saves)\n"
     "  --input NAME=SOURCE, --output NAME, --load LIB.so\n"
     "                as for 'weft run' (see 'weft run --help')\n";
 
@@ -99,9 +110,12 @@ int BenchMain(const std::vector<std::string>& argv) {
   args.Flag("runs", true);
   args.Flag("warmup", true);
   args.Flag("threads", true);
+  args.Flag("device", true);
   args.Flag("input", true);
   args.Flag("load", true);
   args.Flag("output", true);
+  args.Flag("no-memory-cache", false);
+  args.Flag("no-optimize", false);
   if (Status s = args.Parse(); !s.ok()) return UsageError("bench", s.message());
   if (args.Has("help")) {
     std::fputs(kHelp, stdout);
@@ -115,10 +129,15 @@ int BenchMain(const std::vector<std::string>& argv) {
   auto warmup = ParseCount(args, "warmup", 10, 0);
   if (!warmup.ok()) return UsageError("bench", warmup.status().message());
   SessionOptions options;
+  options.cache_host_memory = !args.Has("no-memory-cache");
+  options.optimize = !args.Has("no-optimize");
   if (args.Has("threads")) {
     auto threads = ParseCount(args, "threads", -1, 0);
     if (!threads.ok()) return UsageError("bench", threads.status().message());
     options.threads = *threads;
+  }
+  if (Status s = ParseDeviceFlag(args, &options.device); !s.ok()) {
+    return UsageError("bench", absl::StrCat("--device: ", s.message()));
   }
   std::vector<InputSpec> inputs;
   for (const std::string& text : args.GetAll("input")) {
@@ -186,6 +205,24 @@ int BenchMain(const std::vector<std::string>& argv) {
       FormatSeconds(latencies.front()), ", median ", FormatSeconds(median),
       ", p90 ", FormatSeconds(p90), ", mean ", FormatSeconds(sum / n), "\n",
       absl::StrFormat("throughput: %.1f runs/s\n", n / total));
+  const std::string optimized = (*callable)->optimizer_summary();
+  absl::StrAppend(&out, "nodes per run: ", (*callable)->num_nodes(),
+                  optimized.empty()
+                      ? " (not optimized)"
+                      : absl::StrCat(" (optimized: ", optimized, ")"),
+                  "\n");
+  // What the host allocator saw over all runs: the peak of live tensors,
+  // and for the caching allocator the memory it held to serve them.
+  const AllocatorStats stats =
+      (*session)->devices()[0]->allocator()->GetStats();
+  constexpr double kMiB = 1024.0 * 1024.0;
+  absl::StrAppend(&out, absl::StrFormat("host memory: peak %.1f MiB in use",
+                                        stats.peak_bytes_in_use / kMiB));
+  if (options.cache_host_memory) {
+    absl::StrAppend(&out, absl::StrFormat(", %.1f MiB reserved",
+                                          stats.peak_bytes_reserved / kMiB));
+  }
+  absl::StrAppend(&out, "\n");
   std::fputs(out.c_str(), stdout);
   return kExitOk;
 }

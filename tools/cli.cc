@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "executor/device_selection.h"
 #include "executor/op_library.h"
 
 namespace weft::cli {
@@ -70,6 +71,12 @@ std::vector<std::string> Args::GetAll(absl::string_view name) const {
   return out;
 }
 
+Status ParseDeviceFlag(const Args& args, std::string* device) {
+  if (!args.Has("device")) return Status();
+  *device = args.Get("device");
+  return ParseDeviceRequest(*device).status();
+}
+
 void DeclareLoadFlag(Args* args) { args->Flag("load", true); }
 
 Status LoadRequestedOpLibraries(const Args& args) {
@@ -99,11 +106,21 @@ void AppendJsonString(std::string* out, absl::string_view s) {
   out->push_back('"');
   for (char c : s) {
     switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\t': out->append("\\t"); break;
-      case '\r': out->append("\\r"); break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           absl::StrAppendFormat(out, "\\u%04x", c);

@@ -68,6 +68,13 @@ int InspectMain(const std::vector<std::string>& args);
 int OpsMain(const std::vector<std::string>& args);
 int RunMain(const std::vector<std::string>& args);
 int BenchMain(const std::vector<std::string>& args);
+int DevicesMain(const std::vector<std::string>& args);
+
+// --device on run and bench: "cpu", "cuda", "cuda:N" or "auto" into
+// `device` (left alone when the flag is absent). Checked here so that a
+// misspelling is a usage error (exit 2); whether the GPU is usable is the
+// session's to say (exit 1).
+Status ParseDeviceFlag(const Args& args, std::string* device);
 
 }  // namespace weft::cli
 

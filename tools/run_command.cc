@@ -27,7 +27,8 @@ namespace {
 constexpr char kHelp[] =
     "usage: weft run GRAPH [--input NAME=SOURCE ...] [--output NAME ...]\n"
     "                [--save DIR] [--threads N] [--trace FILE.json]\n"
-    "                [--top K] [--load LIB.so ...]\n"
+    "                [--top K] [--device DEV] [--load LIB.so ...]\n"
+    "                [--no-optimize]\n"
     "\n"
     "Runs a TensorFlow graph file (.pb or .pbtxt) once and prints each\n"
     "output's name, dtype, shape, min, max, mean and first values.\n"
@@ -45,11 +46,17 @@ constexpr char kHelp[] =
     "                  NAME become '_')\n"
     "  --threads N     threads that run kernels; 0 runs everything on the\n"
     "                  calling thread (default: one per core)\n"
+    "  --device DEV    where nodes run: cpu (default), cuda, cuda:N, or\n"
+    "                  auto (a GPU when one is usable, else the CPU);\n"
+    "                  see 'weft devices'\n"
     "  --top K         for each float output, also print the K largest\n"
     "                  values of its first row with their indices (the\n"
     "                  top-K classes of a classifier)\n"
     "  --trace FILE    write per-node timings as Chrome trace-event JSON\n"
-    "                  (open in Perfetto or chrome://tracing)\n"
+    "                  (open in Perfetto or chrome://tracing); a fused node\n"
+    "                  is named after the nodes it replaces\n"
+    "  --no-optimize   run the graph's nodes as they are: no constant\n"
+    "                  folding, no fusion\n"
     "  --load LIB.so   load an op library (ops and kernels built against\n"
     "                  weft/plugin.h) before reading the graph; repeatable\n";
 
@@ -153,6 +160,7 @@ Status SaveOutputs(const std::string& dir,
 int RunMain(const std::vector<std::string>& argv) {
   Args args(argv);
   args.Flag("help", false);
+  args.Flag("device", true);
   args.Flag("input", true);
   args.Flag("load", true);
   args.Flag("output", true);
@@ -160,6 +168,7 @@ int RunMain(const std::vector<std::string>& argv) {
   args.Flag("threads", true);
   args.Flag("trace", true);
   args.Flag("top", true);
+  args.Flag("no-optimize", false);
   if (Status s = args.Parse(); !s.ok()) return UsageError("run", s.message());
   if (args.Has("help")) {
     std::fputs(kHelp, stdout);
@@ -169,6 +178,7 @@ int RunMain(const std::vector<std::string>& argv) {
     return UsageError("run", "expected exactly one GRAPH file");
   }
   SessionOptions options;
+  options.optimize = !args.Has("no-optimize");
   if (args.Has("threads")) {
     std::string text = args.Get("threads");
     if (!absl::SimpleAtoi(text, &options.threads) || options.threads < 0) {
@@ -176,12 +186,15 @@ int RunMain(const std::vector<std::string>& argv) {
           "run", absl::StrCat("--threads '", text, "': expected a count >= 0"));
     }
   }
+  if (Status s = ParseDeviceFlag(args, &options.device); !s.ok()) {
+    return UsageError("run", absl::StrCat("--device: ", s.message()));
+  }
   int top = 0;
   if (args.Has("top")) {
     std::string text = args.Get("top");
     if (!absl::SimpleAtoi(text, &top) || top < 1) {
-      return UsageError("run",
-                        absl::StrCat("--top '", text, "': expected a count >= 1"));
+      return UsageError(
+          "run", absl::StrCat("--top '", text, "': expected a count >= 1"));
     }
   }
   std::vector<InputSpec> inputs;

@@ -17,6 +17,7 @@ constexpr char kUsage[] =
     "  ops [NAME]      registered ops with their specs and kernels\n"
     "  run GRAPH       run a graph on .npy or generated inputs\n"
     "  bench GRAPH     time repeated runs of a graph\n"
+    "  devices         the CPU and GPUs weft can use, or why there is no GPU\n"
     "\n"
     "Run 'weft <command> --help' for a command's options.\n"
     "Exit codes: 0 success, 1 failure, 2 usage error.\n";
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
   if (command == "ops") return weft::cli::OpsMain(rest);
   if (command == "run") return weft::cli::RunMain(rest);
   if (command == "bench") return weft::cli::BenchMain(rest);
+  if (command == "devices") return weft::cli::DevicesMain(rest);
   std::fprintf(stderr, "weft: unknown command '%s'\n%s", command.c_str(),
                kUsage);
   return weft::cli::kExitUsage;

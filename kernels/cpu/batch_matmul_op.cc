@@ -39,6 +39,7 @@ namespace {
 // least kMinBand rows (columns); the split aims at kWantUnits units.
 constexpr int64_t kMinSplitFlops = int64_t{1} << 17;
 constexpr int64_t kMinBand = 32;
+constexpr int64_t kMinFloatBand = 128;
 constexpr int64_t kWantUnits = 64;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -121,12 +122,26 @@ void BatchProduct(const OpKernelContext& ctx, const T* x, bool adj_x,
                   const T* y, bool adj_y, int64_t m, int64_t k, int64_t n,
                   const BatchMap& map, T* out) {
   const int64_t batch = static_cast<int64_t>(map.x.size());
+  if constexpr (!std::is_same_v<T, uint64_t>) {
+    if (batch == 1) {
+      // One product: Gemm splits it itself, packing the shared operand once
+      // for all its threads.
+      Gemm<T>(ctx, m, k, n,
+              GemmOperand<T>{x + map.x[0] * m * k, adj_x ? m : k, adj_x},
+              GemmOperand<T>{y + map.y[0] * k * n, adj_y ? k : n, adj_y}, out,
+              n);
+      return;
+    }
+  }
   const bool split_rows = m >= n;
   const int64_t extent = split_rows ? m : n;
+  // Each band packs its operands anew; float's packed GEMM wants bands of
+  // more rows to pay for that.
+  const int64_t min_band = std::is_same_v<T, float> ? kMinFloatBand : kMinBand;
   int64_t bands = 1;
   if (m * k * n >= kMinSplitFlops && batch < kWantUnits) {
     bands = std::max<int64_t>(
-        1, std::min(CeilDiv(kWantUnits, batch), extent / kMinBand));
+        1, std::min(CeilDiv(kWantUnits, batch), extent / min_band));
   }
   const int64_t band = CeilDiv(extent, bands);
   bands = CeilDiv(extent, band);

@@ -11,7 +11,8 @@
 // (one row of rows * cols * in_depth values per output pixel, zeros for
 // padding) into a buffer small enough to stay in cache, and multiplies it by
 // the filter, seen as a [rows * cols * in_depth, out_depth] matrix, with
-// Eigen's GEMM straight into the output rows. Chunks are independent and
+// gemm.h's GEMM straight into the output rows (a float filter is packed for
+// it once per call, shared by the chunks). Chunks are independent and
 // run through ctx->ParallelFor; their size depends on the shapes alone, so
 // results are bit-identical at every thread count. A 1x1 filter with unit
 // strides and no padding needs no patches: the input already is the
@@ -23,6 +24,7 @@
 // TensorFlow's int32 kernel wraps.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/tensor.h"
@@ -63,10 +65,10 @@ struct ConvShape {
   }
 };
 
-// A chunk's patch buffer holds about this many elements (128 KiB of float):
-// large enough that the filter, packed once per chunk by the GEMM, is
-// amortized over many rows; small enough to stay in a core's L2.
-constexpr int64_t kPatchElements = int64_t{1} << 15;
+// A chunk's patch buffer holds about this many elements (256 KiB of float):
+// enough rows per chunk that the GEMM streams the (packed) filter for many
+// rows at a time; small enough to stay in a core's L2.
+constexpr int64_t kPatchElements = int64_t{1} << 16;
 constexpr int64_t kMinChunkRows = 16;
 
 // Rows [r0, r0 + rows) of group g's im2col matrix: one row per output pixel
@@ -150,6 +152,14 @@ void ConvNhwc(const OpKernelContext& ctx, const ConvShape& s, const S* in,
   const int64_t chunk =
       std::min(m, std::max(kMinChunkRows, kPatchElements / k));
   const int64_t num_chunks = (m + chunk - 1) / chunk;
+  // float filters are packed for the GEMM once, not once per chunk.
+  std::vector<std::unique_ptr<GemmPackedRhs>> packed_filter;
+  if constexpr (std::is_same_v<A, float>) {
+    for (int64_t g = 0; g < s.groups; ++g) {
+      packed_filter.push_back(std::make_unique<GemmPackedRhs>(
+          k, cout, GemmOperand<A>{filter + g * cout, s.out_depth}, &ctx));
+    }
+  }
   ctx.ParallelFor(
       num_chunks, chunk * k * s.out_depth, [&](int64_t first, int64_t last) {
         std::vector<A> patches(chunk * k);
@@ -166,9 +176,14 @@ void ConvNhwc(const OpKernelContext& ctx, const ConvShape& s, const S* in,
           }
           for (int64_t g = 0; g < s.groups; ++g) {
             GatherPatches(s, in, r0, rows, g, patches.data());
-            GemmSerial<A>(rows, k, cout, GemmOperand<A>{patches.data(), k},
-                          GemmOperand<A>{filter + g * cout, s.out_depth},
-                          dst + g * cout, s.out_depth);
+            if constexpr (std::is_same_v<A, float>) {
+              GemmSerial(rows, GemmOperand<A>{patches.data(), k},
+                         *packed_filter[g], dst + g * cout, s.out_depth);
+            } else {
+              GemmSerial<A>(rows, k, cout, GemmOperand<A>{patches.data(), k},
+                            GemmOperand<A>{filter + g * cout, s.out_depth},
+                            dst + g * cout, s.out_depth);
+            }
           }
           if constexpr (!std::is_same_v<S, A>) {
             ConvertElements(result.data(), out + r0 * s.out_depth,

@@ -59,6 +59,18 @@ struct IntIdentity {
 
 // ---- floating functors ------------------------------------------------------
 
+// -x by flipping the sign bit, so that Neg(0) is -0 as in TensorFlow. Eigen
+// 3.4's AVX-512 negation computes 0 - x, which gives +0 for x = +0.
+template <typename C>
+struct NegFunctor {
+  C operator()(const C& x) const { return -x; }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    using namespace Eigen::internal;  // NOLINT(build/namespaces)
+    return pxor(x, pset1<Packet>(C(-0.0)));
+  }
+};
+
 // -1, 0 or 1; NaN stays NaN and both zeros give +0, as in TensorFlow.
 template <typename C>
 struct SignFunctor {
@@ -146,6 +158,10 @@ class FloatPredicateOp : public OpKernel {
 
 namespace Eigen::internal {
 template <typename C>
+struct functor_traits<weft::NegFunctor<C>> {
+  enum { Cost = 1, PacketAccess = packet_traits<C>::Vectorizable };
+};
+template <typename C>
 struct functor_traits<weft::SignFunctor<C>> {
   enum { Cost = 5, PacketAccess = packet_traits<C>::HasCmp };
 };
@@ -178,7 +194,7 @@ namespace ei = Eigen::internal;
   WEFT_REGISTER_UNARY(op, int32_t, int_functor);             \
   WEFT_REGISTER_UNARY(op, int64_t, int_functor)
 
-WEFT_REGISTER_UNARY_SIGNED("Neg", ei::scalar_opposite_op, WrappingNeg);
+WEFT_REGISTER_UNARY_SIGNED("Neg", NegFunctor, WrappingNeg);
 WEFT_REGISTER_UNARY_SIGNED("Abs", ei::scalar_abs_op, WrappingAbs);
 WEFT_REGISTER_UNARY_SIGNED("Square", ei::scalar_square_op, WrappingSquare);
 WEFT_REGISTER_UNARY_SIGNED("Sign", SignFunctor, IntSign);

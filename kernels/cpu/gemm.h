@@ -7,13 +7,29 @@
 // (one group's channels of a filter, a band of output rows) without copying
 // it out first.
 //
-// The floating products are Eigen's blocked GEMM on one thread. Gemm splits
-// the output into bands and hands them to OpKernelContext::ParallelFor; the
-// bands depend on the shape alone, never on the thread count, so every
-// output element is computed by the same instruction sequence whatever
-// parallelism the session has, and results are bit-identical across thread
-// counts. Eigen's own thread-pool device is not used: it blocks on a
-// barrier, which inside a one-thread arena would wait forever.
+// float products, when the build targets AVX-512F or AVX2 with FMA (the
+// whole build uses one -march, WEFT_CPU_ARCH), are weft's own blocked GEMM:
+// panels of op(b) and op(a) are packed into contiguous buffers sized for the
+// caches and multiplied by a register-blocked FMA micro-kernel. Without
+// those instruction sets, and for double, they are Eigen's blocked GEMM on
+// one thread; uint32_t is a plain loop (see below).
+//
+// Determinism: Gemm splits the work into units chosen from the shape alone
+// and runs them through OpKernelContext::ParallelFor, so results are
+// bit-identical at every thread count. Eigen's own thread-pool device is
+// not used: it blocks on a barrier, which inside a one-thread arena would
+// wait forever. On the packed float path the k-sum of an output element is
+// accumulated in blocks whose size depends on k alone (each block summed
+// by FMAs in k order, then added to c), so an element's value depends only
+// on k, its row of op(a) and its column of op(b): GemmSerial of a band of
+// rows or columns gives the same bits as the whole product, and Gemm the
+// same as GemmSerial. (Eigen's blocking follows the whole shape.)
+//
+// Scratch: the float path packs into per-thread buffers that are reused
+// from call to call (a few MiB per thread at most, kept for the thread's
+// life); a call nested inside another on the same thread (a TBB thread
+// that steals another kernel's work while it waits) gets fresh buffers.
+// No locks are taken.
 //
 // Instantiated (in gemm.cc, the one translation unit that pays for Eigen's
 // GEMM templates) for float, double and uint32_t. uint32_t is how int32
@@ -47,11 +63,75 @@ template <typename T>
 void GemmSerial(int64_t m, int64_t k, int64_t n, GemmOperand<T> a,
                 GemmOperand<T> b, T* c, int64_t ldc);
 
-// The same product split into bands of output rows (when m >= n) or
-// columns, run through ctx.ParallelFor. Small products stay one band.
+// The same product split into units through ctx.ParallelFor (bands of
+// output rows or columns; on the packed float path, blocks of rows times
+// columns sharing one packed op(b)). Small products stay one unit.
 template <typename T>
 void Gemm(const OpKernelContext& ctx, int64_t m, int64_t k, int64_t n,
           GemmOperand<T> a, GemmOperand<T> b, T* c, int64_t ldc);
+
+// What a fused kernel applies to each output element after the product,
+// while the tile is still in cache: c[i][j] = act(sum_k(...) + bias[j]).
+// Exactly the separate ops' results: the bias is one float addition after
+// the complete sum over k (BiasAdd), then the activation, as TensorFlow's
+// kernels compute it:
+//   kNone       x
+//   kRelu       x < 0 ? 0 : x            (NaN and -0 pass through, as Relu)
+//   kRelu6      x < 0 ? 0 : (x > 6 ? 6 : x)           (NaN passes, Relu6)
+//   kElu        x < 0 ? exp(x) - 1 : x   (exp - 1 as TensorFlow, not expm1;
+//               weft's vectorized exp, so within an ulp of the Elu op)
+//   kLeakyRelu  x > 0 ? x : alpha * x    (LeakyRelu; NaN passes)
+struct GemmEpilogue {
+  enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu };
+  // bias[j] is added to column j of the (m x n) output; null: no bias.
+  const float* bias = nullptr;
+  Activation activation = Activation::kNone;
+  // LeakyRelu's slope, already rounded to float.
+  float alpha = 0.2f;
+};
+
+// c = epilogue(op(a) * op(b)), float only; otherwise as GemmSerial / Gemm
+// above. A default GemmEpilogue gives the plain product, bit for bit.
+void GemmSerial(int64_t m, int64_t k, int64_t n, GemmOperand<float> a,
+                GemmOperand<float> b, float* c, int64_t ldc,
+                const GemmEpilogue& epilogue);
+void Gemm(const OpKernelContext& ctx, int64_t m, int64_t k, int64_t n,
+          GemmOperand<float> a, GemmOperand<float> b, float* c, int64_t ldc,
+          const GemmEpilogue& epilogue);
+
+// op(b) of k x n products, packed once for many left-hand sides (a
+// convolution's filter against chunks of patches), so that each product
+// skips packing it. Read-only once built: threads may share it. Holds about
+// k * n floats; `b`'s memory must outlive it (builds without the packed
+// float path multiply from it directly). `ctx`, when given, packs through
+// its ParallelFor.
+class GemmPackedRhs {
+ public:
+  GemmPackedRhs(int64_t k, int64_t n, GemmOperand<float> b,
+                const OpKernelContext* ctx = nullptr);
+  ~GemmPackedRhs();
+  GemmPackedRhs(const GemmPackedRhs&) = delete;
+  GemmPackedRhs& operator=(const GemmPackedRhs&) = delete;
+
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
+  // For gemm.cc: the operand, and its packed panels (null when not packed).
+  const GemmOperand<float>& operand() const { return b_; }
+  const float* packed() const { return packed_; }
+
+ private:
+  int64_t k_;
+  int64_t n_;
+  GemmOperand<float> b_;
+  float* packed_ = nullptr;
+};
+
+// c = epilogue(op(a) * op(b)) for op(a) m x b.k(), on the calling thread:
+// bit for bit what GemmSerial(m, b.k(), b.n(), a, b.operand(), c, ldc,
+// epilogue) gives.
+void GemmSerial(int64_t m, GemmOperand<float> a, const GemmPackedRhs& b,
+                float* c, int64_t ldc,
+                const GemmEpilogue& epilogue = GemmEpilogue());
 
 #define WEFT_DECLARE_GEMM(T)                                                   \
   extern template void GemmSerial<T>(                                          \

@@ -219,17 +219,20 @@ OpRunner::OpRunner(std::string op, AttrMap attrs, int threads)
 
 OpRunner::~OpRunner() = default;
 
-Status OpRunner::Prepare(const std::vector<Tensor>& inputs) {
+Status MakeTestNode(const std::string& op, const AttrMap& attrs,
+                    const std::vector<DataType>& input_types, NodeDef* node,
+                    NodeTypes* types) {
   WEFT_ASSIGN_OR_RETURN(const OpRegistrationData* reg,
-                        OpRegistry::Global()->LookUp(op_));
+                        OpRegistry::Global()->LookUp(op));
   const OpDef& op_def = reg->op_def;
 
-  node_ = NodeDef();
-  node_.name = "kernel_test/" + op_;
-  node_.op = op_;
-  node_.attr = attrs_;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    node_.input.push_back("input" + std::to_string(i));
+  NodeDef& def = *node;
+  def = NodeDef();
+  def.name = "kernel_test/" + op;
+  def.op = op;
+  def.attr = attrs;
+  for (size_t i = 0; i < input_types.size(); ++i) {
+    def.input.push_back("input" + std::to_string(i));
   }
 
   // How many inputs each input arg takes: one, or for a list arg the count
@@ -246,10 +249,10 @@ Status OpRunner::Prepare(const std::vector<Tensor>& inputs) {
       known += 1;
       continue;
     }
-    auto it = node_.attr.find(len_attr);
-    if (it == node_.attr.end()) {
+    auto it = def.attr.find(len_attr);
+    if (it == def.attr.end()) {
       if (unknown_list >= 0) {
-        return errors::InvalidArgument("OpRunner: op '", op_,
+        return errors::InvalidArgument("OpRunner: op '", op,
                                        "' has several list inputs; give attr '",
                                        len_attr, "' explicitly");
       }
@@ -262,42 +265,54 @@ Status OpRunner::Prepare(const std::vector<Tensor>& inputs) {
     known += counts[k];
   }
   if (unknown_list >= 0) {
-    counts[unknown_list] = static_cast<int>(inputs.size()) - known;
+    counts[unknown_list] = static_cast<int>(input_types.size()) - known;
     if (counts[unknown_list] < 0) {
-      return errors::InvalidArgument("OpRunner: op '", op_, "' needs at least ",
-                                     known, " inputs, got ", inputs.size());
+      return errors::InvalidArgument("OpRunner: op '", op, "' needs at least ",
+                                     known, " inputs, got ",
+                                     input_types.size());
     }
   }
 
   // Infer the attrs the caller left out from the inputs' dtypes.
   size_t next = 0;
-  for (int k = 0; k < num_args && next <= inputs.size(); ++k) {
+  for (int k = 0; k < num_args && next <= input_types.size(); ++k) {
     const OpDef::ArgDef& arg = op_def.input_arg[k];
     const int n = counts[k];
-    if (next + n > inputs.size()) break;  // ValidateNode reports the count
-    if (!arg.number_attr.empty() && !node_.attr.count(arg.number_attr)) {
-      node_.attr[arg.number_attr] = AttrValue::Int(n);
+    if (next + n > input_types.size()) break;  // ValidateNode reports the count
+    if (!arg.number_attr.empty() && !def.attr.count(arg.number_attr)) {
+      def.attr[arg.number_attr] = AttrValue::Int(n);
     }
-    if (!arg.type_attr.empty() && !node_.attr.count(arg.type_attr) && n > 0) {
-      node_.attr[arg.type_attr] = AttrValue::Type(inputs[next].dtype());
+    if (!arg.type_attr.empty() && !def.attr.count(arg.type_attr) && n > 0) {
+      def.attr[arg.type_attr] = AttrValue::Type(input_types[next]);
     }
-    if (!arg.type_list_attr.empty() && !node_.attr.count(arg.type_list_attr)) {
-      std::vector<DataType> types;
-      for (int i = 0; i < n; ++i) types.push_back(inputs[next + i].dtype());
-      node_.attr[arg.type_list_attr] = AttrValue::TypeList(types);
+    if (!arg.type_list_attr.empty() && !def.attr.count(arg.type_list_attr)) {
+      std::vector<DataType> list;
+      for (int i = 0; i < n; ++i) list.push_back(input_types[next + i]);
+      def.attr[arg.type_list_attr] = AttrValue::TypeList(list);
     }
     next += n;
   }
 
-  WEFT_ASSIGN_OR_RETURN(NodeTypes types, ValidateNode(op_def, &node_));
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].dtype() != types.input_types[i]) {
+  WEFT_ASSIGN_OR_RETURN(*types, ValidateNode(op_def, &def));
+  for (size_t i = 0; i < input_types.size(); ++i) {
+    if (input_types[i] != types->input_types[i]) {
       return errors::InvalidArgument("OpRunner: input ", i, " is ",
-                                     DataTypeName(inputs[i].dtype()),
-                                     " but node ", node_.name, " expects ",
-                                     DataTypeName(types.input_types[i]));
+                                     DataTypeName(input_types[i]), " but node ",
+                                     def.name, " expects ",
+                                     DataTypeName(types->input_types[i]));
     }
   }
+  return Status();
+}
+
+Status OpRunner::Prepare(const std::vector<Tensor>& inputs) {
+  std::vector<DataType> input_types;
+  for (const Tensor& t : inputs) input_types.push_back(t.dtype());
+  NodeTypes types;
+  WEFT_RETURN_IF_ERROR(MakeTestNode(op_, attrs_, input_types, &node_, &types));
+  WEFT_ASSIGN_OR_RETURN(const OpRegistrationData* reg,
+                        OpRegistry::Global()->LookUp(op_));
+  const OpDef& op_def = reg->op_def;
   kernel_.reset();
   WEFT_ASSIGN_OR_RETURN(kernel_, KernelRegistry::Global()->CreateKernel(
                                      node_, op_def, types, device_.get()));

@@ -28,6 +28,7 @@
 #include "kernels/op_kernel.h"
 #include "ops/attr_value.h"
 #include "ops/node_def.h"
+#include "ops/op_def_util.h"
 
 namespace weft::test {
 
@@ -91,6 +92,15 @@ void ExpectTensorEqual(const Tensor& actual, const Tensor& expected);
 // dtypes only (not complex).
 void ExpectTensorNear(const Tensor& actual, const Tensor& expected, double atol,
                       double rtol);
+
+// The node OpRunner runs: op `op` with `attrs` and one data input per entry
+// of `input_types`, the type attrs ("T", list(type) attrs) and number attrs
+// ("N") the caller left out inferred from those types, validated against
+// the registered op. Also what device-specific runners (the CUDA one) build
+// their nodes with.
+Status MakeTestNode(const std::string& op, const AttrMap& attrs,
+                    const std::vector<DataType>& input_types, NodeDef* node,
+                    NodeTypes* types);
 
 // Runs one op's CPU kernel outside any session.
 class OpRunner {

@@ -312,22 +312,30 @@ TEST_P(ModelTest, MatchesTensorFlow) {
         << ", TensorFlow computed " << expected.back().shape().DebugString();
   }
 
-  SessionOptions options;
-  options.threads = 2;
-  options.source_name = path;
-  // Create() then prepares the run, so a missing kernel fails there.
-  options.feeds = {sidecar_.input_node};
-  options.fetches = fetches;
-  auto session = Session::Create(graph, options);
-  ASSERT_TRUE(session.ok()) << session.status();
-  auto outputs = (*session)->Run({{sidecar_.input_node, *input}}, fetches);
-  ASSERT_TRUE(outputs.ok()) << outputs.status();
-  ASSERT_EQ(outputs->size(), expected.size());
-  for (size_t k = 0; k < expected.size(); ++k) {
-    std::string what = absl::StrCat(path, ": ", fetches[k]);
-    double use = ExpectClose(what, (*outputs)[k], expected[k]);
-    std::printf("[ measured ] %s %s: largest |weft - TF| / bound = %.3g\n",
-                GetParam().name, fetches[k].c_str(), use);
+  // With the graph optimizer (the default: folded constants, batch norm
+  // folded into filters, fused bias and activation) and without it (the
+  // graph's nodes as they are), both within the bound.
+  for (bool optimize : {true, false}) {
+    SCOPED_TRACE(optimize ? "optimized" : "not optimized");
+    SessionOptions options;
+    options.threads = 2;
+    options.source_name = path;
+    options.optimize = optimize;
+    // Create() then prepares the run, so a missing kernel fails there.
+    options.feeds = {sidecar_.input_node};
+    options.fetches = fetches;
+    auto session = Session::Create(graph, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    auto outputs = (*session)->Run({{sidecar_.input_node, *input}}, fetches);
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    ASSERT_EQ(outputs->size(), expected.size());
+    for (size_t k = 0; k < expected.size(); ++k) {
+      std::string what = absl::StrCat(path, ": ", fetches[k]);
+      double use = ExpectClose(what, (*outputs)[k], expected[k]);
+      std::printf("[ measured ] %s %s%s: largest |weft - TF| / bound = %.3g\n",
+                  GetParam().name, fetches[k].c_str(),
+                  optimize ? "" : " (not optimized)", use);
+    }
   }
 }
 

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "device/device_info.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -218,6 +219,60 @@ TEST_F(CliTest, MalformedCorpusFailsCleanly) {
   Result missing = Run("inspect " + (dir_ / "no_such_file.pb").string());
   EXPECT_EQ(missing.code, 1);
   EXPECT_THAT(missing.err, HasSubstr("no_such_file.pb"));
+}
+
+// `weft devices` answers on every machine: the CPU, and the GPUs or why
+// there are none. Exit 0 either way.
+TEST_F(CliTest, DevicesListsCpuAndExplainsGpu) {
+  Result r = Run("devices");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_THAT(r.out, HasSubstr("cpu:0 "));
+  EXPECT_THAT(r.out, HasSubstr("compiled for: "));
+  const weft::CudaInfo& cuda = weft::GetCudaInfo();
+  if (cuda.status.ok()) {
+    EXPECT_THAT(r.out, HasSubstr("cuda:0  "));
+  } else {
+    // The reason, word for word as discovery gives it.
+    EXPECT_THAT(r.out, HasSubstr(std::string(cuda.status.message())));
+  }
+}
+
+TEST_F(CliTest, DevicesJsonAndHelp) {
+  Result r = Run("devices --json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\"cpu\": {", 0), 0u) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\"cuda\": {\"built_with_cuda\": "));
+  EXPECT_THAT(r.out, HasSubstr(weft::GetCudaInfo().status.ok()
+                                   ? "\"available\": true"
+                                   : "\"available\": false"));
+  Result help = Run("devices --help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_THAT(help.out, HasSubstr("usage: weft devices"));
+  EXPECT_EQ(Run("devices --bogus").code, 2);
+  EXPECT_EQ(Run("devices extra").code, 2);
+}
+
+TEST_F(CliTest, RunDeviceFlag) {
+  const std::string graph = Testdata("mlp_frozen.pb");
+  Result bad = Run("run " + graph + " --input x=random:1,4 --device gpu");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--device: device 'gpu': expected cpu, cuda"));
+  // auto: the CPU when no GPU can take the graph.
+  Result autod =
+      Run("run " + graph + " --input x=random:1,4 --threads 0 --device auto");
+  EXPECT_EQ(autod.code, 0) << autod.err;
+  EXPECT_THAT(autod.out, HasSubstr("Identity"));
+  const weft::CudaInfo& cuda = weft::GetCudaInfo();
+  if (cuda.status.ok()) return;  // what "cuda" does with a GPU is tested there
+  for (const char* cmd : {"run", "bench"}) {
+    Result r = Run(std::string(cmd) + " " + graph +
+                   " --input x=random:1,4 --device cuda");
+    EXPECT_EQ(r.code, 1) << cmd;
+    EXPECT_THAT(r.err, HasSubstr("device 'cuda': " +
+                                 std::string(cuda.status.message())))
+        << cmd;
+  }
 }
 
 }  // namespace

@@ -1,0 +1,120 @@
+#include "kernels/cpu/fused_epilogue.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "absl/strings/str_join.h"
+
+namespace weft {
+namespace {
+
+using Act = GemmEpilogue::Activation;
+
+// The bias, then the activation, over one row. Written as plain loops over
+// selects so that the compiler vectorizes them (compare and blend) and NaN
+// passes through the comparisons as the standalone kernels let it.
+template <Act kAct>
+void Row(const float* bias, float alpha, float* x, int64_t n) {
+  if (bias != nullptr) {
+    for (int64_t i = 0; i < n; ++i) x[i] += bias[i];
+  }
+  if constexpr (kAct == Act::kRelu) {
+    for (int64_t i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? 0.0f : x[i];
+  } else if constexpr (kAct == Act::kRelu6) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = x[i];
+      x[i] = v < 0.0f ? 0.0f : (v > 6.0f ? 6.0f : v);
+    }
+  } else if constexpr (kAct == Act::kLeakyRelu) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = x[i];
+      x[i] = v > 0.0f ? v : v * alpha;
+    }
+  } else if constexpr (kAct == Act::kElu) {
+    // Eigen's vectorized exp, as the Elu kernel (cwise_unary_ops_activation)
+    // computes it.
+    Eigen::Map<Eigen::ArrayXf> v(x, n);
+    v = (v < 0.0f).select(v.exp() - 1.0f, v);
+  }
+}
+
+template <Act kAct>
+void Rows(const GemmEpilogue& e, float* data, int64_t rows, int64_t channels,
+          int64_t ld) {
+  for (int64_t r = 0; r < rows; ++r) {
+    Row<kAct>(e.bias, e.alpha, data + r * ld, channels);
+  }
+}
+
+}  // namespace
+
+Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
+                    bool* has_bias) {
+  *epilogue = GemmEpilogue();
+  Act* activation = &epilogue->activation;
+  float* alpha = &epilogue->alpha;
+  std::vector<std::string> ops;
+  WEFT_RETURN_IF_ERROR(ctx->GetAttr("fused_ops", &ops));
+  int64_t num_args = 0;
+  WEFT_RETURN_IF_ERROR(ctx->GetAttr("num_args", &num_args));
+  WEFT_RETURN_IF_ERROR(ctx->GetAttr("leakyrelu_alpha", alpha));
+  *has_bias = false;
+  *activation = Act::kNone;
+  size_t i = 0;
+  if (i < ops.size() && ops[i] == "BiasAdd") {
+    *has_bias = true;
+    ++i;
+  }
+  if (i < ops.size()) {
+    const std::string& a = ops[i];
+    if (a == "Relu") {
+      *activation = Act::kRelu;
+    } else if (a == "Relu6") {
+      *activation = Act::kRelu6;
+    } else if (a == "Elu") {
+      *activation = Act::kElu;
+    } else if (a == "LeakyRelu") {
+      *activation = Act::kLeakyRelu;
+    } else {
+      i = ops.size() + 1;  // unsupported: reported below
+    }
+    ++i;
+  }
+  if (i != ops.size()) {
+    return errors::Unimplemented(
+        "fused_ops [", absl::StrJoin(ops, ", "),
+        "] is not supported; expected an optional BiasAdd followed by an "
+        "optional Relu, Relu6, Elu or LeakyRelu");
+  }
+  if (num_args != (*has_bias ? 1 : 0)) {
+    return errors::InvalidArgument("num_args is ", num_args, " but fused_ops [",
+                                   absl::StrJoin(ops, ", "), "] needs ",
+                                   *has_bias ? 1 : 0);
+  }
+  return Status();
+}
+
+void ApplyEpilogueRows(const GemmEpilogue& e, float* data, int64_t rows,
+                       int64_t channels, int64_t ld) {
+  if ((e.bias == nullptr && e.activation == Act::kNone) || rows <= 0 ||
+      channels <= 0) {
+    return;
+  }
+  switch (e.activation) {
+    case Act::kNone:
+      return Rows<Act::kNone>(e, data, rows, channels, ld);
+    case Act::kRelu:
+      return Rows<Act::kRelu>(e, data, rows, channels, ld);
+    case Act::kRelu6:
+      return Rows<Act::kRelu6>(e, data, rows, channels, ld);
+    case Act::kElu:
+      return Rows<Act::kElu>(e, data, rows, channels, ld);
+    case Act::kLeakyRelu:
+      return Rows<Act::kLeakyRelu>(e, data, rows, channels, ld);
+  }
+}
+
+}  // namespace weft

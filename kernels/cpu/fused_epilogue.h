@@ -1,0 +1,37 @@
+// What the fused CPU kernels (_FusedConv2D, _FusedMatMul,
+// _FusedDepthwiseConv2dNative) share: reading the epilogue (a per-channel
+// bias and an activation, gemm.h's GemmEpilogue) from a fused node's attrs,
+// and applying it to channels-last rows that a kernel computed itself (the
+// depthwise convolution; products apply it inside Gemm).
+#ifndef WEFT_KERNELS_CPU_FUSED_EPILOGUE_H_
+#define WEFT_KERNELS_CPU_FUSED_EPILOGUE_H_
+
+#include <cstdint>
+
+#include "core/status.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/op_kernel.h"
+
+namespace weft {
+
+// Reads `fused_ops` (an optional "BiasAdd", then an optional "Relu",
+// "Relu6", "Elu" or "LeakyRelu"), `num_args` (1 with a bias, else 0) and
+// `leakyrelu_alpha` into `epilogue` (its bias stays null: the kernel points
+// it at its bias input per run) and *has_bias. Errors say what is
+// unsupported.
+Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
+                    bool* has_bias);
+
+// rows x channels values at `data` (row r at data + r * ld) get
+// epilogue.bias added and the activation applied, in place, computed as the
+// standalone BiasAdd and activation kernels compute them:
+//   Relu       x < 0 ? 0 : x               (NaN and -0 pass through)
+//   Relu6      x < 0 ? 0 : (x > 6 ? 6 : x) (NaN passes through)
+//   Elu        x < 0 ? exp(x) - 1 : x      (Eigen's vectorized exp)
+//   LeakyRelu  x > 0 ? x : x * alpha       (NaN gives NaN)
+void ApplyEpilogueRows(const GemmEpilogue& epilogue, float* data, int64_t rows,
+                       int64_t channels, int64_t ld);
+
+}  // namespace weft
+
+#endif  // WEFT_KERNELS_CPU_FUSED_EPILOGUE_H_

@@ -1,0 +1,85 @@
+// _FusedMatMul on the CPU, for float: MatMul (matmul_op.cc) with the bias
+// and activation that followed it in the graph (see fused_epilogue.h and
+// ops/nn_fused_ops.cc).
+//
+// The product is the shared Gemm (gemm.h) with its epilogue, which adds the
+// bias and applies the activation to each output tile as it is finished,
+// while it is in cache.
+#include <algorithm>
+#include <cstdint>
+
+#include "core/tensor.h"
+#include "kernels/cpu/fused_epilogue.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/op_kernel.h"
+
+namespace weft {
+namespace {
+
+class FusedMatMulOp : public OpKernel {
+ public:
+  explicit FusedMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_a", &transpose_a_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_b", &transpose_b_));
+    OP_REQUIRES_OK(ctx, ReadFusedOps(ctx, &epilogue_, &has_bias_));
+  }
+
+  void Compute(OpKernelContext* ctx) const override {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    OP_REQUIRES(ctx, a.dims() == 2,
+                errors::InvalidArgument("a must be a matrix (rank 2) but has "
+                                        "shape ",
+                                        a.shape().DebugString()));
+    OP_REQUIRES(ctx, b.dims() == 2,
+                errors::InvalidArgument("b must be a matrix (rank 2) but has "
+                                        "shape ",
+                                        b.shape().DebugString()));
+    const int64_t m = a.dim_size(transpose_a_ ? 1 : 0);
+    const int64_t k = a.dim_size(transpose_a_ ? 0 : 1);
+    const int64_t k_b = b.dim_size(transpose_b_ ? 1 : 0);
+    const int64_t n = b.dim_size(transpose_b_ ? 0 : 1);
+    OP_REQUIRES(
+        ctx, k == k_b,
+        errors::InvalidArgument(
+            "inner dimensions differ: a has shape ", a.shape().DebugString(),
+            " (transpose_a=", transpose_a_ ? "true" : "false",
+            ") and b has shape ", b.shape().DebugString(),
+            " (transpose_b=", transpose_b_ ? "true" : "false", ")"));
+    GemmEpilogue epilogue = epilogue_;
+    if (has_bias_) {
+      const Tensor& bias = ctx->input(2);
+      OP_REQUIRES(ctx, bias.dims() == 1 && bias.dim_size(0) == n,
+                  errors::InvalidArgument(
+                      "bias (input 2) has shape ", bias.shape().DebugString(),
+                      " but must be [", n, "], one value per output column"));
+      epilogue.bias = bias.data<float>();
+    }
+    Tensor* c = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &c));
+    if (m == 0 || n == 0) return;
+    float* out = c->data<float>();
+    if (k == 0) {
+      std::fill_n(out, m * n, 0.0f);
+      ApplyEpilogueRows(epilogue, out, m, n, n);
+      return;
+    }
+    const GemmOperand<float> lhs{a.data<float>(), a.dim_size(1), transpose_a_};
+    const GemmOperand<float> rhs{b.data<float>(), b.dim_size(1), transpose_b_};
+    Gemm(*ctx, m, k, n, lhs, rhs, out, n, epilogue);
+  }
+
+ private:
+  bool transpose_a_ = false;
+  bool transpose_b_ = false;
+  GemmEpilogue epilogue_;
+  bool has_bias_ = false;
+};
+
+REGISTER_KERNEL_BUILDER(
+    Name("_FusedMatMul").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+    FusedMatMulOp);
+
+}  // namespace
+}  // namespace weft

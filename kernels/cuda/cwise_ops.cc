@@ -1,0 +1,190 @@
+// CUDA kernels of element-wise ops, float and half: unary math and
+// activations, binary arithmetic with NumPy broadcasting, BiasAdd. Shapes
+// are checked and broadcasting is planned here on the host; the device code
+// is in cwise_ops_gpu.cu.
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "core/tensor.h"
+#include "kernels/cpu/broadcast.h"
+#include "kernels/cuda/cuda_kernel_util.h"
+#include "kernels/cuda/cwise_ops_gpu.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/op_kernel.h"
+
+namespace weft {
+namespace {
+
+template <gpu::UnaryOp kOp, typename T>
+class CudaUnaryOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    Tensor* y = nullptr;
+    OP_REQUIRES_OK(
+        ctx, ctx->forward_input_or_allocate_output({0}, 0, x.shape(), &y));
+    if (x.NumElements() == 0) return;
+    CudaDevice* device = CurrentCudaDevice(ctx);
+    OP_REQUIRES_OK(
+        ctx, CudaCall(gpu::LaunchUnary(kOp, GpuElementType<T>(), x.raw_data(),
+                                       y->raw_data(), x.NumElements(),
+                                       device->compute_stream()),
+                      "launching the element-wise kernel"));
+  }
+};
+
+template <gpu::BinaryOp kOp, typename T>
+class CudaBinaryOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    BinaryBroadcast bcast;
+    OP_REQUIRES_OK(ctx, bcast.Init(x.shape(), y.shape()));
+    gpu::BroadcastIndex index;
+    Tensor* z = nullptr;
+    if (bcast.x_complete() && bcast.y_complete()) {
+      index.kind = gpu::BroadcastIndex::kSame;
+      OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                              {0, 1}, 0, bcast.output_shape(), &z));
+    } else {
+      if (bcast.x_is_scalar() && bcast.y_complete()) {
+        index.kind = gpu::BroadcastIndex::kXScalar;
+      } else if (bcast.y_is_scalar() && bcast.x_complete()) {
+        index.kind = gpu::BroadcastIndex::kYScalar;
+      } else {
+        const int rank = static_cast<int>(bcast.reduced_dims().size());
+        OP_REQUIRES(
+            ctx, rank <= gpu::kMaxBroadcastRank,
+            errors::Unimplemented(
+                "x has shape ", x.shape().DebugString(), " and y has shape ",
+                y.shape().DebugString(), ", whose broadcast needs ", rank,
+                " dimensions after merging; the CUDA kernel takes at most ",
+                gpu::kMaxBroadcastRank));
+        index.kind = gpu::BroadcastIndex::kStrided;
+        index.rank = rank;
+        for (int d = 0; d < rank; ++d) {
+          index.dims[d] = bcast.reduced_dims()[d];
+          index.x_strides[d] = bcast.x_strides()[d];
+          index.y_strides[d] = bcast.y_strides()[d];
+        }
+      }
+      // Only the complete input can become the output: the other is read
+      // at repeated positions while the output is written.
+      const int candidate = bcast.x_complete()   ? 0
+                            : bcast.y_complete() ? 1
+                                                 : -1;
+      if (candidate >= 0) {
+        OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                                {candidate}, 0, bcast.output_shape(), &z));
+      } else {
+        OP_REQUIRES_OK(ctx, ctx->allocate_output(0, bcast.output_shape(), &z));
+      }
+    }
+    if (bcast.output_size() == 0) return;
+    CudaDevice* device = CurrentCudaDevice(ctx);
+    OP_REQUIRES_OK(
+        ctx, CudaCall(gpu::LaunchBinary(kOp, GpuElementType<T>(), x.raw_data(),
+                                        y.raw_data(), z->raw_data(),
+                                        bcast.output_size(), index,
+                                        device->compute_stream()),
+                      "launching the element-wise kernel"));
+  }
+};
+
+template <typename T>
+class CudaBiasAddOp : public OpKernel {
+ public:
+  explicit CudaBiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::string format;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
+    OP_REQUIRES(
+        ctx, format == "NHWC" || format == "NCHW",
+        errors::InvalidArgument(
+            "attr 'data_format' must be 'NHWC' or 'NCHW', got '", format, "'"));
+    channels_first_ = format == "NCHW";
+  }
+
+  void Compute(OpKernelContext* ctx) const override {
+    const Tensor& value = ctx->input(0);
+    const Tensor& bias = ctx->input(1);
+    OP_REQUIRES(ctx, value.dims() >= 2,
+                errors::InvalidArgument("value must have rank >= 2, but has "
+                                        "shape ",
+                                        value.shape().DebugString()));
+    OP_REQUIRES(ctx, bias.dims() == 1,
+                errors::InvalidArgument("bias must be a vector (rank 1), but "
+                                        "has shape ",
+                                        bias.shape().DebugString()));
+    const int channel_dim = channels_first_ ? 1 : value.dims() - 1;
+    const int64_t channels = value.dim_size(channel_dim);
+    OP_REQUIRES(ctx, bias.dim_size(0) == channels,
+                errors::InvalidArgument(
+                    "bias has ", bias.dim_size(0), " elements but value ",
+                    value.shape().DebugString(), " has ", channels,
+                    " channels in dimension ", channel_dim));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                            {0}, 0, value.shape(), &out));
+    if (value.NumElements() == 0) return;
+    int64_t inner = 1;
+    for (int d = channel_dim + 1; d < value.dims(); ++d) {
+      inner *= value.dim_size(d);
+    }
+    CudaDevice* device = CurrentCudaDevice(ctx);
+    OP_REQUIRES_OK(
+        ctx, CudaCall(gpu::LaunchBiasAdd(GpuElementType<T>(), value.raw_data(),
+                                         bias.raw_data(), out->raw_data(),
+                                         value.NumElements(), channels, inner,
+                                         device->compute_stream()),
+                      "launching the BiasAdd kernel"));
+  }
+
+ private:
+  bool channels_first_ = false;
+};
+
+#define WEFT_CUDA_UNARY(name, op, T)                         \
+  REGISTER_KERNEL_BUILDER(                                   \
+      Name(name).Device(DEVICE_CUDA).TypeConstraint<T>("T"), \
+      CudaUnaryOp<gpu::UnaryOp::op, T>)
+#define WEFT_CUDA_BINARY(name, op, T)                        \
+  REGISTER_KERNEL_BUILDER(                                   \
+      Name(name).Device(DEVICE_CUDA).TypeConstraint<T>("T"), \
+      CudaBinaryOp<gpu::BinaryOp::op, T>)
+#define WEFT_CUDA_CWISE(T)                                        \
+  WEFT_CUDA_UNARY("Neg", kNeg, T);                                \
+  WEFT_CUDA_UNARY("Abs", kAbs, T);                                \
+  WEFT_CUDA_UNARY("Exp", kExp, T);                                \
+  WEFT_CUDA_UNARY("Log", kLog, T);                                \
+  WEFT_CUDA_UNARY("Sqrt", kSqrt, T);                              \
+  WEFT_CUDA_UNARY("Rsqrt", kRsqrt, T);                            \
+  WEFT_CUDA_UNARY("Tanh", kTanh, T);                              \
+  WEFT_CUDA_UNARY("Sigmoid", kSigmoid, T);                        \
+  WEFT_CUDA_UNARY("Relu", kRelu, T);                              \
+  WEFT_CUDA_UNARY("Relu6", kRelu6, T);                            \
+  WEFT_CUDA_UNARY("Elu", kElu, T);                                \
+  WEFT_CUDA_BINARY("Add", kAdd, T);                               \
+  WEFT_CUDA_BINARY("AddV2", kAdd, T);                             \
+  WEFT_CUDA_BINARY("Sub", kSub, T);                               \
+  WEFT_CUDA_BINARY("Mul", kMul, T);                               \
+  WEFT_CUDA_BINARY("RealDiv", kDiv, T);                           \
+  WEFT_CUDA_BINARY("Maximum", kMax, T);                           \
+  WEFT_CUDA_BINARY("Minimum", kMin, T);                           \
+  REGISTER_KERNEL_BUILDER(                                        \
+      Name("BiasAdd").Device(DEVICE_CUDA).TypeConstraint<T>("T"), \
+      CudaBiasAddOp<T>)
+
+WEFT_CUDA_CWISE(float);
+WEFT_CUDA_CWISE(half);
+
+#undef WEFT_CUDA_CWISE
+#undef WEFT_CUDA_BINARY
+#undef WEFT_CUDA_UNARY
+
+}  // namespace
+}  // namespace weft

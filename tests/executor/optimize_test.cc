@@ -1,0 +1,672 @@
+// The session's graph optimizer (executor/graph_optimizer.h): constant
+// folding and Conv2D / DepthwiseConv2dNative / MatMul fusion give the same
+// outputs as running the graph's nodes as they are (SessionOptions.optimize
+// = false), keep fetched and fed tensors' meaning, and leave alone what they
+// must not rewrite.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/tensor.h"
+#include "executor/graph_optimizer.h"
+#include "executor/session.h"
+#include "gmock/gmock.h"
+#include "graph/graph_def.h"
+#include "graph/import.h"
+#include "graph/shape_inference_pass.h"
+#include "gtest/gtest.h"
+
+namespace weft {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Builds small graphs node by node.
+class Builder {
+ public:
+  std::string Const(const std::string& name, const Tensor& value) {
+    NodeDef n;
+    n.name = name;
+    n.op = "Const";
+    n.attr["dtype"] = AttrValue::Type(value.dtype());
+    n.attr["value"] = AttrValue::TensorValue(value);
+    def_.node.push_back(std::move(n));
+    return name;
+  }
+  std::string Placeholder(const std::string& name, const TensorShape& shape,
+                          DataType dtype = DT_FLOAT) {
+    NodeDef n;
+    n.name = name;
+    n.op = "Placeholder";
+    n.attr["dtype"] = AttrValue::Type(dtype);
+    n.attr["shape"] = AttrValue::Shape(PartialTensorShape(shape));
+    def_.node.push_back(std::move(n));
+    return name;
+  }
+  std::string Op(const std::string& name, const std::string& op,
+                 std::vector<std::string> inputs, AttrMap attrs = {},
+                 DataType dtype = DT_FLOAT) {
+    NodeDef n;
+    n.name = name;
+    n.op = op;
+    n.input = std::move(inputs);
+    n.attr = std::move(attrs);
+    if (n.attr.find("T") == n.attr.end()) n.attr["T"] = AttrValue::Type(dtype);
+    def_.node.push_back(std::move(n));
+    return name;
+  }
+  std::string Conv(const std::string& name, const std::string& input,
+                   const std::string& filter, int stride = 1,
+                   const std::string& padding = "SAME",
+                   const std::string& op = "Conv2D") {
+    AttrMap a;
+    a["strides"] = AttrValue::IntList({1, stride, stride, 1});
+    a["padding"] = AttrValue::String(padding);
+    return Op(name, op, {input, filter}, std::move(a));
+  }
+
+  std::shared_ptr<const Graph> Build() {
+    ImportOptions io;
+    io.source_name = "opt.pbtxt";
+    auto g = ImportGraphDef(def_, io);
+    EXPECT_TRUE(g.ok()) << g.status();
+    ShapeInferenceOptions so;
+    so.source_name = "opt.pbtxt";
+    Status s = InferShapes(g->get(), so);
+    EXPECT_TRUE(s.ok()) << s;
+    return std::shared_ptr<const Graph>(std::move(*g));
+  }
+
+ private:
+  GraphDef def_;
+};
+
+// Uniform values in [lo, hi), reproducible.
+Tensor Random(const TensorShape& shape, float lo = -1, float hi = 1,
+              unsigned seed = 1) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  Tensor t(DT_FLOAT, shape);
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = dist(gen);
+  return t;
+}
+
+std::unique_ptr<Session> MakeSession(std::shared_ptr<const Graph> g,
+                                     bool optimize, int threads = 2) {
+  SessionOptions options;
+  options.threads = threads;
+  options.optimize = optimize;
+  options.source_name = "opt.pbtxt";
+  auto s = Session::Create(std::move(g), options);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return std::move(*s);
+}
+
+struct Outcome {
+  std::vector<Tensor> outputs;
+  std::vector<std::string> ran;  // node names, as traced
+  int num_nodes = 0;
+};
+
+Outcome RunGraph(const std::shared_ptr<const Graph>& g, bool optimize,
+                 const std::vector<std::pair<std::string, Tensor>>& feeds,
+                 const std::vector<std::string>& fetches) {
+  auto session = MakeSession(g, optimize);
+  std::vector<std::string> feed_names;
+  std::vector<Tensor> feed_values;
+  for (const auto& f : feeds) {
+    feed_names.push_back(f.first);
+    feed_values.push_back(f.second);
+  }
+  Outcome out;
+  auto callable = session->Prepare(feed_names, fetches);
+  EXPECT_TRUE(callable.ok()) << callable.status();
+  if (!callable.ok()) return out;
+  out.num_nodes = (*callable)->num_nodes();
+  RunOptions options;
+  options.trace = true;
+  RunMetadata metadata;
+  Status s =
+      session->Run(**callable, feed_values, &out.outputs, options, &metadata);
+  EXPECT_TRUE(s.ok()) << s;
+  for (const NodeTrace& t : metadata.node_traces) {
+    out.ran.push_back(t.node->name());
+  }
+  return out;
+}
+
+// |a - b| <= rel * |b| + abs_scale * max|B| elementwise, NaN matching NaN
+// and infinities matching exactly. Folding a batch-norm scale into a filter
+// rounds differently from scaling the convolution's output, by a few float
+// ulps of the terms summed: 1e-5 relative to the output's scale covers the
+// products of a few hundred terms below with a wide margin and still
+// catches a wrong channel, bias or activation.
+void ExpectClose(const Tensor& a, const Tensor& b, double rel = 1e-5,
+                 double abs_scale = 1e-5) {
+  ASSERT_EQ(a.dtype(), b.dtype());
+  ASSERT_EQ(a.shape(), b.shape());
+  if (a.dtype() != DT_FLOAT) {
+    ASSERT_EQ(a.TotalBytes(), b.TotalBytes());
+    EXPECT_EQ(0, std::memcmp(a.raw_data(), b.raw_data(), a.TotalBytes()));
+    return;
+  }
+  const float* x = a.data<float>();
+  const float* y = b.data<float>();
+  double max_b = 0;
+  for (int64_t i = 0; i < b.NumElements(); ++i) {
+    if (std::isfinite(y[i])) max_b = std::max(max_b, std::fabs(double(y[i])));
+  }
+  int bad = 0;
+  for (int64_t i = 0; i < a.NumElements(); ++i) {
+    const bool ok =
+        std::isnan(y[i])
+            ? std::isnan(x[i])
+            : (std::isinf(y[i])
+                   ? x[i] == y[i]
+                   : std::fabs(double(x[i]) - y[i]) <=
+                         rel * std::fabs(double(y[i])) + abs_scale * max_b);
+    if (!ok && ++bad <= 5) {
+      ADD_FAILURE() << "element " << i << ": optimized " << x[i]
+                    << ", unoptimized " << y[i];
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+int CountFused(const std::vector<std::string>& names) {
+  int n = 0;
+  for (const auto& name : names) n += absl::StrContains(name, "+");
+  return n;
+}
+
+bool Ran(const Outcome& o, const std::string& name) {
+  for (const auto& n : o.ran) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
+AttrMap LeakyAlpha(float alpha) {
+  AttrMap a;
+  a["alpha"] = AttrValue::Float(alpha);
+  return a;
+}
+
+// ---- constant folding -----------------------------------------------------
+
+// y = x * rsqrt(var + eps) * gamma: the Keras batch-norm scale subgraph.
+std::shared_ptr<const Graph> ScaleGraph() {
+  Builder b;
+  b.Placeholder("x", TensorShape({2, 3}));
+  b.Const("var", Random(TensorShape({3}), 0.5, 2, 2));
+  b.Const("eps", Random(TensorShape({}), 1e-3, 2e-3, 3));
+  b.Const("gamma", Random(TensorShape({3}), 0.5, 2, 4));
+  b.Op("add", "AddV2", {"var", "eps"});
+  b.Op("rsqrt", "Rsqrt", {"add"});
+  b.Op("scale", "Mul", {"rsqrt", "gamma"});
+  b.Op("y", "Mul", {"x", "scale"});
+  return b.Build();
+}
+
+TEST(OptimizeTest, FoldsConstantSubgraphs) {
+  auto g = ScaleGraph();
+  Tensor x = Random(TensorShape({2, 3}));
+  Outcome off = RunGraph(g, false, {{"x", x}}, {"y"});
+  Outcome on = RunGraph(g, true, {{"x", x}}, {"y"});
+  EXPECT_EQ(off.num_nodes, 4);
+  // Only the product with the placeholder is left to run.
+  EXPECT_EQ(on.num_nodes, 1);
+  EXPECT_EQ(on.ran, (std::vector<std::string>{"y"}));
+  // Folding evaluates the same kernels: bit for bit the same.
+  ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+}
+
+TEST(OptimizeTest, FetchedFoldedNodesKeepNameAndValue) {
+  auto g = ScaleGraph();
+  Tensor x = Random(TensorShape({2, 3}));
+  Outcome off = RunGraph(g, false, {{"x", x}}, {"scale", "y", "rsqrt:0"});
+  Outcome on = RunGraph(g, true, {{"x", x}}, {"scale", "y", "rsqrt:0"});
+  ASSERT_EQ(on.outputs.size(), 3u);
+  for (int i = 0; i < 3; ++i) ExpectClose(on.outputs[i], off.outputs[i], 0, 0);
+  // Without feeds everything is constant: nothing runs.
+  Outcome consts = RunGraph(g, true, {}, {"scale"});
+  EXPECT_EQ(consts.num_nodes, 0);
+  ExpectClose(consts.outputs[0], off.outputs[0], 0, 0);
+}
+
+TEST(OptimizeTest, FedNodesAndWhatFollowsThemAreNotFolded) {
+  auto g = ScaleGraph();
+  Tensor x = Random(TensorShape({2, 3}));
+  // Feeding an inner node (`add`) replaces what the graph computes there,
+  // and feeding a Const (`gamma`) replaces its value.
+  Tensor add = Random(TensorShape({3}), 1, 4, 7);
+  Tensor gamma = Random(TensorShape({3}), -2, -1, 8);
+  for (const auto& feeds :
+       std::vector<std::vector<std::pair<std::string, Tensor>>>{
+           {{"x", x}, {"add", add}},
+           {{"x", x}, {"gamma", gamma}},
+           {{"x", x}, {"add", add}, {"gamma", gamma}}}) {
+    Outcome off = RunGraph(g, false, feeds, {"y", "scale"});
+    Outcome on = RunGraph(g, true, feeds, {"y", "scale"});
+    ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+    ExpectClose(on.outputs[1], off.outputs[1], 0, 0);
+    // Below a fed `add` nothing is constant; with only `gamma` fed, the
+    // sum and its rsqrt still fold.
+    EXPECT_EQ(on.num_nodes, feeds.size() == 2 && feeds[1].first == "gamma"
+                                ? off.num_nodes - 2
+                                : off.num_nodes);
+  }
+  // The same session keeps one optimized graph per signature.
+  auto session = MakeSession(g, true);
+  auto a = session->Run({{"x", x}}, {"scale"});
+  auto b = session->Run({{"x", x}, {"add", add}}, {"scale"});
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_NE((*a)[0].data<float>()[0], (*b)[0].data<float>()[0]);
+}
+
+TEST(OptimizeTest, OversizedResultsAreNotFolded) {
+  // Fill makes 32 MiB out of two small constants: over the 16 MiB cap.
+  Builder b;
+  b.Placeholder("x", TensorShape({}));
+  Tensor dims(DT_INT32, TensorShape({1}));
+  dims.data<int32_t>()[0] = 8 << 20;
+  b.Const("dims", dims);
+  b.Const("one", Random(TensorShape({}), 1, 1.5));
+  b.Op("big", "Fill", {"dims", "one"},
+       {{"index_type", AttrValue::Type(DT_INT32)}});
+  b.Op("y", "Mul", {"big", "x"});
+  auto g = b.Build();
+  Tensor x = Random(TensorShape({}));
+  Outcome on = RunGraph(g, true, {{"x", x}}, {"y"});
+  EXPECT_TRUE(Ran(on, "big"));
+  EXPECT_EQ(on.outputs[0].NumElements(), 8 << 20);
+}
+
+// ---- fusion ---------------------------------------------------------------
+
+struct Pattern {
+  std::string name;
+  std::shared_ptr<const Graph> graph;
+  TensorShape input;
+  std::string fetch;
+  std::string fused_name;  // what the fused node is called
+  int nodes_after;         // nodes run after optimizing
+};
+
+// conv -> BiasAdd(b) -> Relu
+Pattern ConvBiasRelu(int k, int stride) {
+  Builder b;
+  b.Placeholder("x", TensorShape({2, 9, 9, 5}));
+  b.Const("w", Random(TensorShape({k, k, 5, 7}), -1, 1, 11));
+  b.Const("b", Random(TensorShape({7}), -1, 1, 12));
+  b.Conv("conv", "x", "w", stride, k == 1 ? "VALID" : "SAME");
+  b.Op("bias", "BiasAdd", {"conv", "b"});
+  b.Op("relu", "Relu", {"bias"});
+  return {absl::StrCat("ConvBiasRelu", k, "x", k, "s", stride),
+          b.Build(),
+          TensorShape({2, 9, 9, 5}),
+          "relu",
+          "conv+BiasAdd+Relu",
+          1};
+}
+
+// Keras 3's batch normalization after a bias-free convolution, with its
+// constant subgraph: conv * (rsqrt(var + eps) * gamma) + (beta - mean *
+// scale), then `activation`.
+Pattern KerasBatchNorm(const std::string& head, const std::string& activation,
+                       bool broadcast_shape) {
+  Builder b;
+  const int c = head == "DepthwiseConv2dNative" ? 6 * 2 : 7;
+  b.Placeholder("x", TensorShape({1, 8, 8, 6}));
+  b.Const("w",
+          Random(head == "DepthwiseConv2dNative" ? TensorShape({3, 3, 6, 2})
+                                                 : TensorShape({3, 3, 6, 7}),
+                 -1, 1, 21));
+  b.Conv("conv", "x", "w", 1, "SAME", head);
+  TensorShape vec =
+      broadcast_shape ? TensorShape({1, 1, 1, c}) : TensorShape({c});
+  b.Const("var", Random(vec, 0.5, 2, 22));
+  b.Const("eps", Random(TensorShape({}), 1e-3, 2e-3, 23));
+  b.Const("gamma", Random(vec, 0.5, 2, 24));
+  b.Const("beta", Random(vec, -1, 1, 25));
+  b.Const("mean", Random(vec, -1, 1, 26));
+  b.Op("bn/add", "AddV2", {"var", "eps"});
+  b.Op("bn/rsqrt", "Rsqrt", {"bn/add"});
+  b.Op("bn/mul", "Mul", {"bn/rsqrt", "gamma"});
+  b.Op("bn/mul_1", "Mul", {"conv", "bn/mul"});
+  b.Op("bn/mul_2", "Mul", {"mean", "bn/mul"});
+  b.Op("bn/sub", "Sub", {"beta", "bn/mul_2"});
+  b.Op("bn/add_1", "AddV2", {"bn/mul_1", "bn/sub"});
+  std::string fetch = "bn/add_1";
+  std::string fused = "conv+Mul+AddV2";
+  if (!activation.empty()) {
+    b.Op("act", activation, {"bn/add_1"},
+         activation == "LeakyRelu" ? LeakyAlpha(0.3f) : AttrMap{});
+    fetch = "act";
+    fused += "+" + activation;
+  }
+  return {absl::StrCat("KerasBatchNorm_", head, "_", activation,
+                       broadcast_shape ? "_broadcast" : ""),
+          b.Build(),
+          TensorShape({1, 8, 8, 6}),
+          fetch,
+          fused,
+          1};
+}
+
+// conv -> FusedBatchNormV3 (inference) -> Relu
+Pattern FusedBatchNorm() {
+  Builder b;
+  b.Placeholder("x", TensorShape({2, 8, 8, 4}));
+  b.Const("w", Random(TensorShape({3, 3, 4, 6}), -1, 1, 31));
+  b.Const("b", Random(TensorShape({6}), -1, 1, 32));
+  b.Conv("conv", "x", "w", 2);
+  b.Op("bias", "BiasAdd", {"conv", "b"});
+  b.Const("scale", Random(TensorShape({6}), 0.5, 2, 33));
+  b.Const("offset", Random(TensorShape({6}), -1, 1, 34));
+  b.Const("mean", Random(TensorShape({6}), -1, 1, 35));
+  b.Const("var", Random(TensorShape({6}), 0.5, 2, 36));
+  AttrMap a;
+  a["U"] = AttrValue::Type(DT_FLOAT);
+  a["is_training"] = AttrValue::Bool(false);
+  a["epsilon"] = AttrValue::Float(1e-3f);
+  b.Op("bn", "FusedBatchNormV3", {"bias", "scale", "offset", "mean", "var"},
+       std::move(a));
+  b.Op("relu", "Relu", {"bn"});
+  return {"FusedBatchNorm",
+          b.Build(),
+          TensorShape({2, 8, 8, 4}),
+          "relu",
+          "conv+BiasAdd+FusedBatchNormV3+Relu",
+          1};
+}
+
+// MatMul -> bias -> activation, in the ways dense layers are written.
+Pattern Dense(const std::string& bias_op, const std::string& activation,
+              bool transpose_b, bool scale) {
+  Builder b;
+  b.Placeholder("x", TensorShape({3, 16}));
+  b.Const("w",
+          Random(transpose_b ? TensorShape({10, 16}) : TensorShape({16, 10}),
+                 -1, 1, 41));
+  b.Const("b", Random(bias_op == "BiasAdd" ? TensorShape({10})
+                                           : TensorShape({1, 10}),
+                      -1, 1, 42));
+  AttrMap mm;
+  mm["transpose_b"] = AttrValue::Bool(transpose_b);
+  b.Op("mm", "MatMul", {"x", "w"}, std::move(mm));
+  std::string last = "mm";
+  std::string fused = "mm";
+  if (scale) {
+    b.Const("s", Random(TensorShape({10}), 0.5, 2, 43));
+    // The scale on the left: Mul is commutative.
+    last = b.Op("scaled", "Mul", {"s", last});
+    fused += "+Mul";
+  }
+  // AddV2 with the bias first, as `b + x@w` is written.
+  last = bias_op == "BiasAdd" ? b.Op("bias", "BiasAdd", {last, "b"})
+                              : b.Op("bias", bias_op, {"b", last});
+  fused += "+" + bias_op;
+  if (!activation.empty()) {
+    last = b.Op("act", activation, {last},
+                activation == "LeakyRelu" ? LeakyAlpha(0.1f) : AttrMap{});
+    fused += "+" + activation;
+  }
+  return {absl::StrCat("Dense_", bias_op, "_", activation,
+                       transpose_b ? "_tb" : "", scale ? "_scaled" : ""),
+          b.Build(),
+          TensorShape({3, 16}),
+          last,
+          fused,
+          1};
+}
+
+std::vector<Pattern> Patterns() {
+  return {ConvBiasRelu(3, 1),
+          ConvBiasRelu(3, 2),
+          ConvBiasRelu(1, 1),
+          KerasBatchNorm("Conv2D", "Relu6", false),
+          KerasBatchNorm("Conv2D", "", true),
+          KerasBatchNorm("Conv2D", "Elu", true),
+          KerasBatchNorm("DepthwiseConv2dNative", "Relu6", true),
+          KerasBatchNorm("DepthwiseConv2dNative", "LeakyRelu", false),
+          FusedBatchNorm(),
+          Dense("BiasAdd", "Relu", false, false),
+          Dense("AddV2", "Elu", false, false),
+          Dense("Add", "LeakyRelu", true, true),
+          Dense("BiasAdd", "", true, false)};
+}
+
+TEST(OptimizeTest, FusedPatternsMatchTheUnoptimizedGraph) {
+  for (const Pattern& p : Patterns()) {
+    SCOPED_TRACE(p.name);
+    for (int trial = 0; trial < 3; ++trial) {
+      Tensor x = Random(p.input, -2, 2, 100 + trial);
+      Outcome off = RunGraph(p.graph, false, {{"x", x}}, {p.fetch});
+      Outcome on = RunGraph(p.graph, true, {{"x", x}}, {p.fetch});
+      ASSERT_EQ(on.outputs.size(), 1u);
+      ExpectClose(on.outputs[0], off.outputs[0]);
+      EXPECT_EQ(on.num_nodes, p.nodes_after);
+      EXPECT_EQ(on.ran, (std::vector<std::string>{p.fused_name}));
+    }
+  }
+}
+
+TEST(OptimizeTest, NanAndInfinityPassThroughFusedActivations) {
+  for (const std::string& activation :
+       {"Relu", "Relu6", "Elu", "LeakyRelu", ""}) {
+    SCOPED_TRACE(activation);
+    Pattern p = Dense("BiasAdd", activation, false, false);
+    Tensor x = Random(p.input, -2, 2, 5);
+    float* v = x.data<float>();
+    v[0] = std::numeric_limits<float>::quiet_NaN();   // row 0: all NaN
+    v[16] = std::numeric_limits<float>::infinity();   // row 1: +-inf
+    v[32] = -std::numeric_limits<float>::infinity();  // row 2: -+inf
+    Outcome off = RunGraph(p.graph, false, {{"x", x}}, {p.fetch});
+    Outcome on = RunGraph(p.graph, true, {{"x", x}}, {p.fetch});
+    EXPECT_EQ(CountFused(on.ran), 1);
+    ExpectClose(on.outputs[0], off.outputs[0]);
+    // The NaN row stays NaN through every activation.
+    for (int j = 0; j < 10; ++j) {
+      EXPECT_TRUE(std::isnan(on.outputs[0].data<float>()[j])) << j;
+    }
+  }
+}
+
+TEST(OptimizeTest, FetchedIntermediatesAreNotFusedAway) {
+  Pattern p = ConvBiasRelu(3, 1);
+  Tensor x = Random(p.input);
+  Outcome off = RunGraph(p.graph, false, {{"x", x}}, {"bias", "relu"});
+  Outcome on = RunGraph(p.graph, true, {{"x", x}}, {"bias", "relu"});
+  ExpectClose(on.outputs[0], off.outputs[0]);
+  ExpectClose(on.outputs[1], off.outputs[1]);
+  // The bias joins the convolution (its output is fetched: the fused node
+  // stands in for it), the Relu stays on its own.
+  std::set<std::string> ran(on.ran.begin(), on.ran.end());
+  EXPECT_EQ(ran, (std::set<std::string>{"conv+BiasAdd", "relu"}));
+  // Fetching the convolution itself leaves nothing to fuse.
+  Outcome conv = RunGraph(p.graph, true, {{"x", x}}, {"conv", "relu"});
+  EXPECT_EQ(CountFused(conv.ran), 0);
+}
+
+TEST(OptimizeTest, TargetsAndFetchesNamingTheLastNodeFollowTheFusion) {
+  Pattern p = ConvBiasRelu(3, 1);
+  auto session = MakeSession(p.graph, true);
+  Tensor x = Random(p.input);
+  auto out = session->Run({{"x", x}}, {"relu:0"}, {"relu"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto off = MakeSession(p.graph, false)->Run({{"x", x}}, {"relu"});
+  ASSERT_TRUE(off.ok());
+  ExpectClose((*out)[0], (*off)[0]);
+}
+
+TEST(OptimizeTest, FeedingAnIntermediateStopsTheChainThere) {
+  Pattern p = ConvBiasRelu(3, 1);
+  Tensor x = Random(p.input);
+  Tensor bias = Random(TensorShape({2, 9, 9, 7}), -1, 1, 9);
+  Outcome off = RunGraph(p.graph, false, {{"x", x}, {"bias", bias}}, {"relu"});
+  Outcome on = RunGraph(p.graph, true, {{"x", x}, {"bias", bias}}, {"relu"});
+  ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+  EXPECT_EQ(on.ran, (std::vector<std::string>{"relu"}));
+}
+
+TEST(OptimizeTest, PatternsThatMustNotFuse) {
+  Tensor x = Random(TensorShape({2, 9, 9, 5}));
+  {
+    // The convolution's output has two consumers.
+    Builder b;
+    b.Placeholder("x", TensorShape({2, 9, 9, 5}));
+    b.Const("w", Random(TensorShape({3, 3, 5, 7}), -1, 1, 11));
+    b.Const("b", Random(TensorShape({7}), -1, 1, 12));
+    b.Conv("conv", "x", "w");
+    b.Op("bias", "BiasAdd", {"conv", "b"});
+    b.Op("other", "Relu", {"conv"});
+    b.Op("sum", "AddV2", {"bias", "other"});
+    auto g = b.Build();
+    Outcome on = RunGraph(g, true, {{"x", x}}, {"sum"});
+    Outcome off = RunGraph(g, false, {{"x", x}}, {"sum"});
+    EXPECT_EQ(CountFused(on.ran), 0);
+    ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+  }
+  {
+    // The bias is not a constant, and the scale is a per-element tensor.
+    Builder b;
+    b.Placeholder("x", TensorShape({2, 9, 9, 5}));
+    b.Placeholder("b", TensorShape({7}));
+    b.Const("w", Random(TensorShape({3, 3, 5, 7}), -1, 1, 11));
+    b.Const("s", Random(TensorShape({9, 7}), -1, 1, 13));
+    b.Conv("conv", "x", "w");
+    b.Op("bias", "BiasAdd", {"conv", "b"});
+    b.Conv("conv2", "x", "w");
+    b.Op("scaled", "Mul", {"conv2", "s"});
+    auto g = b.Build();
+    Tensor bias = Random(TensorShape({7}), -1, 1, 3);
+    Outcome on = RunGraph(g, true, {{"x", x}, {"b", bias}}, {"bias", "scaled"});
+    Outcome off =
+        RunGraph(g, false, {{"x", x}, {"b", bias}}, {"bias", "scaled"});
+    EXPECT_EQ(CountFused(on.ran), 0);
+    ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+    ExpectClose(on.outputs[1], off.outputs[1], 0, 0);
+  }
+  {
+    // A scale cannot go into a filter that is not a constant; the bias
+    // after it still cannot be reached, so nothing fuses.
+    Builder b;
+    b.Placeholder("x", TensorShape({2, 9, 9, 5}));
+    b.Placeholder("w", TensorShape({3, 3, 5, 7}));
+    b.Const("s", Random(TensorShape({7}), -1, 1, 13));
+    b.Conv("conv", "x", "w");
+    b.Op("scaled", "Mul", {"conv", "s"});
+    auto g = b.Build();
+    Tensor w = Random(TensorShape({3, 3, 5, 7}), -1, 1, 4);
+    Outcome on = RunGraph(g, true, {{"x", x}, {"w", w}}, {"scaled"});
+    EXPECT_EQ(CountFused(on.ran), 0);
+  }
+  {
+    // int32: left alone.
+    Builder b;
+    b.Placeholder("x", TensorShape({1, 4, 4, 2}), DT_INT32);
+    Tensor w(DT_INT32, TensorShape({1, 1, 2, 3}));
+    Tensor bias(DT_INT32, TensorShape({3}));
+    for (int i = 0; i < 6; ++i) w.data<int32_t>()[i] = i - 2;
+    for (int i = 0; i < 3; ++i) bias.data<int32_t>()[i] = 5 - 4 * i;
+    b.Const("w", w);
+    b.Const("b", bias);
+    AttrMap a;
+    a["strides"] = AttrValue::IntList({1, 1, 1, 1});
+    a["padding"] = AttrValue::String("VALID");
+    b.Op("conv", "Conv2D", {"x", "w"}, std::move(a), DT_INT32);
+    b.Op("bias", "BiasAdd", {"conv", "b"}, {}, DT_INT32);
+    b.Op("relu", "Relu", {"bias"}, {}, DT_INT32);
+    auto g = b.Build();
+    Tensor xi(DT_INT32, TensorShape({1, 4, 4, 2}));
+    for (int i = 0; i < 32; ++i) xi.data<int32_t>()[i] = i % 7 - 3;
+    Outcome on = RunGraph(g, true, {{"x", xi}}, {"relu"});
+    Outcome off = RunGraph(g, false, {{"x", xi}}, {"relu"});
+    EXPECT_EQ(CountFused(on.ran), 0);
+    EXPECT_EQ(on.num_nodes, 3);
+    ExpectClose(on.outputs[0], off.outputs[0]);
+  }
+  {
+    // A FusedBatchNormV3 whose batch statistics are used, and one in
+    // training mode, stay.
+    Builder b;
+    b.Placeholder("x", TensorShape({2, 9, 9, 5}));
+    b.Const("w", Random(TensorShape({3, 3, 5, 4}), -1, 1, 11));
+    for (const char* c : {"scale", "offset", "mean", "var"}) {
+      b.Const(c, Random(TensorShape({4}), 0.5, 1.5, 14));
+    }
+    b.Conv("conv", "x", "w");
+    AttrMap a;
+    a["U"] = AttrValue::Type(DT_FLOAT);
+    a["is_training"] = AttrValue::Bool(false);
+    b.Op("bn", "FusedBatchNormV3", {"conv", "scale", "offset", "mean", "var"},
+         a);
+    b.Conv("conv2", "x", "w");
+    a["is_training"] = AttrValue::Bool(true);
+    b.Op("bn2", "FusedBatchNormV3", {"conv2", "scale", "offset", "mean", "var"},
+         a);
+    auto g = b.Build();
+    std::vector<std::string> fetches = {"bn", "bn:1", "bn2"};
+    Outcome on = RunGraph(g, true, {{"x", x}}, fetches);
+    Outcome off = RunGraph(g, false, {{"x", x}}, fetches);
+    EXPECT_EQ(CountFused(on.ran), 0);
+    for (int i = 0; i < 3; ++i) {
+      ExpectClose(on.outputs[i], off.outputs[i], 0, 0);
+    }
+  }
+}
+
+TEST(OptimizeTest, ChromeTraceNamesTheFusedNodes) {
+  Pattern p = ConvBiasRelu(3, 1);
+  auto session = MakeSession(p.graph, true);
+  RunOptions options;
+  options.trace = true;
+  RunMetadata metadata;
+  auto out =
+      session->Run({{"x", Random(p.input)}}, {"relu"}, {}, options, &metadata);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(metadata.node_traces.size(), 1u);
+  EXPECT_EQ(metadata.node_traces[0].node->name(), "conv+BiasAdd+Relu");
+  EXPECT_EQ(metadata.node_traces[0].node->op(), "_FusedConv2D");
+  std::string path = ::testing::TempDir() + "/weft_optimize_trace.json";
+  ASSERT_TRUE(WriteChromeTrace(metadata, path).ok());
+  FILE* f = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::string json(1 << 16, '\0');
+  json.resize(std::fread(json.data(), 1, json.size(), f));
+  std::fclose(f);
+  std::remove(path.c_str());
+  EXPECT_THAT(json, HasSubstr("\"name\": \"conv+BiasAdd+Relu\""));
+  EXPECT_THAT(json,
+              HasSubstr("\"fused_nodes\": [\"conv\", \"bias\", \"relu\"]"));
+}
+
+TEST(OptimizeTest, ResultsDoNotDependOnTheThreadCount) {
+  Pattern p = KerasBatchNorm("Conv2D", "Relu6", false);
+  Tensor x = Random(p.input);
+  std::vector<Tensor> first;
+  for (int threads : {0, 1, 2, 4}) {
+    auto session = MakeSession(p.graph, true, threads);
+    auto out = session->Run({{"x", x}}, {p.fetch});
+    ASSERT_TRUE(out.ok()) << out.status();
+    if (first.empty()) {
+      first = *out;
+    } else {
+      ExpectClose((*out)[0], first[0], 0, 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace weft

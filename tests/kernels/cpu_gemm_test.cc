@@ -1,0 +1,502 @@
+// Gemm and GemmSerial (kernels/cpu/gemm.h) called directly, against a naive
+// product in double.
+//
+// Tolerance: for random operands the float result must lie within
+//   |c - c_ref| <= (k + 2) * 2^-24 * sum_l |a_il b_lj|
+// of the double reference: the classical bound for a k-term dot product in
+// unit roundoff u = 2^-24 (Higham, Accuracy and Stability of Numerical
+// Algorithms, eq. 3.5, gamma_k ~ k u), whatever the summation order, with
+// slack of two roundings for the block sums added to c. The double reference
+// itself is exact to far below that.
+//
+// Shapes cover all four transpose combinations, sizes around the register
+// tiles and cache blocks (1, 2, 3, 7, 13, ... 1000+), leading dimensions
+// wider than the matrices (whose padding must stay untouched), k == 0,
+// NaN and infinity propagation, bit-identical results at 0, 1 and 2 threads,
+// and the epilogue, which must equal running BiasAdd and the activation ops
+// after the product, bit for bit.
+#include "kernels/cpu/gemm.h"
+
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "device/cpu_device.h"
+#include "gtest/gtest.h"
+#include "tests/kernels/kernel_testutil.h"
+
+namespace weft {
+namespace {
+
+using test::AsTensor;
+using test::OpRunner;
+
+constexpr float kSentinel = -12345.0f;
+
+// A float matrix stored row-major with a leading dimension, and its
+// GemmOperand: op(M) is rows x cols; the storage is cols x rows when
+// transposed.
+struct Matrix {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  bool transposed = false;
+  int64_t ld = 0;
+  std::vector<float> data;
+
+  float at(int64_t i, int64_t j) const {
+    return transposed ? data[j * ld + i] : data[i * ld + j];
+  }
+  float& at(int64_t i, int64_t j) {
+    return transposed ? data[j * ld + i] : data[i * ld + j];
+  }
+  GemmOperand<float> operand() const { return {data.data(), ld, transposed}; }
+};
+
+Matrix RandomMatrix(int64_t rows, int64_t cols, bool transposed, int64_t pad,
+                    std::mt19937* rng) {
+  Matrix x;
+  x.rows = rows;
+  x.cols = cols;
+  x.transposed = transposed;
+  const int64_t stored_rows = transposed ? cols : rows;
+  const int64_t stored_cols = transposed ? rows : cols;
+  x.ld = stored_cols + pad;
+  // One spare element so that data() is never null, even for empty shapes.
+  x.data.assign(stored_rows * x.ld + 1, std::nanf(""));
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) x.at(i, j) = dist(*rng);
+  }
+  return x;
+}
+
+// An output buffer of m rows with leading dimension ldc, every element
+// (padding included) set to kSentinel.
+std::vector<float> Output(int64_t m, int64_t ldc) {
+  return std::vector<float>(m * ldc + 1, kSentinel);
+}
+
+// Runs Gemm on a device with an arena of `threads` threads (0: no arena).
+class ThreadedGemm {
+ public:
+  explicit ThreadedGemm(int threads) : runner_("Identity") {
+    // Any kernel will do: the context needs one, Gemm only uses the device.
+    auto out = runner_.Run({AsTensor<float>({1.0f}, TensorShape({1}))});
+    EXPECT_TRUE(out.ok());
+    if (threads > 0) {
+      arena_ = std::make_unique<tbb::task_arena>(threads);
+      arena_->initialize();
+    }
+    device_ = std::make_unique<CpuDevice>("cpu:0", arena_.get());
+  }
+
+  void Run(int64_t m, int64_t k, int64_t n, const Matrix& a, const Matrix& b,
+           float* c, int64_t ldc, const GemmEpilogue* epilogue = nullptr) {
+    OpKernelContext::Params params;
+    params.device = device_.get();
+    params.kernel = runner_.kernel();
+    OpKernelContext ctx(&params);
+    auto call = [&] {
+      if (epilogue != nullptr) {
+        Gemm(ctx, m, k, n, a.operand(), b.operand(), c, ldc, *epilogue);
+      } else {
+        Gemm<float>(ctx, m, k, n, a.operand(), b.operand(), c, ldc);
+      }
+    };
+    if (arena_ != nullptr) {
+      arena_->execute(call);
+    } else {
+      call();
+    }
+  }
+
+ private:
+  OpRunner runner_;
+  std::unique_ptr<tbb::task_arena> arena_;
+  std::unique_ptr<CpuDevice> device_;
+};
+
+// Checks c (m x n, leading dimension ldc) against the double product of a
+// and b, and that the padding of each row kept kSentinel.
+void ExpectProductNear(const Matrix& a, const Matrix& b,
+                       const std::vector<float>& c, int64_t ldc,
+                       const std::string& what) {
+  const int64_t m = a.rows;
+  const int64_t k = a.cols;
+  const int64_t n = b.cols;
+  int failures = 0;
+  for (int64_t i = 0; i < m && failures < 10; ++i) {
+    for (int64_t j = 0; j < n && failures < 10; ++j) {
+      double sum = 0;
+      double abs_sum = 0;
+      for (int64_t l = 0; l < k; ++l) {
+        const double p = double(a.at(i, l)) * double(b.at(l, j));
+        sum += p;
+        abs_sum += std::fabs(p);
+      }
+      const double bound = double(k + 2) * std::ldexp(1.0, -24) * abs_sum;
+      const double got = c[i * ldc + j];
+      if (!(std::fabs(got - sum) <= bound)) {
+        ADD_FAILURE() << what << ": c[" << i << "][" << j << "] = " << got
+                      << ", expected " << sum << " within " << bound;
+        ++failures;
+      }
+    }
+    for (int64_t j = n; j < ldc && failures < 10; ++j) {
+      if (c[i * ldc + j] != kSentinel) {
+        ADD_FAILURE() << what << ": padding c[" << i << "][" << j
+                      << "] was written";
+        ++failures;
+      }
+    }
+  }
+}
+
+void ExpectBitsEqual(const std::vector<float>& x, const std::vector<float>& y,
+                     const std::string& what) {
+  ASSERT_EQ(x.size(), y.size()) << what;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::memcmp(&x[i], &y[i], sizeof(float)) != 0) {
+      ADD_FAILURE() << what << ": element " << i << " differs: " << x[i]
+                    << " vs " << y[i];
+      return;
+    }
+  }
+}
+
+std::string Describe(int64_t m, int64_t k, int64_t n, bool ta, bool tb) {
+  return "m=" + std::to_string(m) + " k=" + std::to_string(k) +
+         " n=" + std::to_string(n) + " ta=" + std::to_string(ta) +
+         " tb=" + std::to_string(tb);
+}
+
+// GemmSerial and Gemm at 0 and 2 threads on one shape: near the reference,
+// and the three bit-identical.
+void CheckShape(int64_t m, int64_t k, int64_t n, bool ta, bool tb, int64_t pad,
+                std::mt19937* rng, ThreadedGemm* serial_ctx,
+                ThreadedGemm* two_threads) {
+  const std::string what = Describe(m, k, n, ta, tb);
+  const Matrix a = RandomMatrix(m, k, ta, pad, rng);
+  const Matrix b = RandomMatrix(k, n, tb, pad + 1, rng);
+  const int64_t ldc = n + pad;
+  std::vector<float> c = Output(m, ldc);
+  GemmSerial<float>(m, k, n, a.operand(), b.operand(), c.data(), ldc);
+  ExpectProductNear(a, b, c, ldc, what);
+  std::vector<float> c0 = Output(m, ldc);
+  serial_ctx->Run(m, k, n, a, b, c0.data(), ldc);
+  ExpectBitsEqual(c, c0, what + " Gemm (0 threads) vs GemmSerial");
+  std::vector<float> c2 = Output(m, ldc);
+  two_threads->Run(m, k, n, a, b, c2.data(), ldc);
+  ExpectBitsEqual(c, c2, what + " Gemm (2 threads) vs GemmSerial");
+}
+
+TEST(CpuGemmTest, SmallShapesAllTransposes) {
+  std::mt19937 rng(1);
+  ThreadedGemm serial_ctx(0);
+  ThreadedGemm two_threads(2);
+  const int64_t ms[] = {1, 2, 3, 7, 13, 14, 15, 29, 31, 33, 65};
+  const int64_t ns[] = {1, 2, 3, 16, 17, 31, 32, 33, 65, 100};
+  const int64_t ks[] = {1, 3, 33, 300};
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      for (int64_t m : ms) {
+        for (int64_t n : ns) {
+          for (int64_t k : ks) {
+            CheckShape(m, k, n, ta, tb, (m + n + k) % 3 * 5, &rng, &serial_ctx,
+                       &two_threads);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuGemmTest, LargerShapesAllTransposes) {
+  std::mt19937 rng(2);
+  ThreadedGemm serial_ctx(0);
+  ThreadedGemm two_threads(2);
+  struct Shape {
+    int64_t m, k, n;
+  };
+  const Shape shapes[] = {
+      {127, 257, 129}, {257, 600, 33},  {1, 1280, 100}, {13, 1100, 300},
+      {64, 64, 256},   {1030, 70, 130}, {20, 40, 2100}, {3, 513, 2111},
+      {200, 16, 16},   {31, 2, 1000},
+  };
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      for (const Shape& s : shapes) {
+        CheckShape(s.m, s.k, s.n, ta, tb, 3, &rng, &serial_ctx, &two_threads);
+      }
+    }
+  }
+}
+
+TEST(CpuGemmTest, BitIdenticalAcrossThreadCounts) {
+  std::mt19937 rng(3);
+  ThreadedGemm t0(0);
+  ThreadedGemm t1(1);
+  ThreadedGemm t2(2);
+  ThreadedGemm t3(3);
+  struct Shape {
+    int64_t m, k, n;
+  };
+  for (const Shape& s : {Shape{1024, 1024, 1024}, Shape{300, 700, 2200},
+                         Shape{5, 3000, 700}, Shape{3136, 96, 24}}) {
+    const Matrix a = RandomMatrix(s.m, s.k, false, 0, &rng);
+    const Matrix b = RandomMatrix(s.k, s.n, false, 0, &rng);
+    std::vector<float> c0 = Output(s.m, s.n);
+    std::vector<float> c1 = Output(s.m, s.n);
+    std::vector<float> c2 = Output(s.m, s.n);
+    std::vector<float> c3 = Output(s.m, s.n);
+    std::vector<float> serial = Output(s.m, s.n);
+    t0.Run(s.m, s.k, s.n, a, b, c0.data(), s.n);
+    t1.Run(s.m, s.k, s.n, a, b, c1.data(), s.n);
+    t2.Run(s.m, s.k, s.n, a, b, c2.data(), s.n);
+    t3.Run(s.m, s.k, s.n, a, b, c3.data(), s.n);
+    GemmSerial<float>(s.m, s.k, s.n, a.operand(), b.operand(), serial.data(),
+                      s.n);
+    const std::string what = Describe(s.m, s.k, s.n, false, false);
+    ExpectBitsEqual(c0, c1, what + " threads 0 vs 1");
+    ExpectBitsEqual(c0, c2, what + " threads 0 vs 2");
+    ExpectBitsEqual(c0, c3, what + " threads 0 vs 3");
+    ExpectBitsEqual(c0, serial, what + " Gemm vs GemmSerial");
+  }
+}
+
+// GemmPackedRhs gives GemmSerial's values bit for bit, with and without an
+// epilogue, for left-hand sides of any number of rows (as a convolution's
+// chunks are).
+TEST(CpuGemmTest, PackedRhsEqualsGemmSerial) {
+  std::mt19937 rng(9);
+  struct Shape {
+    int64_t m, k, n;
+  };
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      for (const Shape& s :
+           {Shape{1, 27, 32}, Shape{13, 576, 64}, Shape{100, 2304, 65},
+            Shape{7, 0, 9}, Shape{300, 300, 2100}}) {
+        const std::string what = Describe(s.m, s.k, s.n, ta, tb);
+        const Matrix a = RandomMatrix(s.m, s.k, ta, 2, &rng);
+        const Matrix b = RandomMatrix(s.k, s.n, tb, 1, &rng);
+        std::vector<float> bias(s.n, 0.25f);
+        GemmEpilogue ep;
+        ep.bias = bias.data();
+        ep.activation = GemmEpilogue::Activation::kRelu;
+        const GemmPackedRhs packed(s.k, s.n, b.operand());
+        for (const GemmEpilogue& e : {GemmEpilogue(), ep}) {
+          std::vector<float> want = Output(s.m, s.n + 3);
+          GemmSerial(s.m, s.k, s.n, a.operand(), b.operand(), want.data(),
+                     s.n + 3, e);
+          std::vector<float> got = Output(s.m, s.n + 3);
+          GemmSerial(s.m, a.operand(), packed, got.data(), s.n + 3, e);
+          ExpectBitsEqual(got, want, what + " packed rhs");
+        }
+      }
+    }
+  }
+}
+
+// With the packed float path (AVX2 or AVX-512 builds), an element's value
+// does not depend on which band of rows or columns it was computed in (the
+// k blocking follows k alone), so GemmSerial over bands equals the whole
+// product. (Eigen's blocking follows the whole shape.)
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+TEST(CpuGemmTest, BandsEqualWholeProduct) {
+  std::mt19937 rng(10);
+  const int64_t m = 100, k = 700, n = 90;
+  const Matrix a = RandomMatrix(m, k, false, 0, &rng);
+  const Matrix b = RandomMatrix(k, n, false, 0, &rng);
+  std::vector<float> whole = Output(m, n);
+  GemmSerial<float>(m, k, n, a.operand(), b.operand(), whole.data(), n);
+  std::vector<float> banded = Output(m, n);
+  for (int64_t r0 = 0; r0 < m; r0 += 9) {
+    const int64_t rows = std::min<int64_t>(9, m - r0);
+    for (int64_t c0 = 0; c0 < n; c0 += 40) {
+      const int64_t cols = std::min<int64_t>(40, n - c0);
+      GemmSerial<float>(rows, k, cols,
+                        GemmOperand<float>{a.data.data() + r0 * a.ld, a.ld},
+                        GemmOperand<float>{b.data.data() + c0, b.ld},
+                        banded.data() + r0 * n + c0, n);
+    }
+  }
+  ExpectBitsEqual(banded, whole, "bands vs whole");
+}
+#endif
+
+TEST(CpuGemmTest, EmptyDepthGivesZeros) {
+  std::mt19937 rng(4);
+  ThreadedGemm two_threads(2);
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      const Matrix a = RandomMatrix(37, 0, ta, 2, &rng);
+      const Matrix b = RandomMatrix(0, 45, tb, 2, &rng);
+      std::vector<float> c = Output(37, 50);
+      GemmSerial<float>(37, 0, 45, a.operand(), b.operand(), c.data(), 50);
+      std::vector<float> c2 = Output(37, 50);
+      two_threads.Run(37, 0, 45, a, b, c2.data(), 50);
+      for (int64_t i = 0; i < 37; ++i) {
+        for (int64_t j = 0; j < 50; ++j) {
+          const float want = j < 45 ? 0.0f : kSentinel;
+          EXPECT_EQ(c[i * 50 + j], want) << i << "," << j;
+          EXPECT_EQ(c2[i * 50 + j], want) << i << "," << j;
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuGemmTest, EmptyOutputWritesNothing) {
+  std::mt19937 rng(5);
+  const Matrix a = RandomMatrix(0, 5, false, 0, &rng);
+  const Matrix b = RandomMatrix(5, 7, false, 0, &rng);
+  std::vector<float> c = Output(1, 7);
+  GemmSerial<float>(0, 5, 7, a.operand(), b.operand(), c.data(), 7);
+  const Matrix a2 = RandomMatrix(3, 5, false, 0, &rng);
+  const Matrix b2 = RandomMatrix(5, 0, false, 0, &rng);
+  GemmSerial<float>(3, 5, 0, a2.operand(), b2.operand(), c.data(), 7);
+  for (float x : c) EXPECT_EQ(x, kSentinel);
+}
+
+TEST(CpuGemmTest, NanAndInfinityPropagate) {
+  std::mt19937 rng(6);
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      // Sizes that exercise both the few-rows path and the packed one.
+      for (int64_t m : {int64_t{5}, int64_t{40}}) {
+        const int64_t k = 300;
+        const int64_t n = 50;
+        Matrix a = RandomMatrix(m, k, ta, 1, &rng);
+        Matrix b = RandomMatrix(k, n, tb, 1, &rng);
+        // Row 3 of op(a) holds a NaN: row 3 of c is NaN.
+        a.at(3, 17) = std::numeric_limits<float>::quiet_NaN();
+        // Column 41 of op(b) holds +inf where column 280 of op(a) is
+        // positive (and elsewhere finite): those rows of column 41 are
+        // +inf or NaN (inf - inf cannot happen: one infinity per sum).
+        for (int64_t i = 0; i < m; ++i) a.at(i, 280) = 0.5f;
+        b.at(280, 41) = std::numeric_limits<float>::infinity();
+        std::vector<float> c = Output(m, n);
+        GemmSerial<float>(m, k, n, a.operand(), b.operand(), c.data(), n);
+        const std::string what = Describe(m, k, n, ta, tb);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            const float x = c[i * n + j];
+            if (i == 3) {
+              EXPECT_TRUE(std::isnan(x)) << what << " " << i << "," << j;
+            } else if (j == 41) {
+              EXPECT_EQ(x, std::numeric_limits<float>::infinity())
+                  << what << " " << i << "," << j;
+            } else {
+              EXPECT_TRUE(std::isfinite(x)) << what << " " << i << "," << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The epilogue against BiasAdd and the activation ops run on the plain
+// product: equal bit for bit, NaN included.
+TEST(CpuGemmTest, EpilogueEqualsSeparateOps) {
+  using Act = GemmEpilogue::Activation;
+  std::mt19937 rng(7);
+  ThreadedGemm two_threads(2);
+  struct Case {
+    Act act;
+    const char* op;  // null: no activation op
+  };
+  const Case cases[] = {{Act::kNone, nullptr},
+                        {Act::kRelu, "Relu"},
+                        {Act::kRelu6, "Relu6"},
+                        {Act::kElu, "Elu"},
+                        {Act::kLeakyRelu, "LeakyRelu"}};
+  struct Shape {
+    int64_t m, k, n;
+  };
+  for (const Shape& s : {Shape{1, 40, 37}, Shape{9, 300, 70}, Shape{45, 20, 33},
+                         Shape{300, 270, 130}}) {
+    for (bool with_bias : {false, true}) {
+      for (const Case& cs : cases) {
+        // Scaled so that Relu6's upper clamp and Elu's exp are exercised.
+        Matrix a = RandomMatrix(s.m, s.k, false, 0, &rng);
+        Matrix b = RandomMatrix(s.k, s.n, true, 0, &rng);
+        for (float& x : a.data) x *= 3.0f;
+        a.at(s.m - 1, 0) = std::numeric_limits<float>::quiet_NaN();
+        std::vector<float> bias(s.n);
+        std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+        for (float& x : bias) x = dist(rng);
+
+        GemmEpilogue ep;
+        ep.bias = with_bias ? bias.data() : nullptr;
+        ep.activation = cs.act;
+        ep.alpha = 0.3f;
+        const std::string what = Describe(s.m, s.k, s.n, false, true) +
+                                 (cs.op ? std::string(" ") + cs.op : "") +
+                                 (with_bias ? " bias" : "");
+
+        // Expected: the plain product, then the separate ops.
+        std::vector<float> plain(s.m * s.n);
+        GemmSerial<float>(s.m, s.k, s.n, a.operand(), b.operand(), plain.data(),
+                          s.n);
+        Tensor expected = AsTensor<float>(plain, TensorShape({s.m, s.n}));
+        if (with_bias) {
+          OpRunner bias_add("BiasAdd");
+          auto out = bias_add.Run(
+              {expected, AsTensor<float>(bias, TensorShape({s.n}))});
+          ASSERT_TRUE(out.ok()) << out.status();
+          expected = (*out)[0];
+        }
+        if (cs.op != nullptr) {
+          AttrMap attrs;
+          if (cs.act == Act::kLeakyRelu)
+            attrs["alpha"] = AttrValue::Float(0.3f);
+          OpRunner act(cs.op, attrs);
+          auto out = act.Run({expected});
+          ASSERT_TRUE(out.ok()) << out.status();
+          expected = (*out)[0];
+        }
+        const std::vector<float> want(expected.data<float>(),
+                                      expected.data<float>() + s.m * s.n);
+
+        std::vector<float> fused(s.m * s.n);
+        GemmSerial(s.m, s.k, s.n, a.operand(), b.operand(), fused.data(), s.n,
+                   ep);
+        ExpectBitsEqual(fused, want, what + " GemmSerial");
+        std::vector<float> fused2(s.m * s.n);
+        two_threads.Run(s.m, s.k, s.n, a, b, fused2.data(), s.n, &ep);
+        ExpectBitsEqual(fused2, want, what + " Gemm (2 threads)");
+      }
+    }
+  }
+}
+
+TEST(CpuGemmTest, EpilogueOnEmptyDepth) {
+  std::mt19937 rng(8);
+  const Matrix a = RandomMatrix(3, 0, false, 0, &rng);
+  const Matrix b = RandomMatrix(0, 4, false, 0, &rng);
+  const std::vector<float> bias = {-1.0f, 2.0f, 7.0f, -0.5f};
+  GemmEpilogue ep;
+  ep.bias = bias.data();
+  ep.activation = GemmEpilogue::Activation::kRelu6;
+  std::vector<float> c(12, kSentinel);
+  GemmSerial(3, 0, 4, a.operand(), b.operand(), c.data(), 4, ep);
+  for (int64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(c[i * 4 + 0], 0.0f);
+    EXPECT_EQ(c[i * 4 + 1], 2.0f);
+    EXPECT_EQ(c[i * 4 + 2], 6.0f);
+    EXPECT_EQ(c[i * 4 + 3], 0.0f);
+  }
+}
+
+}  // namespace
+}  // namespace weft
