@@ -12,6 +12,7 @@
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/matmul_shape.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {
@@ -28,25 +29,9 @@ class FusedMatMulOp : public OpKernel {
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
-    OP_REQUIRES(ctx, a.dims() == 2,
-                errors::InvalidArgument("a must be a matrix (rank 2) but has "
-                                        "shape ",
-                                        a.shape().DebugString()));
-    OP_REQUIRES(ctx, b.dims() == 2,
-                errors::InvalidArgument("b must be a matrix (rank 2) but has "
-                                        "shape ",
-                                        b.shape().DebugString()));
-    const int64_t m = a.dim_size(transpose_a_ ? 1 : 0);
-    const int64_t k = a.dim_size(transpose_a_ ? 0 : 1);
-    const int64_t k_b = b.dim_size(transpose_b_ ? 1 : 0);
-    const int64_t n = b.dim_size(transpose_b_ ? 0 : 1);
-    OP_REQUIRES(
-        ctx, k == k_b,
-        errors::InvalidArgument(
-            "inner dimensions differ: a has shape ", a.shape().DebugString(),
-            " (transpose_a=", transpose_a_ ? "true" : "false",
-            ") and b has shape ", b.shape().DebugString(),
-            " (transpose_b=", transpose_b_ ? "true" : "false", ")"));
+    StatusOr<MatMulDims> dims = GetMatMulDims(a, b, transpose_a_, transpose_b_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const auto [m, k, n] = *dims;
     GemmEpilogue epilogue = epilogue_;
     if (has_bias_) {
       const Tensor& bias = ctx->input(2);

@@ -241,14 +241,18 @@ void ForUnits(const OpKernelContext* ctx, int64_t n, int64_t cost, Fn&& fn) {
 // op(b) is packed into panels of kNr columns (kc rows of kNr contiguous
 // floats, zero-padded), shared by all units; each unit (a block of rows
 // times a range of column panels) packs its rows of op(a) into panels of
-// kMr rows (kc columns of kMr contiguous floats, zero-padded) and runs the
+// kMr rows (each row kc contiguous floats, rows kAStride apart) and runs the
 // kMr x kNr micro-kernel, which keeps the whole C tile in vector registers
-// over the kc products and adds it to c once. An element's k-sum is thus
-// fixed by the k blocking, which depends on (m, k, n) alone.
+// over the kc products and then adds it to c (or stores it, for the first
+// k block). Edge tiles use masked loads and stores of c and micro-kernels
+// instantiated for 1..kMr rows, so every element goes through the same
+// FMA sequence wherever it lies: its k-sum depends on the k blocking, which
+// depends on k alone. Products of few rows with an untransposed op(b) read
+// op(b) in place instead of packing it (same k blocks, same sums).
 
 #if defined(__AVX512F__)
-// 14 x 32: 28 zmm accumulators, 2 for the row of b, the broadcast of a
-// folded into the FMA's memory operand.
+// 14 x 32: 28 zmm accumulators, 2 for the row of b, 1 for the broadcast of
+// a.
 struct Isa {
   using V = __m512;
   using Mask = __mmask16;

@@ -5,6 +5,7 @@
 #include "core/tensor.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/matmul_shape.h"
 #include "kernels/op_kernel.h"
 
 #include <library_types.h>
@@ -23,25 +24,9 @@ class CudaMatMulOp : public OpKernel {
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
-    OP_REQUIRES(ctx, a.dims() == 2,
-                errors::InvalidArgument("a must be a matrix (rank 2) but has "
-                                        "shape ",
-                                        a.shape().DebugString()));
-    OP_REQUIRES(ctx, b.dims() == 2,
-                errors::InvalidArgument("b must be a matrix (rank 2) but has "
-                                        "shape ",
-                                        b.shape().DebugString()));
-    const int64_t m = a.dim_size(transpose_a_ ? 1 : 0);
-    const int64_t k = a.dim_size(transpose_a_ ? 0 : 1);
-    const int64_t kb = b.dim_size(transpose_b_ ? 1 : 0);
-    const int64_t n = b.dim_size(transpose_b_ ? 0 : 1);
-    OP_REQUIRES(ctx, k == kb,
-                errors::InvalidArgument("a ", a.shape().DebugString(),
-                                        transpose_a_ ? " (transposed)" : "",
-                                        " and b ", b.shape().DebugString(),
-                                        transpose_b_ ? " (transposed)" : "",
-                                        " have inner dimensions ", k, " and ",
-                                        kb, ", which differ"));
+    StatusOr<MatMulDims> dims = GetMatMulDims(a, b, transpose_a_, transpose_b_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const auto [m, k, n] = *dims;
     Tensor* c = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &c));
     if (m == 0 || n == 0) return;
