@@ -5,11 +5,14 @@
 //       * filter[kh, kw, c, m]
 // for a filter [rows, cols, C, M], positions outside the input giving zero.
 //
-// How: an output pixel's C * M values are one vector, and each in-bounds
-// tap adds the input pixel (each channel repeated M times) times the tap's
-// C * M filter values to it: a vectorized multiply-add over contiguous
-// memory, in tap order (kh, then kw). Output rows (n, oh) are independent
-// units for ctx->ParallelFor, so results do not depend on the thread count.
+// float, the dtype that matters for speed, is computed by depthwise_conv.h's
+// register-blocked kernel, shared with _FusedDepthwiseConv2dNative. The
+// other dtypes take a generic path: an output pixel's C * M values are one
+// vector, and each in-bounds tap adds the input pixel (each channel
+// repeated M times) times the tap's C * M filter values to it, in tap order
+// (kh, then kw), which is the summation order of the float kernel too.
+// Output rows (n, oh) are independent units for ctx->ParallelFor, so
+// results do not depend on the thread count.
 //
 // Beyond TensorFlow's CPU kernel, which has NHWC and unit dilations only,
 // NCHW (through layout changes) and dilations are computed here too, as
@@ -17,11 +20,13 @@
 // round once.
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include "core/tensor.h"
+#include "kernels/cpu/depthwise_conv.h"
 #include "kernels/cpu/image_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
@@ -34,18 +39,10 @@ using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <typename T>
 using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
-struct DepthwiseShape {
-  int64_t batch = 0;
-  int64_t depth = 0;       // C
-  int64_t multiplier = 0;  // M
-  WindowDim rows;
-  WindowDim cols;
-};
-
-// Output rows (n, oh) [first, last) of the NHWC depthwise convolution.
-// `filter` is in the accumulation type A.
+// Output rows (n, oh) [first, last) of the NHWC depthwise convolution, for
+// dtypes other than float. `filter` is in the accumulation type A.
 template <typename T, typename A>
-void DepthwiseRows(const DepthwiseShape& s, const T* in, const A* filter,
+void DepthwiseRows(const DepthwiseGeometry& s, const T* in, const A* filter,
                    T* out, int64_t first, int64_t last) {
   const int64_t c = s.depth;
   const int64_t cm = s.depth * s.multiplier;
@@ -105,42 +102,32 @@ class DepthwiseConv2dNativeOp : public OpKernel {
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
     const Tensor& filter = ctx->input(1);
-    OP_REQUIRES(ctx, input.dims() == 4,
-                errors::InvalidArgument("input must be 4-dimensional but has "
-                                        "shape ",
-                                        input.shape().DebugString()));
-    OP_REQUIRES(ctx, filter.dims() == 4,
-                errors::InvalidArgument(
-                    "filter must be 4-dimensional [rows, cols, in_depth, "
-                    "multiplier] but has shape ",
-                    filter.shape().DebugString()));
-    DepthwiseShape s;
-    s.batch = input.dim_size(attrs_.index('N'));
-    s.depth = input.dim_size(attrs_.index('C'));
-    s.multiplier = filter.dim_size(3);
-    OP_REQUIRES(
-        ctx, filter.dim_size(2) == s.depth,
-        errors::InvalidArgument(
-            "input depth ", s.depth, " of input ", input.shape().DebugString(),
-            " must equal the filter's in_depth (dimension 2 of filter ",
-            filter.shape().DebugString(), ")"));
-    StatusOr<WindowDim> rows = ComputeWindowDim(
-        attrs_, 'H', input.dim_size(attrs_.index('H')), filter.dim_size(0));
-    OP_REQUIRES_OK(ctx, rows.status());
-    StatusOr<WindowDim> cols = ComputeWindowDim(
-        attrs_, 'W', input.dim_size(attrs_.index('W')), filter.dim_size(1));
-    OP_REQUIRES_OK(ctx, cols.status());
-    s.rows = *rows;
-    s.cols = *cols;
-
+    DepthwiseGeometry s;
+    OP_REQUIRES_OK(ctx, ComputeDepthwiseGeometry(attrs_, input, filter, &s));
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(
                             0,
                             FormatShape(attrs_.format, s.batch, s.rows.output,
-                                        s.cols.output, s.depth * s.multiplier),
+                                        s.cols.output, s.out_depth()),
                             &output));
     if (output->NumElements() == 0) return;
 
+    if constexpr (std::is_same_v<T, float>) {
+      WithNhwc(ctx, attrs_.format, input, output,
+               [&](const Tensor& in, Tensor* out) {
+                 DepthwiseConvNhwc(*ctx, s, in.data<float>(),
+                                   filter.data<float>(), nullptr,
+                                   out->data<float>());
+               });
+    } else {
+      ComputeGeneric(ctx, s, input, filter, output);
+    }
+  }
+
+ private:
+  void ComputeGeneric(OpKernelContext* ctx, const DepthwiseGeometry& s,
+                      const Tensor& input, const Tensor& filter,
+                      Tensor* output) const {
     Tensor filter_acc;
     const A* f = nullptr;
     if constexpr (std::is_same_v<T, A>) {
@@ -153,7 +140,7 @@ class DepthwiseConv2dNativeOp : public OpKernel {
       f = filter_acc.data<A>();
     }
     const int64_t row_cost =
-        s.cols.output * s.rows.window * s.cols.window * s.depth * s.multiplier;
+        s.cols.output * s.rows.window * s.cols.window * s.out_depth();
     WithNhwc(ctx, attrs_.format, input, output,
              [&](const Tensor& in, Tensor* out) {
                const T* x = in.data<T>();
@@ -165,7 +152,6 @@ class DepthwiseConv2dNativeOp : public OpKernel {
              });
   }
 
- private:
   WindowAttrs attrs_;
 };
 

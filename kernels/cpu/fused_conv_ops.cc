@@ -12,15 +12,15 @@
 // to each tile as it is finished). A 1x1 stride-1 unpadded filter needs no
 // patches: the input is multiplied directly, by the parallel Gemm.
 //
-// The depthwise convolution accumulates each output pixel's C * M values
-// over the in-bounds taps in a small vector, then adds the bias and applies
-// the activation before the pixel is stored, so the epilogue costs no
-// memory traffic at all.
+// The depthwise convolution is depthwise_conv.h's, shared with
+// DepthwiseConv2dNative, which applies the epilogue to each output row while
+// it is still in cache.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernels/cpu/depthwise_conv.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/image_util.h"
@@ -227,61 +227,6 @@ class FusedConv2DOp : public OpKernel {
   bool has_bias_ = false;
 };
 
-struct DepthwiseGeometry {
-  int64_t batch = 0;
-  int64_t depth = 0;       // C
-  int64_t multiplier = 0;  // M
-  WindowDim rows;
-  WindowDim cols;
-};
-
-// Output rows (n, oh) [first, last) of the NHWC depthwise convolution, each
-// pixel finished by the epilogue before it is stored.
-void FusedDepthwiseRows(const DepthwiseGeometry& s, const float* in,
-                        const float* filter, const GemmEpilogue& epilogue,
-                        float* out, int64_t first, int64_t last) {
-  const int64_t c = s.depth;
-  const int64_t mult = s.multiplier;
-  const int64_t cm = c * mult;
-  const int64_t in_row = s.cols.input * c;
-  std::vector<float> expanded(mult == 1 ? 0 : cm);
-  for (int64_t r = first; r < last; ++r) {
-    const int64_t n = r / s.rows.output;
-    const int64_t oh = r % s.rows.output;
-    const float* image = in + n * s.rows.input * in_row;
-    int64_t kh_lo, kh_hi;
-    ValidTaps(s.rows, oh, &kh_lo, &kh_hi);
-    const int64_t ih0 = oh * s.rows.stride - s.rows.pad_before;
-    float* out_row = out + r * s.cols.output * cm;
-    for (int64_t ow = 0; ow < s.cols.output; ++ow) {
-      int64_t kw_lo, kw_hi;
-      ValidTaps(s.cols, ow, &kw_lo, &kw_hi);
-      const int64_t iw0 = ow * s.cols.stride - s.cols.pad_before;
-      // The pixel accumulates in the output itself: it stays in L1 while
-      // the taps are summed, and no extra copy is needed.
-      float* __restrict acc = out_row + ow * cm;
-      std::fill_n(acc, cm, 0.0f);
-      for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-        const float* line = image + (ih0 + kh * s.rows.dilation) * in_row;
-        for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
-          const float* pixel = line + (iw0 + kw * s.cols.dilation) * c;
-          const float* __restrict taps =
-              filter + (kh * s.cols.window + kw) * cm;
-          const float* __restrict x = pixel;
-          if (mult != 1) {
-            for (int64_t ch = 0; ch < c; ++ch) {
-              std::fill_n(expanded.data() + ch * mult, mult, pixel[ch]);
-            }
-            x = expanded.data();
-          }
-          for (int64_t i = 0; i < cm; ++i) acc[i] += x[i] * taps[i];
-        }
-      }
-      ApplyEpilogueRows(epilogue, acc, 1, cm, cm);
-    }
-  }
-}
-
 class FusedDepthwiseConv2dNativeOp : public OpKernel {
  public:
   explicit FusedDepthwiseConv2dNativeOp(OpKernelConstruction* ctx)
@@ -293,58 +238,23 @@ class FusedDepthwiseConv2dNativeOp : public OpKernel {
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
     const Tensor& filter = ctx->input(1);
-    OP_REQUIRES(ctx, input.dims() == 4,
-                errors::InvalidArgument("input must be 4-dimensional but has "
-                                        "shape ",
-                                        input.shape().DebugString()));
-    OP_REQUIRES(ctx, filter.dims() == 4,
-                errors::InvalidArgument(
-                    "filter must be 4-dimensional [rows, cols, in_depth, "
-                    "multiplier] but has shape ",
-                    filter.shape().DebugString()));
     DepthwiseGeometry s;
-    s.batch = input.dim_size(attrs_.index('N'));
-    s.depth = input.dim_size(attrs_.index('C'));
-    s.multiplier = filter.dim_size(3);
-    OP_REQUIRES(
-        ctx, filter.dim_size(2) == s.depth,
-        errors::InvalidArgument(
-            "input depth ", s.depth, " of input ", input.shape().DebugString(),
-            " must equal the filter's in_depth (dimension 2 of filter ",
-            filter.shape().DebugString(), ")"));
-    if (has_bias_) {
-      OP_REQUIRES_OK(ctx, CheckBias(*ctx, s.depth * s.multiplier));
-    }
-    StatusOr<WindowDim> rows = ComputeWindowDim(
-        attrs_, 'H', input.dim_size(attrs_.index('H')), filter.dim_size(0));
-    OP_REQUIRES_OK(ctx, rows.status());
-    StatusOr<WindowDim> cols = ComputeWindowDim(
-        attrs_, 'W', input.dim_size(attrs_.index('W')), filter.dim_size(1));
-    OP_REQUIRES_OK(ctx, cols.status());
-    s.rows = *rows;
-    s.cols = *cols;
-
+    OP_REQUIRES_OK(ctx, ComputeDepthwiseGeometry(attrs_, input, filter, &s));
+    if (has_bias_) OP_REQUIRES_OK(ctx, CheckBias(*ctx, s.out_depth()));
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(
                             0,
                             FormatShape(attrs_.format, s.batch, s.rows.output,
-                                        s.cols.output, s.depth * s.multiplier),
+                                        s.cols.output, s.out_depth()),
                             &output));
     if (output->NumElements() == 0) return;
     GemmEpilogue epilogue = epilogue_;
     epilogue.bias = has_bias_ ? ctx->input(2).data<float>() : nullptr;
-    const float* f = filter.data<float>();
-    const int64_t row_cost =
-        s.cols.output * s.rows.window * s.cols.window * s.depth * s.multiplier;
     WithNhwc(ctx, attrs_.format, input, output,
              [&](const Tensor& in, Tensor* out) {
-               const float* x = in.data<float>();
-               float* y = out->data<float>();
-               ctx->ParallelFor(s.batch * s.rows.output, row_cost,
-                                [&](int64_t first, int64_t last) {
-                                  FusedDepthwiseRows(s, x, f, epilogue, y,
-                                                     first, last);
-                                });
+               DepthwiseConvNhwc(*ctx, s, in.data<float>(),
+                                 filter.data<float>(), &epilogue,
+                                 out->data<float>());
              });
   }
 

@@ -1,0 +1,64 @@
+// The float depthwise convolution shared by DepthwiseConv2dNative
+// (depthwise_conv_op.cc) and _FusedDepthwiseConv2dNative (fused_conv_ops.cc):
+// for an NHWC input and a filter [rows, cols, C, M],
+//   output[n, oh, ow, c * M + m] = sum over taps (kh, kw) of
+//     input[n, oh * sh - pad_top + kh * dh, ow * sw - pad_left + kw * dw, c]
+//       * filter[kh, kw, c, m]
+// positions outside the input contributing nothing, then the epilogue (bias
+// and activation) when there is one.
+//
+// Numerics: every output value is computed as 0 + p0 + p1 + ... with the
+// products p of its in-bounds taps taken in (kh, kw) order, each product
+// and sum rounded to float (no fused multiply-add), whatever the instruction
+// set, the channel count or the thread count. Out-of-bounds taps are
+// skipped, not multiplied by zero, so an infinite or NaN filter value next
+// to the border does not reach outputs whose window does not cover the
+// input there.
+#ifndef WEFT_KERNELS_CPU_DEPTHWISE_CONV_H_
+#define WEFT_KERNELS_CPU_DEPTHWISE_CONV_H_
+
+#include <cstdint>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/image_util.h"
+#include "kernels/op_kernel.h"
+
+namespace weft {
+
+struct DepthwiseGeometry {
+  int64_t batch = 0;
+  int64_t depth = 0;       // C
+  int64_t multiplier = 0;  // M
+  WindowDim rows;
+  WindowDim cols;
+
+  int64_t out_depth() const { return depth * multiplier; }
+};
+
+// The geometry of a depthwise convolution of `input` (4-D, in attrs.format)
+// with `filter` ([rows, cols, C, M]) into *geometry. InvalidArgument, naming
+// the shapes, when the ranks or depths do not fit or the window does not.
+Status ComputeDepthwiseGeometry(const WindowAttrs& attrs, const Tensor& input,
+                                const Tensor& filter,
+                                DepthwiseGeometry* geometry);
+
+// The NHWC float convolution of `in` ([batch, rows.input, cols.input, C])
+// with `filter` into `out` ([batch, rows.output, cols.output, C * M]), then
+// `epilogue` (null: none) applied to every output value as
+// ApplyEpilogueRows does. Output rows are split over ctx's threads; the
+// result does not depend on how. `in` and `out` must not overlap.
+void DepthwiseConvNhwc(const OpKernelContext& ctx, const DepthwiseGeometry& g,
+                       const float* in, const float* filter,
+                       const GemmEpilogue* epilogue, float* out);
+
+// Output rows [first, last) (row r is image r / rows.output, row
+// r % rows.output) of DepthwiseConvNhwc, on the calling thread.
+void DepthwiseConvRows(const DepthwiseGeometry& g, const float* in,
+                       const float* filter, const GemmEpilogue* epilogue,
+                       float* out, int64_t first, int64_t last);
+
+}  // namespace weft
+
+#endif  // WEFT_KERNELS_CPU_DEPTHWISE_CONV_H_
