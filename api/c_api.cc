@@ -52,6 +52,15 @@ struct weft_session {
   std::unique_ptr<weft::Session> session;
 };
 
+// What the setters recorded; the session checks it when it is created.
+struct weft_session_options {
+  int threads = -1;
+  std::string device = "cpu";
+  bool optimize = true;
+  bool cache_host_memory = true;
+  int64_t host_memory_limit_bytes = 0;
+};
+
 namespace weft {
 namespace {
 
@@ -413,23 +422,76 @@ int weft_graph_num_nodes(const weft_graph* graph) {
 
 // ---- sessions -------------------------------------------------------------
 
-weft_session* weft_session_new(const weft_graph* graph, int num_threads,
-                               weft_status* status) {
+weft_session_options* weft_session_options_new(void) {
+  return new (std::nothrow) weft_session_options;
+}
+
+void weft_session_options_delete(weft_session_options* options) {
+  delete options;
+}
+
+void weft_session_options_set_threads(weft_session_options* options,
+                                      int num_threads) {
+  if (options != nullptr) options->threads = num_threads;
+}
+
+void weft_session_options_set_device(weft_session_options* options,
+                                     const char* device) {
+  if (options == nullptr) return;
+  try {
+    options->device = device == nullptr ? "" : device;
+  } catch (...) {
+    // Out of memory: the device stays as it was.
+  }
+}
+
+void weft_session_options_set_optimize(weft_session_options* options,
+                                       int enabled) {
+  if (options != nullptr) options->optimize = enabled != 0;
+}
+
+void weft_session_options_set_host_memory_cache(weft_session_options* options,
+                                                int enabled) {
+  if (options != nullptr) options->cache_host_memory = enabled != 0;
+}
+
+void weft_session_options_set_host_memory_limit(weft_session_options* options,
+                                                int64_t bytes) {
+  if (options != nullptr) options->host_memory_limit_bytes = bytes;
+}
+
+weft_session* weft_session_new_with_options(const weft_graph* graph,
+                                            const weft_session_options* options,
+                                            weft_status* status) {
   weft_session* result = nullptr;
-  Guard(status, "weft_session_new", [&] {
+  Guard(status, "weft_session_new_with_options", [&] {
     if (graph == nullptr) {
-      return SetCStatus(
-          status, errors::InvalidArgument("weft_session_new: graph is NULL"));
+      return SetCStatus(status,
+                        errors::InvalidArgument(
+                            "weft_session_new_with_options: graph is NULL"));
     }
-    weft::SessionOptions options;
-    options.threads = num_threads;
-    options.source_name = graph->source_name;
-    auto session = weft::Session::Create(graph->graph, options);
+    const weft_session_options defaults;
+    const weft_session_options& given = options ? *options : defaults;
+    weft::SessionOptions session_options;
+    session_options.threads = given.threads;
+    session_options.device = given.device;
+    session_options.optimize = given.optimize;
+    session_options.cache_host_memory = given.cache_host_memory;
+    session_options.host_memory_limit_bytes = given.host_memory_limit_bytes;
+    session_options.source_name = graph->source_name;
+    auto session = weft::Session::Create(graph->graph, session_options);
     if (!session.ok()) return SetCStatus(status, session.status());
     result = new weft_session{*std::move(session)};
     Ok(status);
   });
   return result;
+}
+
+weft_session* weft_session_new(const weft_graph* graph, int num_threads,
+                               weft_status* status) {
+  weft_session_options options;
+  options.threads = num_threads;
+  return weft_session_new_with_options(graph, &options, status);
 }
 
 void weft_session_delete(weft_session* session) { delete session; }

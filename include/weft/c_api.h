@@ -162,6 +162,43 @@ WEFT_API weft_session* weft_session_new(const weft_graph* graph,
                                         int num_threads, weft_status* status);
 WEFT_API void weft_session_delete(weft_session* session);
 
+/* Session settings beyond the thread count. A new object holds the
+ * defaults: one thread per core (-1), device "cpu", the graph optimizer on
+ * (constant folding and fusion, done once when the session prepares a run),
+ * host memory cached across runs, no limit. Setters only record values;
+ * weft_session_new_with_options checks them and reports what is wrong.
+ * NULL options mean the defaults. */
+typedef struct weft_session_options weft_session_options;
+WEFT_API weft_session_options* weft_session_options_new(void);
+WEFT_API void weft_session_options_delete(weft_session_options* options);
+/* 0 runs every kernel on the thread that calls weft_session_run; -1 one
+ * thread per core; n > 0 at most n threads. */
+WEFT_API void weft_session_options_set_threads(weft_session_options* options,
+                                               int num_threads);
+/* "cpu", "cuda", "cuda:N" or "auto" (a usable GPU, else the CPU). "cuda"
+ * without a usable GPU fails session creation with the reason. */
+WEFT_API void weft_session_options_set_device(weft_session_options* options,
+                                              const char* device);
+/* Non-zero (default) folds constant subgraphs and fuses convolutions and
+ * matrix products with their bias and activation; 0 runs the nodes as they
+ * are in the graph. */
+WEFT_API void weft_session_options_set_optimize(weft_session_options* options,
+                                                int enabled);
+/* Non-zero (default): tensors of one run reuse the host memory of earlier
+ * runs, kept by the session until it is deleted; 0 asks the system for
+ * every buffer. */
+WEFT_API void weft_session_options_set_host_memory_cache(
+    weft_session_options* options, int enabled);
+/* With the cache on, the most host memory in bytes the session keeps for
+ * tensors; 0 (default) is no limit. A run that needs more fails with
+ * WEFT_RESOURCE_EXHAUSTED naming the node. */
+WEFT_API void weft_session_options_set_host_memory_limit(
+    weft_session_options* options, int64_t bytes);
+
+WEFT_API weft_session* weft_session_new_with_options(
+    const weft_graph* graph, const weft_session_options* options,
+    weft_status* status);
+
 /* Runs the graph: feeds[i] replaces tensor feed_names[i] ("node" or
  * "node:1"); outputs[i] receives a new tensor for fetch_names[i] (the caller
  * deletes it). On error every outputs[i] is set to NULL. */

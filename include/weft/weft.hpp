@@ -327,12 +327,43 @@ struct Feed {
 // A graph prepared for running. Run is safe to call from several threads.
 class Session {
  public:
+  // The settings of weft_session_options (c_api.h says what each means).
+  struct Options {
+    int threads = -1;
+    std::string device = "cpu";
+    bool optimize = true;
+    bool cache_host_memory = true;
+    int64_t host_memory_limit_bytes = 0;
+  };
+
   Session() = default;
   // `num_threads`: 0 runs on the calling thread only, -1 one per core.
   explicit Session(const Graph& graph, int num_threads = -1,
                    Status* status = nullptr) {
     internal::CStatus s;
     s_.reset(weft_session_new(graph.get(), num_threads, s.get()));
+    internal::Report(s.ToStatus(), status);
+  }
+
+  Session(const Graph& graph, const Options& options,
+          Status* status = nullptr) {
+    internal::CStatus s;
+    std::unique_ptr<weft_session_options, void (*)(weft_session_options*)> o(
+        weft_session_options_new(), weft_session_options_delete);
+    if (o == nullptr) {
+      internal::Report(Status(WEFT_RESOURCE_EXHAUSTED,
+                              "weft_session_options_new: out of memory"),
+                       status);
+      return;
+    }
+    weft_session_options_set_threads(o.get(), options.threads);
+    weft_session_options_set_device(o.get(), options.device.c_str());
+    weft_session_options_set_optimize(o.get(), options.optimize ? 1 : 0);
+    weft_session_options_set_host_memory_cache(
+        o.get(), options.cache_host_memory ? 1 : 0);
+    weft_session_options_set_host_memory_limit(o.get(),
+                                               options.host_memory_limit_bytes);
+    s_.reset(weft_session_new_with_options(graph.get(), o.get(), s.get()));
     internal::Report(s.ToStatus(), status);
   }
 

@@ -265,6 +265,84 @@ TEST_F(CApiTest, RunErrorsLeaveNoOutputs) {
   weft_session_delete(s);
 }
 
+// y of the scale-shift graph for x = {1, 2, 3, 4}, through a session made
+// with `options`; empty (with the status set) when something fails.
+std::vector<float> RunScaleShift(const weft_session_options* options,
+                                 weft_status* status) {
+  std::vector<float> y;
+  weft_graph* g =
+      weft_graph_load_file(ScaleShiftGraph().c_str(), nullptr, status);
+  if (g == nullptr) return y;
+  weft_session* s = weft_session_new_with_options(g, options, status);
+  weft_graph_delete(g);
+  if (s == nullptr) return y;
+  const int64_t dims[] = {4};
+  const float xs[] = {1, 2, 3, 4};
+  weft_tensor* x = weft_tensor_new(WEFT_FLOAT, dims, 1, xs, sizeof(xs), status);
+  const char* feed_names[] = {"x"};
+  const weft_tensor* feeds[] = {x};
+  const char* fetch_names[] = {"y"};
+  weft_tensor* out[1] = {nullptr};
+  weft_session_run(s, feed_names, feeds, 1, fetch_names, 1, out, status);
+  if (out[0] != nullptr) {
+    const float* data = static_cast<const float*>(weft_tensor_data(out[0]));
+    y.assign(data, data + 4);
+    weft_tensor_delete(out[0]);
+  }
+  weft_tensor_delete(x);
+  weft_session_delete(s);
+  return y;
+}
+
+TEST_F(CApiTest, SessionOptionsReachTheSession) {
+  const std::vector<float> expected = {3, 5, 7, 9};  // x * 2 + 1
+  EXPECT_EQ(RunScaleShift(nullptr, status_), expected) << message();
+
+  weft_session_options* o = weft_session_options_new();
+  ASSERT_NE(o, nullptr);
+  weft_session_options_set_threads(o, 0);
+  weft_session_options_set_optimize(o, 0);
+  weft_session_options_set_host_memory_cache(o, 0);
+  weft_session_options_set_device(o, "auto");
+  EXPECT_EQ(RunScaleShift(o, status_), expected) << message();
+  weft_session_options_set_threads(o, 2);
+  weft_session_options_set_optimize(o, 1);
+  weft_session_options_set_host_memory_cache(o, 1);
+  weft_session_options_set_host_memory_limit(o, int64_t{1} << 20);
+  weft_session_options_set_device(o, "cpu");
+  EXPECT_EQ(RunScaleShift(o, status_), expected) << message();
+
+  // Each bad value is reported when the session is made, naming the field.
+  weft_session_options_set_device(o, "tpu");
+  EXPECT_TRUE(RunScaleShift(o, status_).empty());
+  EXPECT_EQ(code(), WEFT_INVALID_ARGUMENT) << message();
+  EXPECT_THAT(message(), HasSubstr("tpu"));
+  weft_session_options_set_device(o, "cpu");
+  weft_session_options_set_threads(o, -7);
+  EXPECT_TRUE(RunScaleShift(o, status_).empty());
+  EXPECT_EQ(code(), WEFT_INVALID_ARGUMENT) << message();
+  EXPECT_THAT(message(), HasSubstr("threads"));
+  weft_session_options_set_threads(o, 1);
+  weft_session_options_set_host_memory_limit(o, -1);
+  EXPECT_TRUE(RunScaleShift(o, status_).empty());
+  EXPECT_EQ(code(), WEFT_INVALID_ARGUMENT) << message();
+  EXPECT_THAT(message(), HasSubstr("host_memory_limit_bytes"));
+
+  // A limit too small for y's 16 bytes fails the run, naming the node.
+  weft_session_options_set_host_memory_limit(o, 8);
+  EXPECT_TRUE(RunScaleShift(o, status_).empty());
+  EXPECT_EQ(code(), WEFT_RESOURCE_EXHAUSTED) << message();
+  EXPECT_THAT(message(), HasSubstr("out of memory"));
+
+  // NULL objects are ignored by the setters.
+  weft_session_options_set_threads(nullptr, 1);
+  weft_session_options_set_device(nullptr, "cpu");
+  weft_session_options_delete(o);
+  weft_session_options_delete(nullptr);
+  EXPECT_EQ(weft_session_new_with_options(nullptr, nullptr, status_), nullptr);
+  EXPECT_EQ(code(), WEFT_INVALID_ARGUMENT);
+}
+
 TEST_F(CApiTest, LoadOpLibraryReportsThroughTheStatus) {
   weft_load_op_library("/nonexistent/libop.so", status_);
   EXPECT_EQ(code(), WEFT_NOT_FOUND);
