@@ -49,6 +49,14 @@ struct Fusion {
   const Node* last() const { return absorbed.back(); }
 };
 
+// A Pad folded into the convolution that consumes it: the convolution reads
+// the Pad's input with these explicit_paddings (a before/after pair per
+// input dimension, in the convolution's data_format order).
+struct PadFold {
+  const Node* pad = nullptr;
+  std::vector<int64_t> paddings;
+};
+
 }  // namespace
 
 // Does the work of OptimizeGraph; one instance per call.
@@ -72,6 +80,9 @@ class GraphOptimizer {
   const Tensor* ConstValueOf(const Node* n, int index) const;
   bool CanFold(const Node* n) const;
   void TryFold(const Node* n);
+  // Pad folding.
+  void TryFoldPad(const Node* conv);
+  void ApplyPadFold(const Node* conv, NodeDef* def) const;
   // Fusion.
   int KeptConsumers(const Node* n, int output) const;
   bool IsChainLink(const Node* n) const;
@@ -102,6 +113,7 @@ class GraphOptimizer {
   std::vector<int> fusion_head_;  // per node: index into fusions_, or -1
   std::vector<int> fusion_last_;  // per node: index into fusions_, or -1
   std::vector<char> absorbed_;
+  absl::flat_hash_map<int, PadFold> pad_folds_;  // by convolution node id
   absl::flat_hash_set<std::string> taken_names_;
   GraphOptimizerStats stats_;
 };
@@ -284,6 +296,89 @@ void GraphOptimizer::TryFold(const Node* n) {
   if (bytes > options_.max_folded_bytes) return;
   folded_[n->id()] = std::move(outputs);
   ++stats_.folded;
+}
+
+// ---- pad folding ----------------------------------------------------------
+
+// conv = Conv2D / DepthwiseConv2dNative with padding VALID or EXPLICIT whose
+// input is a Pad (or a PadV2 of float zeros) of the H and W dimensions only,
+// by constant amounts: the convolution takes the Pad's input and the
+// paddings as explicit ones, and the padded copy is never made. The Pad's
+// output must go nowhere else (one consumer, not fed or fetched, no control
+// edges). The windows sum the same nonzero products in the same order; the
+// zeros the Pad contributed only added +-0 to sums that are never -0, so
+// results are unchanged, except that a padded zero times an infinite or NaN
+// filter value no longer makes a NaN.
+void GraphOptimizer::TryFoldPad(const Node* conv) {
+  if (!IsConvHead(conv->op()) || !live_[conv->id()] || fed_node_[conv->id()] ||
+      !folded_[conv->id()].empty()) {
+    return;
+  }
+  const std::string padding = StringAttr(conv, "padding", "");
+  if (padding != "VALID" && padding != "EXPLICIT") return;
+  const Node* pad = conv->input(0).node;
+  if (conv->input(0).index != 0) return;
+  if (pad->op() != "Pad" && pad->op() != "PadV2") return;
+  if (!IsChainLink(pad) || protected_[pad->id()] ||
+      !pad->control_outputs().empty() || KeptConsumers(pad, 0) != 1) {
+    return;
+  }
+  if (options_.place) {
+    for (const Node* n : {conv, pad}) {
+      Device* d = options_.place(n);
+      if (d == nullptr || d->device_type() != "CPU") return;
+    }
+  }
+  if (pad->op() == "PadV2") {
+    const Tensor* value = ConstValueOf(pad->input(2).node, pad->input(2).index);
+    if (value == nullptr || value->dtype() != DT_FLOAT ||
+        value->NumElements() != 1 || value->data<float>()[0] != 0.0f) {
+      return;
+    }
+  }
+  const Tensor* amounts = ConstValueOf(pad->input(1).node, pad->input(1).index);
+  if (amounts == nullptr || amounts->dims() != 2 || amounts->dim_size(0) != 4 ||
+      amounts->dim_size(1) != 2) {
+    return;
+  }
+  std::vector<int64_t> paddings(8, 0);
+  for (int i = 0; i < 8; ++i) {
+    if (amounts->dtype() == DT_INT32) {
+      paddings[i] = amounts->data<int32_t>()[i];
+    } else if (amounts->dtype() == DT_INT64) {
+      paddings[i] = amounts->data<int64_t>()[i];
+    } else {
+      return;
+    }
+    if (paddings[i] < 0) return;
+  }
+  const bool nchw = StringAttr(conv, "data_format", "NHWC") == "NCHW";
+  const int channel_dim = nchw ? 1 : 3;
+  for (int dim : {0, channel_dim}) {
+    if (paddings[2 * dim] != 0 || paddings[2 * dim + 1] != 0) return;
+  }
+  if (padding == "EXPLICIT") {
+    std::vector<int64_t> existing;
+    if (!GetNodeAttr(conv->attrs(), "explicit_paddings", &existing).ok() ||
+        existing.size() != 8) {
+      return;
+    }
+    for (int i = 0; i < 8; ++i) paddings[i] += existing[i];
+  }
+  absorbed_[pad->id()] = 1;
+  pad_folds_[conv->id()] = PadFold{pad, std::move(paddings)};
+  ++stats_.folded_pads;
+}
+
+// Rewrites `def`, made from `conv`, to read the folded Pad's input with
+// explicit paddings.
+void GraphOptimizer::ApplyPadFold(const Node* conv, NodeDef* def) const {
+  auto it = pad_folds_.find(conv->id());
+  if (it == pad_folds_.end()) return;
+  const Node* pad = it->second.pad;
+  def->input[0] = InputName(pad->input(0).node, pad->input(0).index);
+  def->attr["padding"] = AttrValue::String("EXPLICIT");
+  def->attr["explicit_paddings"] = AttrValue::IntList(it->second.paddings);
 }
 
 // ---- fusion ---------------------------------------------------------------
@@ -612,6 +707,7 @@ StatusOr<std::unique_ptr<OptimizedGraph>> GraphOptimizer::Emit(
         if (it != n->attrs().end()) fused.attr[a.name] = it->second;
       }
       copy_inputs(n, &fused, 1);
+      ApplyPadFold(n, &fused);
       std::string filter = InputName(n->input(1).node, n->input(1).index);
       if (f.filter.IsInitialized()) {
         filter = UniqueName(f.name + "/filter");
@@ -631,7 +727,12 @@ StatusOr<std::unique_ptr<OptimizedGraph>> GraphOptimizer::Emit(
         fused.attr["num_args"] = AttrValue::Int(num_args);
         fused.attr["fused_ops"] = AttrValue::StringList(fused_ops);
         fused.attr["leakyrelu_alpha"] = AttrValue::Float(f.alpha);
-        std::vector<std::string> originals = {n->name()};
+        std::vector<std::string> originals;
+        auto pad = pad_folds_.find(id);
+        if (pad != pad_folds_.end()) {
+          originals.push_back(pad->second.pad->name());
+        }
+        originals.push_back(n->name());
         for (const Node* a : f.absorbed) originals.push_back(a->name());
         fused.attr[kFusedNodesAttr] = AttrValue::StringList(originals);
       }
@@ -641,6 +742,7 @@ StatusOr<std::unique_ptr<OptimizedGraph>> GraphOptimizer::Emit(
     }
     NodeDef copy = n->def();
     copy_inputs(n, &copy, n->num_inputs());
+    ApplyPadFold(n, &copy);
     shapes[copy.name] = original_shapes(n);
     def.node.push_back(std::move(copy));
   }
@@ -695,6 +797,7 @@ StatusOr<std::unique_ptr<OptimizedGraph>> GraphOptimizer::Run(
       }
     }
   }
+  for (int id : order_) TryFoldPad(g_.node(id));
   for (int id : order_) TryFuse(g_.node(id));
   return Emit(fetches, targets);
 }

@@ -22,6 +22,16 @@
 //     chain must have exactly one consumer and be neither fed nor fetched,
 //     and nodes in it must carry no control edges.
 //
+//  3. Pad folding, before fusion. A Pad (or PadV2 of float zeros) of
+//     constant, non-negative amounts on H and W only, whose output only
+//     feeds input 0 of a CPU Conv2D or DepthwiseConv2dNative with padding
+//     VALID or EXPLICIT and is neither fed nor fetched, is removed: the
+//     convolution reads the Pad's input with padding EXPLICIT and the
+//     amounts (added to its own) as explicit_paddings. Keras emits such
+//     Pads before its stride-2 convolutions. Results are the same, except
+//     that padded zeros no longer turn an infinite or NaN filter tap into
+//     NaN at the border.
+//
 // A fused node is named after what it replaces, "<first node>+<op>+<op>"
 // ("conv1/Conv2D+BiasAdd+Relu"), so that traces map back to the original
 // graph; its `_weft_fused_nodes` attr lists the original node names. A
@@ -71,6 +81,7 @@ struct GraphOptimizerStats {
   int folded = 0;        // nodes replaced by constants
   int fused = 0;         // fused nodes made
   int fused_away = 0;    // nodes absorbed into them
+  int folded_pads = 0;   // Pads folded into convolutions' padding
 };
 
 // The optimized graph of one signature and what a plan needs from it: the

@@ -22,13 +22,15 @@
 // rows are first expanded to C * M channels into a per-thread buffer, so the
 // loops above only ever see one input value per output channel.
 //
-// The epilogue runs on each output row right after it is computed, while
-// the row is still in cache.
+// The epilogue's bias and Relu, Relu6 or LeakyRelu are applied to the
+// accumulators before they are stored; Elu, which needs exp, runs on each
+// output row right after it is computed, while the row is still in cache.
 #include "kernels/cpu/depthwise_conv.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/fused_epilogue.h"
@@ -114,7 +116,33 @@ struct RowArgs {
   int64_t dilation = 1;
   int64_t pad_left = 0;
   float* out = nullptr;  // the output row, pixels ld floats apart
+  // The epilogue applied to each vector before it is stored (kElu is left
+  // to ApplyEpilogueRows on the finished row: it needs exp).
+  const float* bias = nullptr;
+  GemmEpilogue::Activation activation = GemmEpilogue::Activation::kNone;
+  float alpha = 0;
 };
+
+// What ApplyEpilogueRows computes for one vector of channels [c, c + L),
+// with the same operations and selects, so the results are the same bits.
+template <typename V>
+inline V Finish(const RowArgs& r, V v, int64_t c) {
+  using Act = GemmEpilogue::Activation;
+  if (r.bias != nullptr) v = v + Load<V>(r.bias + c);
+  const V zero = V{};
+  switch (r.activation) {
+    case Act::kRelu:
+      return v < zero ? zero : v;
+    case Act::kRelu6: {
+      const V six = zero + 6.0f;
+      return v < zero ? zero : (v > six ? six : v);
+    }
+    case Act::kLeakyRelu:
+      return v > zero ? v : v * r.alpha;
+    default:
+      return v;
+  }
+}
 
 // Output pixels [ow, ow + P), channels [c, c + L), summing filter columns
 // [kw_lo, kw_hi), which must be in bounds for all P pixels.
@@ -134,7 +162,9 @@ inline void StripAnyWindow(const RowArgs& r, int64_t ow, int64_t kw_lo,
       for (int p = 0; p < P; ++p) acc[p] += Load<V>(x + p * step) * fv;
     }
   }
-  for (int p = 0; p < P; ++p) Store(r.out + (ow + p) * r.ld + c, acc[p]);
+  for (int p = 0; p < P; ++p) {
+    Store(r.out + (ow + p) * r.ld + c, Finish(r, acc[p], c));
+  }
 }
 
 // As StripAnyWindow over all KW columns, undilated, with stride SW: each
@@ -155,43 +185,48 @@ inline void StripFixedWindow(const RowArgs& r, int64_t ow, int64_t c) {
       for (int p = 0; p < P; ++p) acc[p] += in[p * SW + kw] * fv;
     }
   }
-  for (int p = 0; p < P; ++p) Store(r.out + (ow + p) * r.ld + c, acc[p]);
+  for (int p = 0; p < P; ++p) {
+    Store(r.out + (ow + p) * r.ld + c, Finish(r, acc[p], c));
+  }
 }
 
-// Strips of P pixels starting at *ow while they fit below `end`, every
-// channel block of each strip before the next strip (so that the strip's
-// inputs stay in L1 across the blocks).
-template <int P, int KW, int SW>
-inline void FixedStrips(const RowArgs& r, int64_t* ow, int64_t end) {
-  for (; *ow + P <= end; *ow += P) {
-    ForChannelBlocks(r.ld, [&](auto lanes, int64_t c) {
-      StripFixedWindow<decltype(lanes)::kLanes, P, KW, SW>(r, *ow, c);
-    });
+// Interior pixels [begin, end) of channel block [c, c + L), in strips of P
+// pixels. A last partial strip is shifted left to end at `end`, recomputing
+// a few pixels of the previous strip to the same values, rather than taking
+// slower narrow strips. Blocks are the outer loop so that a strip's filter
+// taps and the row's input lines of the block stay hot across strips.
+template <int L, int P, typename StripFn>
+inline void Strips(int64_t begin, int64_t end, StripFn&& strip) {
+  if (end - begin >= P) {
+    for (int64_t ow = begin; ow < end; ow += P) {
+      strip(std::integral_constant<int, P>{}, std::min(ow, end - P));
+    }
+  } else if constexpr (P > 4) {
+    Strips<L, 4>(begin, end, strip);
+  } else {
+    for (int64_t ow = begin; ow < end; ++ow) {
+      strip(std::integral_constant<int, 1>{}, ow);
+    }
   }
 }
 
 template <int KW, int SW>
 void InteriorFixedWindow(const RowArgs& r, int64_t begin, int64_t end) {
-  int64_t ow = begin;
-  FixedStrips<kStrip, KW, SW>(r, &ow, end);
-  if constexpr (kStrip > 4) FixedStrips<4, KW, SW>(r, &ow, end);
-  FixedStrips<1, KW, SW>(r, &ow, end);
-}
-
-template <int P>
-inline void AnyWindowStrips(const RowArgs& r, int64_t* ow, int64_t end) {
-  for (; *ow + P <= end; *ow += P) {
-    ForChannelBlocks(r.ld, [&](auto lanes, int64_t c) {
-      StripAnyWindow<decltype(lanes)::kLanes, P>(r, *ow, 0, r.window, c);
+  ForChannelBlocks(r.ld, [&](auto lanes, int64_t c) {
+    constexpr int L = decltype(lanes)::kLanes;
+    Strips<L, kStrip>(begin, end, [&](auto p, int64_t ow) {
+      StripFixedWindow<L, decltype(p)::value, KW, SW>(r, ow, c);
     });
-  }
+  });
 }
 
 void InteriorAnyWindow(const RowArgs& r, int64_t begin, int64_t end) {
-  int64_t ow = begin;
-  AnyWindowStrips<kStrip>(r, &ow, end);
-  if constexpr (kStrip > 4) AnyWindowStrips<4>(r, &ow, end);
-  AnyWindowStrips<1>(r, &ow, end);
+  ForChannelBlocks(r.ld, [&](auto lanes, int64_t c) {
+    constexpr int L = decltype(lanes)::kLanes;
+    Strips<L, kStrip>(begin, end, [&](auto p, int64_t ow) {
+      StripAnyWindow<L, decltype(p)::value>(r, ow, 0, r.window, c);
+    });
+  });
 }
 
 // Output pixels [begin, end) of a row, all of whose filter columns are in
@@ -290,6 +325,14 @@ void DepthwiseConvRows(const DepthwiseGeometry& g, const float* in,
   r.stride = cols.stride;
   r.dilation = cols.dilation;
   r.pad_left = cols.pad_before;
+  // Bias and activation in registers, except Elu after each row.
+  const bool elu = epilogue != nullptr &&
+                   epilogue->activation == GemmEpilogue::Activation::kElu;
+  if (epilogue != nullptr && !elu) {
+    r.bias = epilogue->bias;
+    r.activation = epilogue->activation;
+    r.alpha = epilogue->alpha;
+  }
   for (int64_t row = first; row < last; ++row) {
     const int64_t n = row / g.rows.output;
     const int64_t oh = row % g.rows.output;
@@ -314,7 +357,7 @@ void DepthwiseConvRows(const DepthwiseGeometry& g, const float* in,
     for (int64_t ow = interior_end; ow < cols.output; ++ow) {
       EdgePixel(r, cols, ow);
     }
-    if (epilogue != nullptr) {
+    if (elu) {
       ApplyEpilogueRows(*epilogue, r.out, cols.output, cm, cm);
     }
   }

@@ -668,5 +668,170 @@ TEST(OptimizeTest, ResultsDoNotDependOnTheThreadCount) {
   }
 }
 
+// ---- pad folding ----------------------------------------------------------
+
+// [4, 2] paddings of `dtype` (DT_INT32 or DT_INT64), dimension by dimension.
+Tensor Paddings(const std::vector<int64_t>& v, DataType dtype = DT_INT32) {
+  Tensor t(dtype, TensorShape({4, 2}));
+  for (int i = 0; i < 8; ++i) {
+    if (dtype == DT_INT32) {
+      t.data<int32_t>()[i] = static_cast<int32_t>(v[i]);
+    } else {
+      t.data<int64_t>()[i] = v[i];
+    }
+  }
+  return t;
+}
+
+struct PadCase {
+  std::string name;
+  std::string head = "DepthwiseConv2dNative";
+  std::vector<int64_t> paddings = {0, 0, 0, 1, 0, 1, 0, 0};
+  DataType paddings_type = DT_INT32;
+  std::string pad_op = "Pad";
+  float pad_value = 0;  // PadV2
+  std::string conv_padding = "VALID";
+  int stride = 2;
+  bool fuse = true;  // BiasAdd + Relu6 after the convolution
+};
+
+// x -> Pad -> conv [-> BiasAdd -> Relu6]; fetches "y".
+std::shared_ptr<const Graph> PadGraph(const PadCase& c) {
+  Builder b;
+  b.Placeholder("x", TensorShape({2, 10, 9, 6}));
+  b.Const("paddings", Paddings(c.paddings, c.paddings_type));
+  AttrMap pad_attrs;
+  pad_attrs["Tpaddings"] = AttrValue::Type(c.paddings_type);
+  if (c.pad_op == "PadV2") {
+    Tensor value(DT_FLOAT, TensorShape({}));
+    value.data<float>()[0] = c.pad_value;
+    b.Const("value", value);
+    b.Op("pad", "PadV2", {"x", "paddings", "value"}, pad_attrs);
+  } else {
+    b.Op("pad", "Pad", {"x", "paddings"}, pad_attrs);
+  }
+  const int64_t out_c = c.head == "Conv2D" ? 5 : 6 * 2;
+  b.Const("w", Random(TensorShape({3, 3, 6, c.head == "Conv2D" ? 5 : 2}), -1, 1,
+                      21));
+  AttrMap a;
+  a["strides"] = AttrValue::IntList({1, c.stride, c.stride, 1});
+  a["padding"] = AttrValue::String(c.conv_padding);
+  if (c.conv_padding == "EXPLICIT") {
+    a["explicit_paddings"] = AttrValue::IntList({0, 0, 1, 0, 0, 2, 0, 0});
+  }
+  b.Op(c.fuse ? "conv" : "y", c.head, {"pad", "w"}, a);
+  if (c.fuse) {
+    b.Const("b", Random(TensorShape({out_c}), -1, 1, 22));
+    b.Op("bias", "BiasAdd", {"conv", "b"});
+    b.Op("y", "Relu6", {"bias"});
+  }
+  return b.Build();
+}
+
+TEST(OptimizeTest, ZeroPadsFoldIntoTheConvolutionsPadding) {
+  std::vector<PadCase> cases;
+  for (const char* head : {"DepthwiseConv2dNative", "Conv2D"}) {
+    for (bool fuse : {true, false}) {
+      for (int stride : {1, 2}) {
+        PadCase c;
+        c.head = head, c.fuse = fuse, c.stride = stride;
+        c.name = absl::StrCat(head, fuse ? "_fused" : "", "_s", stride);
+        cases.push_back(c);
+      }
+    }
+    PadCase c;
+    c.head = head;
+    c.name = absl::StrCat(head, "_int64_asymmetric");
+    c.paddings = {0, 0, 2, 1, 0, 3, 0, 0};
+    c.paddings_type = DT_INT64;
+    cases.push_back(c);
+    c.name = absl::StrCat(head, "_padv2_explicit");
+    c.pad_op = "PadV2";
+    c.conv_padding = "EXPLICIT";  // the amounts add up
+    cases.push_back(c);
+  }
+  for (const PadCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto g = PadGraph(c);
+    Tensor x = Random(TensorShape({2, 10, 9, 6}), -2, 2, 23);
+    Outcome off = RunGraph(g, false, {{"x", x}}, {"y"});
+    Outcome on = RunGraph(g, true, {{"x", x}}, {"y"});
+    ASSERT_EQ(on.outputs.size(), 1u);
+    // The padded zeros added nothing: the same values bit for bit.
+    ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+    EXPECT_FALSE(Ran(on, "pad"));
+    EXPECT_EQ(on.num_nodes, 1);
+    EXPECT_EQ(CountFused(on.ran), c.fuse ? 1 : 0);
+  }
+}
+
+TEST(OptimizeTest, PadsThatMustNotFold) {
+  std::vector<PadCase> cases;
+  PadCase c;
+  c.name = "nonzero_value";
+  c.pad_op = "PadV2";
+  c.pad_value = 0.5f;
+  cases.push_back(c);
+  c = PadCase();
+  c.name = "channels_padded";
+  c.head = "Conv2D";  // the filter's input depth follows the padded channels
+  c.paddings = {0, 0, 0, 1, 0, 1, 0, 0};
+  cases.push_back(c);
+  c = PadCase();
+  c.name = "batch_padded";
+  c.paddings = {1, 0, 0, 1, 0, 1, 0, 0};
+  cases.push_back(c);
+  c = PadCase();
+  c.name = "same_padding";
+  c.conv_padding = "SAME";
+  cases.push_back(c);
+  for (const PadCase& p : cases) {
+    SCOPED_TRACE(p.name);
+    PadCase k = p;
+    if (k.name == "channels_padded") {
+      // Pad C from 6 to 7; the filter is built for 7 input channels below.
+      k.paddings = {0, 0, 0, 1, 0, 1, 0, 1};
+    }
+    std::shared_ptr<const Graph> g;
+    if (k.name == "channels_padded") {
+      Builder b;
+      b.Placeholder("x", TensorShape({2, 10, 9, 6}));
+      b.Const("paddings", Paddings(k.paddings));
+      b.Op("pad", "Pad", {"x", "paddings"});
+      b.Const("w", Random(TensorShape({3, 3, 7, 5}), -1, 1, 21));
+      b.Conv("y", "pad", "w", 2, "VALID");
+      g = b.Build();
+    } else {
+      g = PadGraph(k);
+    }
+    Tensor x = Random(TensorShape({2, 10, 9, 6}), -2, 2, 24);
+    Outcome off = RunGraph(g, false, {{"x", x}}, {"y"});
+    Outcome on = RunGraph(g, true, {{"x", x}}, {"y"});
+    ASSERT_EQ(on.outputs.size(), 1u);
+    ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+    EXPECT_TRUE(Ran(on, "pad"));
+  }
+  // The Pad's output fetched too, or fed: it stays.
+  auto g = PadGraph(PadCase());
+  Tensor x = Random(TensorShape({2, 10, 9, 6}), -2, 2, 25);
+  Outcome fetched = RunGraph(g, true, {{"x", x}}, {"y", "pad"});
+  EXPECT_TRUE(Ran(fetched, "pad"));
+  Outcome off = RunGraph(g, false, {{"x", x}}, {"y", "pad"});
+  ExpectClose(fetched.outputs[0], off.outputs[0], 0, 0);
+  Tensor padded = Random(TensorShape({2, 11, 10, 6}), -2, 2, 26);
+  Outcome fed = RunGraph(g, true, {{"pad", padded}}, {"y"});
+  Outcome fed_off = RunGraph(g, false, {{"pad", padded}}, {"y"});
+  ExpectClose(fed.outputs[0], fed_off.outputs[0], 0, 0);
+}
+
+TEST(OptimizeTest, SummaryCountsFoldedPads) {
+  auto g = PadGraph(PadCase());
+  auto session = MakeSession(g, true);
+  auto callable = session->Prepare({"x"}, {"y"});
+  ASSERT_TRUE(callable.ok()) << callable.status();
+  EXPECT_THAT((*callable)->optimizer_summary(),
+              HasSubstr("1 Pads folded into convolutions"));
+}
+
 }  // namespace
 }  // namespace weft

@@ -1,0 +1,395 @@
+#include "kernels/cpu/conv2d.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/fused_epilogue.h"
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+namespace weft {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A chunk's patch buffer holds about this many elements (256 KiB of float):
+// enough rows that the GEMM streams each packed filter panel over many rows
+// of patches, few enough that the patches and the output rows they produce
+// stay in a core's L2 (1 MiB on the Zen 4 this is tuned on) between the
+// gather and the product.
+constexpr int64_t kPatchElements = int64_t{1} << 16;
+constexpr int64_t kMinChunkRows = 16;
+
+int64_t ChunkRows(int64_t m, int64_t k) {
+  return std::min(m, std::max(kMinChunkRows, kPatchElements / k));
+}
+
+// The valid taps [lo, hi) of each output position along one dimension,
+// computed once per call: ValidTaps divides, which per patch row would cost
+// as much as gathering a small patch.
+struct TapRange {
+  int64_t lo;
+  int64_t hi;
+};
+
+std::vector<TapRange> TapTable(const WindowDim& d) {
+  std::vector<TapRange> table(d.output);
+  for (int64_t o = 0; o < d.output; ++o) {
+    ValidTaps(d, o, &table[o].lo, &table[o].hi);
+  }
+  return table;
+}
+
+// Element runs of the gather: a few to a few hundred elements each (Cin, or
+// a filter row's kw * Cin), too short for memcpy's call and size dispatch to
+// pay off. For float: 16-float vector moves, the last one masked.
+template <typename A, typename S>
+inline void CopyRun(const S* src, A* dst, int64_t n) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<A, float> && std::is_same_v<S, float>) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      _mm512_storeu_ps(dst + i, _mm512_loadu_ps(src + i));
+    }
+    if (i < n) {
+      const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1);
+      _mm512_mask_storeu_ps(dst + i, mask,
+                            _mm512_maskz_loadu_ps(mask, src + i));
+    }
+    return;
+  }
+#endif
+  ConvertElements(src, dst, n);
+}
+
+template <typename A>
+inline void ZeroRun(A* dst, int64_t n) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<A, float>) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, _mm512_setzero_ps());
+    if (i < n) {
+      _mm512_mask_storeu_ps(dst + i,
+                            static_cast<__mmask16>((1u << (n - i)) - 1),
+                            _mm512_setzero_ps());
+    }
+    return;
+  }
+#endif
+  std::fill_n(dst, n, A(0));
+}
+
+// Rows [r0, r0 + rows) of group g's im2col matrix into `patches` (row r at
+// patches + (r - r0) * k): one row per output pixel r = (n * OH + oh) * OW +
+// ow, columns ordered (kh, kw, ci) like the filter's rows. `col_taps` is
+// TapTable(s.cols).
+template <typename S, typename A>
+void GatherPatches(const Conv2DGeometry& s, const TapRange* col_taps,
+                   const S* in, int64_t r0, int64_t rows, int64_t g,
+                   A* patches) {
+  const int64_t cin = s.filter_depth;
+  const int64_t k = s.patch_size();
+  const int64_t window_cols = s.cols.window;
+  const int64_t row_taps = window_cols * cin;
+  const int64_t in_row = s.cols.input * s.in_depth;
+  const int64_t image = s.rows.input * in_row;
+  // Without groups and column dilation, a filter row's taps read one
+  // contiguous run of the input row (whatever the stride).
+  const bool contiguous = s.groups == 1 && s.cols.dilation == 1;
+  A* dst = patches;
+  for (int64_t r = r0; r < r0 + rows;) {
+    // One output row (n, oh) at a time: its row taps are computed once.
+    const int64_t ow0 = r % s.cols.output;
+    const int64_t oh = (r / s.cols.output) % s.rows.output;
+    const int64_t n = r / (s.cols.output * s.rows.output);
+    const int64_t run = std::min(s.cols.output - ow0, r0 + rows - r);
+    int64_t kh_lo, kh_hi;
+    ValidTaps(s.rows, oh, &kh_lo, &kh_hi);
+    const int64_t ih0 = oh * s.rows.stride - s.rows.pad_before;
+    const S* img = in + n * image + g * cin;
+    for (int64_t ow = ow0; ow < ow0 + run; ++ow, dst += k) {
+      const int64_t kw_lo = col_taps[ow].lo;
+      const int64_t kw_hi = col_taps[ow].hi;
+      const int64_t iw0 = ow * s.cols.stride - s.cols.pad_before;
+      if (kh_lo > 0) ZeroRun(dst, kh_lo * row_taps);
+      for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+        A* line = dst + kh * row_taps;
+        const S* src = img + (ih0 + kh * s.rows.dilation) * in_row;
+        if (kw_lo > 0) ZeroRun(line, kw_lo * cin);
+        if (contiguous) {
+          CopyRun(src + (iw0 + kw_lo) * s.in_depth, line + kw_lo * cin,
+                  (kw_hi - kw_lo) * cin);
+        } else {
+          for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
+            CopyRun(src + (iw0 + kw * s.cols.dilation) * s.in_depth,
+                    line + kw * cin, cin);
+          }
+        }
+        if (kw_hi < window_cols) {
+          ZeroRun(line + std::max(kw_hi, kw_lo) * cin,
+                  (window_cols - std::max(kw_hi, kw_lo)) * cin);
+        }
+      }
+      if (kh_hi < s.rows.window) {
+        const int64_t from = std::max(kh_hi, kh_lo);
+        ZeroRun(dst + from * row_taps, (s.rows.window - from) * row_taps);
+      }
+    }
+    r += run;
+  }
+}
+
+// A float buffer reused by the chunks a thread runs, call after call: a
+// fresh 256 KiB allocation per chunk would be an mmap and its page faults.
+// A nested use on the same thread (a TBB thread that runs another kernel
+// while it waits inside ParallelFor) finds the buffer busy and gets its own.
+struct PatchScratch {
+  std::unique_ptr<float[]> data;
+  int64_t capacity = 0;
+  bool busy = false;
+};
+thread_local PatchScratch tls_patches;
+
+class PatchLease {
+ public:
+  explicit PatchLease(int64_t count) {
+    PatchScratch& slot = tls_patches;
+    if (slot.busy) {
+      own_.reset(new float[count]);
+      data_ = own_.get();
+      return;
+    }
+    if (slot.capacity < count) {
+      slot.data.reset(new float[count]);
+      slot.capacity = count;
+    }
+    slot.busy = true;
+    slot_ = &slot;
+    data_ = slot.data.get();
+  }
+  ~PatchLease() {
+    if (slot_ != nullptr) slot_->busy = false;
+  }
+  PatchLease(const PatchLease&) = delete;
+  PatchLease& operator=(const PatchLease&) = delete;
+  float* data() const { return data_; }
+
+ private:
+  PatchScratch* slot_ = nullptr;
+  std::unique_ptr<float[]> own_;
+  float* data_ = nullptr;
+};
+
+// A 1x1 filter whose every output reads an input element (no padding before,
+// the last output inside the input): no patch has a zero.
+bool ReadsInPlace(const WindowDim& d) {
+  return d.window == 1 && d.pad_before == 0 &&
+         (d.output - 1) * d.stride < d.input;
+}
+
+// A 1x1 filter at unit strides reading every input pixel once: the NHWC
+// input is the [N * H * W, in_depth] patch matrix itself.
+bool Pointwise(const Conv2DGeometry& s) {
+  return ReadsInPlace(s.rows) && ReadsInPlace(s.cols) && s.rows.stride == 1 &&
+         s.cols.stride == 1 && s.rows.output == s.rows.input &&
+         s.cols.output == s.cols.input;
+}
+
+}  // namespace
+
+Status MakeConv2DGeometry(const WindowAttrs& attrs, const Tensor& input,
+                          const Tensor& filter, Conv2DGeometry* geometry) {
+  if (input.dims() != 4) {
+    return errors::InvalidArgument("input must be 4-dimensional but has shape ",
+                                   input.shape().DebugString());
+  }
+  if (filter.dims() != 4) {
+    return errors::InvalidArgument(
+        "filter must be 4-dimensional [rows, cols, in_depth, out_depth] but "
+        "has shape ",
+        filter.shape().DebugString());
+  }
+  Conv2DGeometry s;
+  s.batch = input.dim_size(attrs.index('N'));
+  s.in_depth = input.dim_size(attrs.index('C'));
+  s.filter_depth = filter.dim_size(2);
+  s.out_depth = filter.dim_size(3);
+  if (s.filter_depth <= 0) {
+    return errors::InvalidArgument("filter ", filter.shape().DebugString(),
+                                   " has input depth 0");
+  }
+  if (s.in_depth % s.filter_depth != 0) {
+    return errors::InvalidArgument(
+        "input depth ", s.in_depth, " of input ", input.shape().DebugString(),
+        " is not a multiple of the filter's input depth ", s.filter_depth,
+        " (filter ", filter.shape().DebugString(), ")");
+  }
+  // An input without channels sums nothing (zeros, as in TensorFlow); it
+  // counts as one group.
+  s.groups = std::max<int64_t>(1, s.in_depth / s.filter_depth);
+  if (s.out_depth % s.groups != 0) {
+    return errors::InvalidArgument(
+        "output depth ", s.out_depth, " of filter ",
+        filter.shape().DebugString(),
+        " is not a multiple of the number of groups ", s.groups,
+        " (input depth ", s.in_depth, " / filter input depth ", s.filter_depth,
+        ")");
+  }
+  WEFT_ASSIGN_OR_RETURN(
+      s.rows, ComputeWindowDim(attrs, 'H', input.dim_size(attrs.index('H')),
+                               filter.dim_size(0)));
+  WEFT_ASSIGN_OR_RETURN(
+      s.cols, ComputeWindowDim(attrs, 'W', input.dim_size(attrs.index('W')),
+                               filter.dim_size(1)));
+  *geometry = s;
+  return Status();
+}
+
+void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
+                const float* in, const float* filter,
+                const GemmEpilogue& epilogue, float* out) {
+  const int64_t m = s.output_pixels();
+  if (m == 0 || s.out_depth == 0) return;
+  if (s.in_depth == 0) {
+    std::fill_n(out, m * s.out_depth, 0.0f);
+    ApplyEpilogueRows(epilogue, out, m, s.out_depth, s.out_depth);
+    return;
+  }
+  const int64_t cin = s.filter_depth;
+  const int64_t cout = s.out_depth_per_group();
+  const int64_t ldo = s.out_depth;
+  // Group g owns output columns [g * cout, (g + 1) * cout) and their biases.
+  auto group_epilogue = [&](int64_t g) {
+    GemmEpilogue e = epilogue;
+    if (e.bias != nullptr) e.bias += g * cout;
+    return e;
+  };
+  auto group_filter = [&](int64_t g) {
+    return GemmOperand<float>{filter + g * cout, ldo};
+  };
+
+  if (Pointwise(s)) {
+    // The input already is the [m, in_depth] patch matrix: one product per
+    // group, split by the GEMM itself.
+    for (int64_t g = 0; g < s.groups; ++g) {
+      Gemm(ctx, m, cin, cout, GemmOperand<float>{in + g * cin, s.in_depth},
+           group_filter(g), out + g * cout, ldo, group_epilogue(g));
+    }
+    return;
+  }
+
+  const int64_t k = s.patch_size();
+  const int64_t chunk = ChunkRows(m, k);
+  const int64_t num_chunks = CeilDiv(m, chunk);
+  const std::vector<TapRange> col_taps = TapTable(s.cols);
+  if (num_chunks == 1) {
+    // Few output pixels (the late layers of a network at batch 1): gather
+    // them all and let the GEMM split the product, by columns when there
+    // are few rows, reading the filter where it is rather than packing a
+    // filter it would use for a handful of rows.
+    PatchLease patches(m * k);
+    for (int64_t g = 0; g < s.groups; ++g) {
+      GatherPatches(s, col_taps.data(), in, 0, m, g, patches.data());
+      Gemm(ctx, m, k, cout, GemmOperand<float>{patches.data(), k},
+           group_filter(g), out + g * cout, ldo, group_epilogue(g));
+    }
+    return;
+  }
+
+  // Many chunks: each group's filter is packed once, shared by all chunks.
+  std::vector<std::unique_ptr<GemmPackedRhs>> packed;
+  for (int64_t g = 0; g < s.groups; ++g) {
+    packed.push_back(
+        std::make_unique<GemmPackedRhs>(k, cout, group_filter(g), &ctx));
+  }
+  ctx.ParallelFor(
+      num_chunks, chunk * k * s.out_depth, [&](int64_t first, int64_t last) {
+        PatchLease patches(chunk * k);
+        for (int64_t c = first; c < last; ++c) {
+          const int64_t r0 = c * chunk;
+          const int64_t rows = std::min(chunk, m - r0);
+          for (int64_t g = 0; g < s.groups; ++g) {
+            GatherPatches(s, col_taps.data(), in, r0, rows, g, patches.data());
+            GemmSerial(rows, GemmOperand<float>{patches.data(), k}, *packed[g],
+                       out + r0 * ldo + g * cout, ldo, group_epilogue(g));
+          }
+        }
+      });
+}
+
+template <typename S, typename A>
+void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
+                const S* in, const A* filter, S* out) {
+  const int64_t m = s.output_pixels();
+  if (m == 0 || s.out_depth == 0) return;
+  if (s.in_depth == 0) {
+    std::fill_n(out, m * s.out_depth, S(0));
+    return;
+  }
+  const int64_t cin = s.filter_depth;
+  const int64_t cout = s.out_depth_per_group();
+  const int64_t ldo = s.out_depth;
+  if constexpr (std::is_same_v<S, A>) {
+    if (Pointwise(s)) {
+      for (int64_t g = 0; g < s.groups; ++g) {
+        Gemm<A>(ctx, m, cin, cout, GemmOperand<A>{in + g * cin, s.in_depth},
+                GemmOperand<A>{filter + g * cout, ldo}, out + g * cout, ldo);
+      }
+      return;
+    }
+  }
+  const int64_t k = s.patch_size();
+  const int64_t chunk = ChunkRows(m, k);
+  const int64_t num_chunks = CeilDiv(m, chunk);
+  const std::vector<TapRange> col_taps = TapTable(s.cols);
+  ctx.ParallelFor(
+      num_chunks, chunk * k * s.out_depth, [&](int64_t first, int64_t last) {
+        std::vector<A> patches(chunk * k);
+        // half and bfloat16 sum into float rows, rounded once at the end.
+        std::vector<A> result;
+        if constexpr (!std::is_same_v<S, A>) result.resize(chunk * ldo);
+        for (int64_t c = first; c < last; ++c) {
+          const int64_t r0 = c * chunk;
+          const int64_t rows = std::min(chunk, m - r0);
+          A* dst;
+          if constexpr (std::is_same_v<S, A>) {
+            dst = out + r0 * ldo;
+          } else {
+            dst = result.data();
+          }
+          for (int64_t g = 0; g < s.groups; ++g) {
+            GatherPatches(s, col_taps.data(), in, r0, rows, g, patches.data());
+            GemmSerial<A>(rows, k, cout, GemmOperand<A>{patches.data(), k},
+                          GemmOperand<A>{filter + g * cout, ldo},
+                          dst + g * cout, ldo);
+          }
+          if constexpr (!std::is_same_v<S, A>) {
+            ConvertElements(result.data(), out + r0 * ldo, rows * ldo);
+          }
+        }
+      });
+}
+
+template void Conv2DNhwc<double, double>(const OpKernelContext&,
+                                         const Conv2DGeometry&, const double*,
+                                         const double*, double*);
+template void Conv2DNhwc<half, float>(const OpKernelContext&,
+                                      const Conv2DGeometry&, const half*,
+                                      const float*, half*);
+template void Conv2DNhwc<bfloat16, float>(const OpKernelContext&,
+                                          const Conv2DGeometry&,
+                                          const bfloat16*, const float*,
+                                          bfloat16*);
+template void Conv2DNhwc<uint32_t, uint32_t>(const OpKernelContext&,
+                                             const Conv2DGeometry&,
+                                             const uint32_t*, const uint32_t*,
+                                             uint32_t*);
+
+}  // namespace weft

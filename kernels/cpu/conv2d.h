@@ -1,0 +1,91 @@
+// The 2-D convolution that Conv2D (conv_ops.cc) and _FusedConv2D
+// (fused_conv_ops.cc) share: validating the operands into a geometry, and
+// computing
+//   out[n, oh, ow, co] = epilogue(sum over taps (kh, kw) and the input
+//     channels ci of co's group of
+//       in[n, oh * sh - pad_top + kh * dh, ow * sw - pad_left + kw * dw, ci]
+//       * filter[kh, kw, ci - group start, co])
+// in NHWC, positions outside the input contributing zero. Filters are
+// [rows, cols, in_depth / groups, out_depth]; groups = in_depth / filter
+// in depth (grouped convolution, as TensorFlow's CPU kernel has it).
+//
+// How: the output pixels (N * OH * OW of them, all images together) are the
+// rows of an im2col matrix, cut into chunks whose size depends on the
+// shapes alone. A chunk's patches (one row of rows * cols * in_depth values
+// per pixel, zeros for padding) are gathered into a buffer that stays in L2
+// and multiplied by the filter, seen as a [rows * cols * in_depth,
+// out_depth] matrix, straight into the output rows. For float the filter is
+// packed for gemm.h's GEMM once per call and shared by the chunks, and the
+// epilogue (bias, activation) runs on each tile as the GEMM finishes it.
+// A 1x1 filter with unit strides and no padding needs no gather: the input
+// is multiplied in place, one product per group. (A strided 1x1 filter
+// gathers one Cin run per pixel.) When all the output pixels fit one chunk
+// (late layers at batch 1), the patches are gathered once and the GEMM
+// splits the product itself, so two threads share even a few-pixel layer.
+//
+// Determinism: every split (chunks, bands, the GEMM's own units) follows
+// the shapes alone and each output element's k-sum is computed the same way
+// whichever split holds it (gemm.h), so results are bit-identical at every
+// thread count, and Conv2D equals _FusedConv2D without an epilogue bit for
+// bit.
+#ifndef WEFT_KERNELS_CPU_CONV2D_H_
+#define WEFT_KERNELS_CPU_CONV2D_H_
+
+#include <cstdint>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/image_util.h"
+#include "kernels/op_kernel.h"
+
+namespace weft {
+
+struct Conv2DGeometry {
+  int64_t batch = 0;
+  int64_t in_depth = 0;
+  int64_t filter_depth = 0;  // input channels per group
+  int64_t out_depth = 0;
+  int64_t groups = 1;
+  WindowDim rows;
+  WindowDim cols;
+
+  int64_t out_depth_per_group() const { return out_depth / groups; }
+  // Columns of one group's patch matrix: the k of its product.
+  int64_t patch_size() const {
+    return rows.window * cols.window * filter_depth;
+  }
+  // Rows of the patch matrix: N * OH * OW.
+  int64_t output_pixels() const { return batch * rows.output * cols.output; }
+};
+
+// The geometry of `input` (4-D, in attrs.format) convolved with `filter`
+// ([rows, cols, in_depth / groups, out_depth]) under `attrs`. Errors name
+// the shapes and what is wrong with them (not 4-D, a filter depth of 0, an
+// input depth that is not a multiple of it, an output depth that is not a
+// multiple of the groups, a window that does not fit). An input without
+// channels counts as one group summing nothing.
+Status MakeConv2DGeometry(const WindowAttrs& attrs, const Tensor& input,
+                          const Tensor& filter, Conv2DGeometry* geometry);
+
+// out = epilogue(in * filter) for NHWC float `in` and `out` of geometry
+// `s`; `filter` as the op's input. `out` must not overlap the operands. A
+// default GemmEpilogue gives the plain convolution; epilogue.bias, when set,
+// has out_depth values. An input without channels gives epilogue(0).
+void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
+                const float* in, const float* filter,
+                const GemmEpilogue& epilogue, float* out);
+
+// The same convolution for the other element types: S is how elements are
+// stored, A what products are summed in (float for half and bfloat16,
+// rounded to S once per output; uint32_t for int32, wrapping modulo 2^32
+// as TensorFlow's int32 kernel does). `filter` is already converted to A.
+// Instantiated for <double, double>, <half, float>, <bfloat16, float> and
+// <uint32_t, uint32_t>.
+template <typename S, typename A>
+void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
+                const S* in, const A* filter, S* out);
+
+}  // namespace weft
+
+#endif  // WEFT_KERNELS_CPU_CONV2D_H_

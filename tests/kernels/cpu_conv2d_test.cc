@@ -1,0 +1,319 @@
+// The float convolution Conv2D and _FusedConv2D share (kernels/cpu/conv2d.h)
+// on the shapes that pick its paths: the MobileNetV2 stem's k = 27, 1x1
+// strided filters (ResNet's projection shortcuts), enough output pixels for
+// many chunks, groups, dilations, every padding mode, and each epilogue.
+//
+// Operands are multiples of 1/4 in [-2, 2] and the biases multiples of 1/8,
+// so every product and partial sum is exact in float: whatever the
+// summation order, the kernel must equal a naive double reference bit for
+// bit (LeakyRelu's alpha 0.25 keeps that; Elu goes through exp and is held
+// to a relative bound instead).
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/kernels/kernel_testutil.h"
+
+namespace weft {
+namespace {
+
+using test::AsTensor;
+using test::ExpectTensorEqual;
+using test::OpRunner;
+
+struct Case {
+  std::string name;
+  int64_t n = 1, h = 7, w = 7, cin = 3;
+  int64_t kh = 3, kw = 3, cout = 8, groups = 1;
+  int64_t sh = 1, sw = 1, dh = 1, dw = 1;
+  std::string padding = "SAME";
+  std::vector<int64_t> pads;  // top, bottom, left, right for EXPLICIT
+
+  AttrMap Attrs() const {
+    AttrMap a;
+    a["strides"] = AttrValue::IntList({1, sh, sw, 1});
+    a["dilations"] = AttrValue::IntList({1, dh, dw, 1});
+    a["padding"] = AttrValue::String(padding);
+    if (!pads.empty()) {
+      a["explicit_paddings"] =
+          AttrValue::IntList({0, 0, pads[0], pads[1], pads[2], pads[3], 0, 0});
+    }
+    return a;
+  }
+};
+
+// Output size and leading padding along one dimension, TensorFlow's rules.
+void OutputDim(int64_t in, int64_t k, int64_t d, int64_t s,
+               const std::string& padding, int64_t before, int64_t after,
+               int64_t* out, int64_t* pad) {
+  const int64_t e = (k - 1) * d + 1;
+  if (padding == "SAME") {
+    *out = (in + s - 1) / s;
+    *pad = std::max<int64_t>(0, (*out - 1) * s + e - in) / 2;
+  } else if (padding == "VALID") {
+    *out = in >= e ? (in - e) / s + 1 : 0;
+    *pad = 0;
+  } else {
+    *out = (in + before + after - e) / s + 1;
+    *pad = before;
+  }
+}
+
+struct Reference {
+  TensorShape shape;
+  std::vector<double> value;
+};
+
+Reference Convolve(const Case& c, const std::vector<float>& x,
+                   const std::vector<float>& f) {
+  int64_t oh, ow, pt, pl;
+  OutputDim(c.h, c.kh, c.dh, c.sh, c.padding, c.pads.empty() ? 0 : c.pads[0],
+            c.pads.empty() ? 0 : c.pads[1], &oh, &pt);
+  OutputDim(c.w, c.kw, c.dw, c.sw, c.padding, c.pads.empty() ? 0 : c.pads[2],
+            c.pads.empty() ? 0 : c.pads[3], &ow, &pl);
+  const int64_t fin = c.cin / c.groups;
+  const int64_t cout_g = c.cout / c.groups;
+  Reference r;
+  r.shape = TensorShape({c.n, oh, ow, c.cout});
+  r.value.assign(r.shape.num_elements(), 0.0);
+  for (int64_t b = 0; b < c.n; ++b) {
+    for (int64_t y = 0; y < oh; ++y) {
+      for (int64_t xo = 0; xo < ow; ++xo) {
+        for (int64_t co = 0; co < c.cout; ++co) {
+          const int64_t g = co / cout_g;
+          double sum = 0;
+          for (int64_t i = 0; i < c.kh; ++i) {
+            const int64_t iy = y * c.sh - pt + i * c.dh;
+            if (iy < 0 || iy >= c.h) continue;
+            for (int64_t j = 0; j < c.kw; ++j) {
+              const int64_t ix = xo * c.sw - pl + j * c.dw;
+              if (ix < 0 || ix >= c.w) continue;
+              for (int64_t ci = 0; ci < fin; ++ci) {
+                sum +=
+                    double{
+                        x[((b * c.h + iy) * c.w + ix) * c.cin + g * fin + ci]} *
+                    f[((i * c.kw + j) * fin + ci) * c.cout + co];
+              }
+            }
+          }
+          r.value[((b * oh + y) * ow + xo) * c.cout + co] = sum;
+        }
+      }
+    }
+  }
+  return r;
+}
+
+std::vector<float> Grid(int64_t n, int scale, std::mt19937* rng) {
+  std::uniform_int_distribution<int> dist(-2 * scale, 2 * scale);
+  std::vector<float> v(n);
+  for (float& e : v) e = static_cast<float>(dist(*rng)) / scale;
+  return v;
+}
+
+std::vector<Case> Cases() {
+  std::vector<Case> v;
+  Case c;
+  c.name = "stem_k27_stride2";
+  c.h = c.w = 33, c.cout = 32, c.sh = c.sw = 2;
+  v.push_back(c);
+  c = Case();
+  c.name = "k27_many_chunks";  // 10000 pixels: several chunks of patches
+  c.h = c.w = 100, c.cout = 16;
+  v.push_back(c);
+  c = Case();
+  c.name = "pointwise_stride2_valid";
+  c.n = 2, c.h = c.w = 9, c.cin = 8, c.kh = c.kw = 1, c.cout = 16,
+  c.sh = c.sw = 2, c.padding = "VALID";
+  v.push_back(c);
+  c = Case();
+  c.name = "pointwise_stride2_same_even";
+  c.h = c.w = 56, c.cin = 32, c.kh = c.kw = 1, c.cout = 40, c.sh = c.sw = 2;
+  v.push_back(c);
+  c = Case();
+  c.name = "pointwise_explicit";
+  c.h = 5, c.w = 4, c.cin = 5, c.kh = c.kw = 1, c.padding = "EXPLICIT",
+  c.pads = {1, 0, 2, 1};
+  v.push_back(c);
+  c = Case();
+  c.name = "pointwise_grouped";
+  c.h = c.w = 6, c.cin = 6, c.kh = c.kw = 1, c.cout = 9, c.groups = 3;
+  v.push_back(c);
+  c = Case();
+  c.name = "grouped_3x3_stride2";
+  c.n = 2, c.h = 11, c.w = 10, c.cin = 6, c.cout = 9, c.groups = 3,
+  c.sh = c.sw = 2;
+  v.push_back(c);
+  c = Case();
+  c.name = "dilated";
+  c.h = c.w = 12, c.cin = 4, c.dh = 2, c.dw = 3;
+  v.push_back(c);
+  c = Case();
+  c.name = "explicit_dilated_stride";
+  c.h = 9, c.w = 8, c.cin = 4, c.padding = "EXPLICIT", c.pads = {0, 3, 2, 1},
+  c.dh = 2, c.sw = 2;
+  v.push_back(c);
+  c = Case();
+  c.name = "valid_5x5";
+  c.h = 13, c.w = 11, c.cin = 16, c.kh = c.kw = 5, c.cout = 24,
+  c.padding = "VALID";
+  v.push_back(c);
+  c = Case();
+  c.name = "window_exceeds_input";
+  c.h = c.w = 2, c.kh = c.kw = 5;
+  v.push_back(c);
+  c = Case();
+  c.name = "few_pixels_deep";  // one chunk: the product is split by Gemm
+  c.n = 1, c.h = c.w = 2, c.cin = 64, c.cout = 96;
+  v.push_back(c);
+  return v;
+}
+
+struct Epilogue {
+  std::string name;
+  std::vector<std::string> fused_ops;
+  double (*act)(double);
+};
+
+std::vector<Epilogue> Epilogues() {
+  return {
+      {"none", {}, [](double x) { return x; }},
+      {"bias", {"BiasAdd"}, [](double x) { return x; }},
+      {"relu", {"Relu"}, [](double x) { return x < 0 ? 0.0 : x; }},
+      {"bias_relu",
+       {"BiasAdd", "Relu"},
+       [](double x) { return x < 0 ? 0.0 : x; }},
+      {"bias_relu6",
+       {"BiasAdd", "Relu6"},
+       [](double x) { return x < 0 ? 0.0 : (x > 6 ? 6.0 : x); }},
+      {"bias_leakyrelu",
+       {"BiasAdd", "LeakyRelu"},
+       [](double x) { return x > 0 ? x : 0.25 * x; }},
+      {"bias_elu",
+       {"BiasAdd", "Elu"},
+       [](double x) { return x < 0 ? std::exp(x) - 1 : x; }},
+  };
+}
+
+StatusOr<std::vector<Tensor>> RunFused(const Case& c, const Epilogue& e,
+                                       const Tensor& x, const Tensor& f,
+                                       const Tensor& bias, int threads) {
+  AttrMap a = c.Attrs();
+  a["fused_ops"] = AttrValue::StringList(e.fused_ops);
+  const bool has_bias = !e.fused_ops.empty() && e.fused_ops[0] == "BiasAdd";
+  a["num_args"] = AttrValue::Int(has_bias ? 1 : 0);
+  a["leakyrelu_alpha"] = AttrValue::Float(0.25f);
+  std::vector<Tensor> inputs = {x, f};
+  if (has_bias) inputs.push_back(bias);
+  return OpRunner("_FusedConv2D", a, threads).Run(inputs);
+}
+
+// Conv2D and every _FusedConv2D epilogue equal the reference, at threads 0,
+// 1 and 2 alike.
+TEST(SharedConv2DTest, MatchesReferenceAtEveryThreadCount) {
+  std::mt19937 rng(5);
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    const TensorShape xs({c.n, c.h, c.w, c.cin});
+    const TensorShape fs({c.kh, c.kw, c.cin / c.groups, c.cout});
+    const std::vector<float> xv = Grid(xs.num_elements(), 4, &rng);
+    const std::vector<float> fv = Grid(fs.num_elements(), 4, &rng);
+    const std::vector<float> bv = Grid(c.cout, 8, &rng);
+    const Tensor x = AsTensor<float>(xv, xs);
+    const Tensor f = AsTensor<float>(fv, fs);
+    const Tensor bias = AsTensor<float>(bv, TensorShape({c.cout}));
+    const Reference r = Convolve(c, xv, fv);
+
+    std::vector<float> plain(r.value.begin(), r.value.end());
+    for (int threads : {0, 1, 2}) {
+      SCOPED_TRACE(threads);
+      StatusOr<std::vector<Tensor>> out =
+          OpRunner("Conv2D", c.Attrs(), threads).Run({x, f});
+      ASSERT_TRUE(out.ok()) << out.status();
+      ExpectTensorEqual((*out)[0], AsTensor<float>(plain, r.shape));
+    }
+    for (const Epilogue& e : Epilogues()) {
+      SCOPED_TRACE(e.name);
+      const bool has_bias = !e.fused_ops.empty() && e.fused_ops[0] == "BiasAdd";
+      std::vector<double> want(r.value.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        want[i] = e.act(r.value[i] + (has_bias ? bv[i % c.cout] : 0.0));
+      }
+      std::vector<Tensor> results;
+      for (int threads : {0, 1, 2}) {
+        SCOPED_TRACE(threads);
+        StatusOr<std::vector<Tensor>> out = RunFused(c, e, x, f, bias, threads);
+        ASSERT_TRUE(out.ok()) << out.status();
+        ASSERT_EQ((*out)[0].shape(), r.shape);
+        results.push_back((*out)[0]);
+      }
+      ExpectTensorEqual(results[1], results[0]);
+      ExpectTensorEqual(results[2], results[0]);
+      if (e.name == "bias_elu") {
+        const float* got = results[0].data<float>();
+        for (size_t i = 0; i < want.size(); ++i) {
+          ASSERT_NEAR(got[i], want[i], 4e-7 * std::max(1.0, std::fabs(want[i])))
+              << "element " << i;
+        }
+      } else {
+        std::vector<float> wf(want.begin(), want.end());
+        ExpectTensorEqual(results[0], AsTensor<float>(wf, r.shape));
+      }
+    }
+  }
+}
+
+TEST(SharedConv2DTest, FusedEmptyBatchAndNoInputChannels) {
+  Case c;
+  c.cin = 2, c.cout = 3;
+  const Epilogue relu = Epilogues()[3];  // bias_relu
+  const Tensor bias = AsTensor<float>({-1, 0.5f, 2}, TensorShape({3}));
+  StatusOr<std::vector<Tensor>> out = RunFused(
+      c, relu, Tensor(DT_FLOAT, TensorShape({0, 7, 7, 2})),
+      AsTensor<float>(std::vector<float>(54, 1), TensorShape({3, 3, 2, 3})),
+      bias, 2);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), TensorShape({0, 7, 7, 3}));
+  // No input channels: every sum is empty, so each output is relu(bias).
+  c.h = c.w = 2;
+  out = RunFused(
+      c, relu, Tensor(DT_FLOAT, TensorShape({1, 2, 2, 0})),
+      AsTensor<float>(std::vector<float>(27, 1), TensorShape({3, 3, 1, 3})),
+      bias, 0);
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<float> want;
+  for (int i = 0; i < 4; ++i) want.insert(want.end(), {0, 0.5f, 2});
+  ExpectTensorEqual((*out)[0],
+                    AsTensor<float>(want, TensorShape({1, 2, 2, 3})));
+}
+
+// NaN and Inf in a patch reach the outputs whose windows hold them, through
+// the bias and Relu (NaN passes through Relu) on the gathered path and the
+// strided 1x1 one.
+TEST(SharedConv2DTest, NanAndInfPropagateThroughTheEpilogue) {
+  const Epilogue relu = Epilogues()[3];  // bias_relu
+  Case c;
+  c.h = c.w = 3, c.cin = 1, c.kh = c.kw = 2, c.cout = 1, c.padding = "VALID";
+  std::vector<float> x(9, 1.0f);
+  x[0] = NAN;
+  x[8] = INFINITY;
+  const Tensor bias = AsTensor<float>({-5}, TensorShape({1}));
+  StatusOr<std::vector<Tensor>> out = RunFused(
+      c, relu, AsTensor<float>(x, TensorShape({1, 3, 3, 1})),
+      AsTensor<float>({1, 1, 1, 1}, TensorShape({2, 2, 1, 1})), bias, 0);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectTensorEqual((*out)[0], AsTensor<float>({NAN, 0, 0, INFINITY},
+                                               TensorShape({1, 2, 2, 1})));
+  c.kh = c.kw = 1, c.sh = c.sw = 2;
+  out = RunFused(c, relu, AsTensor<float>(x, TensorShape({1, 3, 3, 1})),
+                 AsTensor<float>({1}, TensorShape({1, 1, 1, 1})), bias, 0);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectTensorEqual((*out)[0], AsTensor<float>({NAN, 0, 0, INFINITY},
+                                               TensorShape({1, 2, 2, 1})));
+}
+
+}  // namespace
+}  // namespace weft
