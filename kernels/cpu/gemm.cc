@@ -274,6 +274,17 @@ struct Isa {
   static V Broadcast(const float* p) { return _mm512_set1_ps(*p); }
   static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V Add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V Set1(float x) { return _mm512_set1_ps(x); }
+  // max/min return their second operand when either is NaN or both are
+  // zeros, which is what the scalar activations below give.
+  static V Max(V a, V b) { return _mm512_max_ps(a, b); }
+  static V Min(V a, V b) { return _mm512_min_ps(a, b); }
+  // x > 0 ? x : x * alpha.
+  static V Leaky(V x, V alpha) {
+    return _mm512_mask_blend_ps(
+        _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ),
+        _mm512_mul_ps(x, alpha), x);
+  }
 };
 #else
 // AVX2 + FMA, 6 x 16: 12 ymm accumulators, 2 for b, 1 broadcast.
@@ -298,6 +309,13 @@ struct Isa {
   static V Broadcast(const float* p) { return _mm256_broadcast_ss(p); }
   static V Fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V Add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V Set1(float x) { return _mm256_set1_ps(x); }
+  static V Max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V Min(V a, V b) { return _mm256_min_ps(a, b); }
+  static V Leaky(V x, V alpha) {
+    return _mm256_blendv_ps(_mm256_mul_ps(x, alpha), x,
+                            _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ));
+  }
 };
 #endif
 
@@ -329,13 +347,51 @@ constexpr int64_t kDirectMaxRows = kMr;
 constexpr int64_t kAStride = kKc + 16;
 constexpr int64_t kAPanel = kMr * kAStride;
 
+// The epilogue of one tile, applied by the micro-kernel to its registers
+// before they are stored (Elu, which needs exp, is left to ApplyEpilogue).
+struct TileEpilogue {
+  const float* bias = nullptr;  // at the tile's first column, or null
+  GemmEpilogue::Activation activation = GemmEpilogue::Activation::kNone;
+  float alpha = 0.0f;
+};
+
+// Whether `ep` can be applied in registers, and the tile's part of it.
+bool InRegisters(const GemmEpilogue& ep) {
+  return ep.activation != GemmEpilogue::Activation::kElu;
+}
+TileEpilogue TilePart(const GemmEpilogue& ep, int64_t col0) {
+  TileEpilogue t;
+  t.bias = ep.bias != nullptr ? ep.bias + col0 : nullptr;
+  t.activation = ep.activation;
+  t.alpha = ep.alpha;
+  return t;
+}
+
+// act(x + bias) in registers, the same operations as BiasAndActivate.
+inline Isa::V ActivateInRegisters(Isa::V r, GemmEpilogue::Activation act,
+                                  Isa::V alpha) {
+  using Act = GemmEpilogue::Activation;
+  switch (act) {
+    case Act::kRelu:
+      return Isa::Max(Isa::Zero(), r);
+    case Act::kRelu6:
+      return Isa::Min(Isa::Set1(6.0f), Isa::Max(Isa::Zero(), r));
+    case Act::kLeakyRelu:
+      return Isa::Leaky(r, alpha);
+    default:
+      return r;
+  }
+}
+
 // The micro-kernel: c[0:kRows, 0:cols] (+)= a_panel * b_panel over kc
-// steps. `a` is packed (kMr floats per step); `b` advances by b_step floats
-// per step: a packed panel (kDirectB false, aligned, zero-padded) or rows of
-// the caller's op(b) (kDirectB true, loads masked to `cols`).
+// steps, then `ep` (when not null) on the finished sums. `a` is packed (kMr
+// floats per step); `b` advances by b_step floats per step: a packed panel
+// (kDirectB false, aligned, zero-padded) or rows of the caller's op(b)
+// (kDirectB true, loads masked to `cols`).
 template <int kRows, bool kDirectB>
 void MicroKernel(int64_t kc, const float* a, const float* b, int64_t b_step,
-                 float* c, int64_t ldc, int cols, bool accumulate) {
+                 float* c, int64_t ldc, int cols, bool accumulate,
+                 const TileEpilogue* ep) {
   typename Isa::Mask mask[kVecsPerRow];
   typename Isa::V acc[kRows][kVecsPerRow];
 #pragma GCC unroll 4
@@ -373,6 +429,27 @@ void MicroKernel(int64_t kc, const float* a, const float* b, int64_t b_step,
     ++a;
     b += b_step;
   }
+  if (ep == nullptr) {
+#pragma GCC unroll 16
+    for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+      for (int v = 0; v < kVecsPerRow; ++v) {
+        float* p = c + i * ldc + v * Isa::kVec;
+        typename Isa::V r = acc[i][v];
+        if (accumulate) r = Isa::Add(Isa::LoadMasked(mask[v], p), r);
+        Isa::StoreMasked(mask[v], p, r);
+      }
+    }
+    return;
+  }
+  typename Isa::V bias[kVecsPerRow];
+#pragma GCC unroll 4
+  for (int v = 0; v < kVecsPerRow; ++v) {
+    bias[v] = ep->bias != nullptr
+                  ? Isa::LoadMasked(mask[v], ep->bias + v * Isa::kVec)
+                  : Isa::Zero();
+  }
+  const typename Isa::V alpha = Isa::Set1(ep->alpha);
 #pragma GCC unroll 16
   for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 4
@@ -380,13 +457,16 @@ void MicroKernel(int64_t kc, const float* a, const float* b, int64_t b_step,
       float* p = c + i * ldc + v * Isa::kVec;
       typename Isa::V r = acc[i][v];
       if (accumulate) r = Isa::Add(Isa::LoadMasked(mask[v], p), r);
-      Isa::StoreMasked(mask[v], p, r);
+      // No bias: nothing is added, so that -0 stays -0 as in ApplyEpilogue.
+      if (ep->bias != nullptr) r = Isa::Add(r, bias[v]);
+      Isa::StoreMasked(mask[v], p,
+                       ActivateInRegisters(r, ep->activation, alpha));
     }
   }
 }
 
 using MicroKernelFn = void (*)(int64_t, const float*, const float*, int64_t,
-                               float*, int64_t, int, bool);
+                               float*, int64_t, int, bool, const TileEpilogue*);
 
 template <bool kDirectB, size_t... kRows>
 constexpr auto MakeKernelTable(std::index_sequence<kRows...>) {
@@ -528,6 +608,7 @@ void MultiplyPackedBlock(const OpKernelContext* ctx, int64_t m,
                          float* c, int64_t ldc, bool first, bool last,
                          const GemmEpilogue& ep) {
   const bool epilogue = last && HasEpilogue(ep);
+  const bool in_registers = InRegisters(ep);
   // Units: row blocks of mc rows times column ranges of unit_cols.
   const int64_t mc = std::min(kMc, RoundUp(m, kMr));
   const int64_t row_blocks = CeilDiv(m, mc);
@@ -559,9 +640,13 @@ void MultiplyPackedBlock(const OpKernelContext* ctx, int64_t m,
                  for (int64_t ir = 0; ir < rows; ir += kMr) {
                    const int64_t h = std::min(kMr, rows - ir);
                    float* ct = cj + (i0 + ir) * ldc;
-                   kPackedKernels[h](kc, packed_a + (ir / kMr) * kAPanel, bp,
-                                     kNr, ct, ldc, w, !first);
-                   if (epilogue) ApplyEpilogue(ep, jc + j0 + jr, ct, ldc, h, w);
+                   const TileEpilogue tile = TilePart(ep, jc + j0 + jr);
+                   kPackedKernels[h](
+                       kc, packed_a + (ir / kMr) * kAPanel, bp, kNr, ct, ldc, w,
+                       !first, epilogue && in_registers ? &tile : nullptr);
+                   if (epilogue && !in_registers) {
+                     ApplyEpilogue(ep, jc + j0 + jr, ct, ldc, h, w);
+                   }
                  }
                }
              }
@@ -631,10 +716,13 @@ void PackedGemm(const OpKernelContext* ctx, int64_t m, int64_t k, int64_t n,
                    for (int64_t i = 0; i < m; i += kMr) {
                      const int64_t h = std::min(kMr, m - i);
                      float* ct = c + i * ldc + j;
+                     const TileEpilogue tile = TilePart(ep, j);
+                     const bool here = finish && epilogue;
                      kDirectKernels[h](
                          kc, packed_a + kb * block_floats + (i / kMr) * kAPanel,
-                         b.data + pc * b.ld + j, b.ld, ct, ldc, w, kb > 0);
-                     if (finish && epilogue) {
+                         b.data + pc * b.ld + j, b.ld, ct, ldc, w, kb > 0,
+                         here && InRegisters(ep) ? &tile : nullptr);
+                     if (here && !InRegisters(ep)) {
                        ApplyEpilogue(ep, j, ct, ldc, h, w);
                      }
                    }
