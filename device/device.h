@@ -41,6 +41,16 @@ class DeviceContext {
   // Enqueues a copy of host tensor `src` into `dst`, which the caller has
   // allocated in device memory with the same dtype and shape. `done`
   // receives the copy's outcome.
+  //
+  // Ordering, which the executor relies on: work enqueued on this context
+  // after CopyHostToDevice returns sees dst's new contents (so a device
+  // kernel may consume `dst` at once, without waiting for `done`), and
+  // CopyDeviceToHost reads `src` after all work enqueued before it. Only the
+  // host must wait for `done` before reading a host `dst`. Lifetimes: the
+  // caller may drop the Tensor objects as soon as the call returns, and a
+  // device buffer (released in the stream's order, or kept by the context)
+  // and a host `src` need no more care; only the buffer of a host `dst`
+  // must stay alive until `done`.
   virtual void CopyHostToDevice(const Tensor& src, Tensor* dst,
                                 std::function<void(Status)> done) const = 0;
   // The reverse: `dst` is a host tensor of the same dtype and shape.

@@ -4,9 +4,24 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "device/device_factory.h"
 #include "device/device_info.h"
+#ifdef WEFT_HAVE_CUDA
+#include "device/cuda/cuda_device.h"
+#endif
 
 namespace weft {
+namespace {
+
+// "" or ":N" with N >= 0 into `ordinal`.
+bool ParseOrdinal(absl::string_view rest, int* ordinal) {
+  *ordinal = 0;
+  if (rest.empty()) return true;
+  return absl::ConsumePrefix(&rest, ":") && !absl::StartsWith(rest, "+") &&
+         absl::SimpleAtoi(rest, ordinal) && *ordinal >= 0;
+}
+
+}  // namespace
 
 StatusOr<DeviceRequest> ParseDeviceRequest(absl::string_view device) {
   DeviceRequest request;
@@ -18,10 +33,13 @@ StatusOr<DeviceRequest> ParseDeviceRequest(absl::string_view device) {
   absl::string_view rest = device;
   if (absl::ConsumePrefix(&rest, "cuda")) {
     request.kind = DeviceRequest::Kind::kCuda;
-    if (rest.empty()) return request;
-    if (absl::ConsumePrefix(&rest, ":") &&
-        absl::SimpleAtoi(rest, &request.cuda_ordinal) &&
-        request.cuda_ordinal >= 0 && !absl::StartsWith(rest, "+")) {
+    if (ParseOrdinal(rest, &request.cuda_ordinal)) return request;
+  } else {
+    absl::string_view name = device.substr(0, device.find(':'));
+    if (!name.empty() && FindDeviceFactory(name) != nullptr &&
+        ParseOrdinal(device.substr(name.size()), &request.cuda_ordinal)) {
+      request.kind = DeviceRequest::Kind::kRegistered;
+      request.factory = std::string(name);
       return request;
     }
   }
@@ -36,22 +54,52 @@ StatusOr<std::string> ResolveSessionDevice(absl::string_view device) {
     case DeviceRequest::Kind::kCpu:
       return std::string("cpu");
     case DeviceRequest::Kind::kAuto:
-      // GPU placement does not exist yet, so a usable GPU would get no node
-      // either; the CPU it is.
+      if (CheckCudaDevice(0).ok()) return std::string("cuda:0");
       return std::string("cpu");
     case DeviceRequest::Kind::kCuda: {
       Status usable = CheckCudaDevice(request.cuda_ordinal);
       if (!usable.ok()) {
         return AddContext(usable, absl::StrCat("device '", device, "'"));
       }
-      const CudaDeviceInfo& d = GetCudaInfo().devices[request.cuda_ordinal];
-      return errors::Unimplemented(
-          "device '", device, "': cuda:", d.ordinal, " (", d.name,
-          ") is usable, but this weft cannot place graph nodes on CUDA "
-          "devices yet; use device 'cpu' or 'auto'");
+      return absl::StrCat("cuda:", request.cuda_ordinal);
     }
+    case DeviceRequest::Kind::kRegistered:
+      return absl::StrCat(request.factory, ":", request.cuda_ordinal);
   }
   return std::string("cpu");
+}
+
+StatusOr<std::unique_ptr<Device>> CreateSessionAccelerator(
+    absl::string_view device, Allocator* host_allocator) {
+  WEFT_ASSIGN_OR_RETURN(std::string resolved, ResolveSessionDevice(device));
+  WEFT_ASSIGN_OR_RETURN(DeviceRequest request, ParseDeviceRequest(device));
+  if (resolved == "cpu") return std::unique_ptr<Device>();
+  if (request.kind == DeviceRequest::Kind::kRegistered) {
+    DeviceFactoryArgs args;
+    args.ordinal = request.cuda_ordinal;
+    args.host_allocator = host_allocator;
+    auto created = (*FindDeviceFactory(request.factory))(args);
+    if (!created.ok()) {
+      return AddContext(created.status(),
+                        absl::StrCat("device '", device, "'"));
+    }
+    return std::move(*created);
+  }
+#ifdef WEFT_HAVE_CUDA
+  CudaDeviceOptions options;
+  options.ordinal =
+      request.kind == DeviceRequest::Kind::kCuda ? request.cuda_ordinal : 0;
+  auto created = CudaDevice::Create(options);
+  if (!created.ok()) {
+    return AddContext(created.status(), absl::StrCat("device '", device, "'"));
+  }
+  return std::unique_ptr<Device>(std::move(*created));
+#else
+  // Unreachable: discovery reports no usable CUDA device in a build without
+  // CUDA, so ResolveSessionDevice has failed or chosen the CPU.
+  return errors::Internal("device '", device,
+                          "': this weft was built without CUDA");
+#endif
 }
 
 }  // namespace weft

@@ -4,35 +4,52 @@
 //   "cuda"     CUDA device 0; "cuda:N" device N. Session::Create fails with
 //              discovery's reason when that GPU is not usable (no driver,
 //              driver too old, no device, no code for it, ...)
-//   "auto"     a GPU when one is usable, else the CPU, silently
+//   "auto"     CUDA device 0 when it is usable, else the CPU, silently
 //
-// Placement of nodes on a GPU is not implemented yet: "auto" resolves to the
-// CPU, and "cuda" on a usable GPU fails with Unimplemented saying so, rather
-// than running on the CPU behind the caller's back.
+// With an accelerator, each node goes where a kernel for its op and dtypes
+// is registered for the accelerator's device type, else to the CPU; "cuda"
+// given explicitly places the same way, so ops without a GPU kernel still run
+// (on the CPU, with copies in between) rather than failing. The session's
+// placement rules are in executor/session.h.
+//
+// A name registered with RegisterDeviceFactory (device/device_factory.h) is
+// accepted too, "name" or "name:N"; the test suite's fake asynchronous device
+// comes in this way.
 #ifndef WEFT_EXECUTOR_DEVICE_SELECTION_H_
 #define WEFT_EXECUTOR_DEVICE_SELECTION_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "core/allocator.h"
 #include "core/status.h"
+#include "device/device.h"
 
 namespace weft {
 
 struct DeviceRequest {
-  enum class Kind { kCpu, kCuda, kAuto };
+  enum class Kind { kCpu, kCuda, kAuto, kRegistered };
   Kind kind = Kind::kCpu;
-  int cuda_ordinal = 0;  // kCuda only
+  int cuda_ordinal = 0;  // kCuda; for kRegistered, the factory's ordinal
+  std::string factory;   // kRegistered only: the factory's name
 };
 
 // InvalidArgument naming the accepted forms for anything else.
 StatusOr<DeviceRequest> ParseDeviceRequest(absl::string_view device);
 
-// What a session created with `device` runs on now: "cpu" or the CUDA
-// device's name; errors say which device was asked for and why it cannot be
-// used, e.g. "device 'cuda': no usable CUDA device: no NVIDIA driver is
-// installed (libcuda.so.1 could not be loaded) ...".
+// What a session created with `device` runs on now: "cpu" or the
+// accelerator's name ("cuda:0"); errors say which device was asked for and
+// why it cannot be used, e.g. "device 'cuda': no usable CUDA device: no
+// NVIDIA driver is installed (libcuda.so.1 could not be loaded) ...".
 StatusOr<std::string> ResolveSessionDevice(absl::string_view device);
+
+// The accelerator a session created with `device` places nodes on besides
+// the CPU, or nullptr when it runs on the CPU only. `host_allocator` is the
+// session's host allocator and outlives the device. Errors as
+// ResolveSessionDevice's, or the device's creation failure.
+StatusOr<std::unique_ptr<Device>> CreateSessionAccelerator(
+    absl::string_view device, Allocator* host_allocator);
 
 }  // namespace weft
 

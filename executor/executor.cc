@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
 #include "kernels/op_kernel.h"
 #include "oneapi/tbb/task_arena.h"
 #include "oneapi/tbb/task_group.h"
@@ -158,6 +159,10 @@ class RunState {
   void Process(int id, ReadyList* ready) {
     if (ShouldStop()) return;
     const PlanNode& pn = plan_.nodes[id];
+    if (pn.step != PlanStep::kKernel) {
+      RunCopy(id, ready);
+      return;
+    }
     absl::InlinedVector<const Tensor*, 4> inputs(pn.num_inputs);
     for (int i = 0; i < pn.num_inputs; ++i) {
       inputs[i] = &slots_[pn.input_base + i];
@@ -290,13 +295,80 @@ class RunState {
         Finish(id, absl::MakeSpan(call->outs), &ready);
         ScheduleFromCallback(ready);
       }
-      if (async_outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        std::lock_guard<std::mutex> lock(async_mu_);
-        async_cv_.notify_all();
-      }
+      AsyncDone();
     });
   }
 
+  // One callback or task the run waited for has ended.
+  void AsyncDone() {
+    if (async_outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard<std::mutex> lock(async_mu_);
+      async_cv_.notify_all();
+    }
+  }
+
+  // A copy step (executor/plan.h) through its device's context. To a
+  // device: the consumers, device kernels that enqueue behind the copy, are
+  // released at once (DeviceContext's ordering), and the copy's outcome
+  // only fails the run. To the host: the consumers and fetches wait for the
+  // copy to complete, since they read it on the host.
+  void RunCopy(int id, ReadyList* ready) {
+    const PlanNode& pn = plan_.nodes[id];
+    const bool to_host = pn.step == PlanStep::kCopyToHost;
+    const Tensor& src = slots_[pn.input_base];
+    StatusOr<Tensor> dst = Tensor::Allocate(
+        to_host ? plan_.host_allocator : pn.device->allocator(), src.dtype(),
+        src.shape());
+    if (!dst.ok()) {
+      Fail(AddContext(dst.status(), CopyLabel(pn)));
+      return;
+    }
+    // Owns the destination until the copy is done (a host destination's
+    // buffer must outlive it).
+    auto out = std::make_shared<Tensor>(std::move(*dst));
+    DeviceContext* context = pn.device->device_context();
+    async_outstanding_.fetch_add(1, std::memory_order_relaxed);
+    if (!to_host) {
+      Tensor consumed = *out;
+      context->CopyHostToDevice(src, out.get(), [this, id, out](Status s) {
+        if (!s.ok()) Fail(AddContext(s, CopyLabel(plan_.nodes[id])));
+        AsyncDone();
+      });
+      Finish(id, absl::MakeSpan(&consumed, 1), ready);
+      return;
+    }
+    context->CopyDeviceToHost(src, out.get(), [this, id, out](Status s) {
+      if (!s.ok()) {
+        Fail(AddContext(s, CopyLabel(plan_.nodes[id])));
+      } else {
+        ReadyList now_ready;
+        Finish(id, absl::MakeSpan(out.get(), 1), &now_ready);
+        ScheduleFromCallback(now_ready);
+      }
+      AsyncDone();
+    });
+  }
+
+  static std::string CopyLabel(const PlanNode& pn) {
+    return absl::StrCat("copying output ", pn.copy_output, " of node ",
+                        pn.node->DebugName(),
+                        pn.step == PlanStep::kCopyToHost ? " from " : " to ",
+                        pn.device->name());
+  }
+
+ public:
+  // Waits until the streams of the plan's async devices have finished what
+  // this run enqueued, so that no work of it is left when Run returns.
+  void SyncDevices() {
+    if (plan_.async_devices.empty()) return;
+    for (Device* d : plan_.async_devices) {
+      async_outstanding_.fetch_add(1, std::memory_order_relaxed);
+      d->device_context()->ThenExecute([this] { AsyncDone(); });
+    }
+    WaitForAsync();
+  }
+
+ private:
   // Successors made ready by a device callback (a foreign thread): into the
   // arena when there is one, else queued for the calling thread.
   void ScheduleFromCallback(const ReadyList& ready) {
@@ -306,10 +378,7 @@ class RunState {
         async_outstanding_.fetch_add(1, std::memory_order_relaxed);
         arena_->enqueue([this, id] {
           ProcessFromNoGroup(id);
-          if (async_outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-            std::lock_guard<std::mutex> lock(async_mu_);
-            async_cv_.notify_all();
-          }
+          AsyncDone();
         });
       }
       return;
@@ -390,6 +459,7 @@ Status ExecutePlan(const Plan& plan, tbb::task_arena* arena,
   } else {
     state.RunInArena();
   }
+  state.SyncDevices();
   Status s = state.status();
   if (trace) state.CollectTraces(metadata);
   if (!s.ok()) outputs->clear();

@@ -4,8 +4,11 @@
 #include <thread>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "device/bfc_allocator.h"
 #include "device/cpu_device.h"
@@ -42,6 +45,13 @@ class SessionImpl : public PlanResources {
           std::make_unique<HostSubAllocator>(), std::move(alloc_options)));
     }
     cpu_ = std::make_unique<CpuDevice>("cpu:0", arena_, host_allocator_.get());
+    WEFT_ASSIGN_OR_RETURN(
+        std::unique_ptr<Device> accelerator,
+        CreateSessionAccelerator(options_.device, cpu_->allocator()));
+    if (accelerator != nullptr) {
+      accelerator_ = std::move(accelerator);
+      accelerator_type_ = absl::AsciiStrToLower(accelerator_->device_type());
+    }
     kernels_.resize(graph_->num_nodes());
 
     // Const values are evaluated once here; runs copy references to them.
@@ -85,10 +95,57 @@ class SessionImpl : public PlanResources {
     return const_values_[node->id()];
   }
 
-  // Only the CPU device exists so far; a node asking for another device
-  // (a GPU in a graph saved on a GPU machine) falls back to it, as
-  // TensorFlow's soft placement does.
-  Device* Place(const Node* node) { return cpu_.get(); }
+  // Placement (see SessionOptions.device). With an accelerator, a node
+  // goes to it when a kernel is registered for its op and dtypes on the
+  // accelerator's device type, else to the CPU. A node's `device` field
+  // naming the CPU keeps it there; naming the accelerator (by its type, its
+  // name, or TensorFlow's "GPU") it gets the same rule; naming a device the
+  // session does not have, it is placed as if it named none (TensorFlow's
+  // soft placement). HostMemory arguments of an accelerator's kernels stay
+  // in host memory; BuildPlan puts copies where memory spaces differ.
+  // Deterministic, so that the optimizer (which fuses only CPU nodes) and
+  // the plans agree.
+  Device* Place(const Node* node) {
+    if (accelerator_ == nullptr) return cpu_.get();
+    switch (RequestedDevice(node->requested_device())) {
+      case Requested::kCpu:
+        return cpu_.get();
+      case Requested::kAccelerator:
+      case Requested::kNone:
+        break;
+    }
+    return KernelRegistry::Global()
+                   ->FindKernel(node->def(), node->op_def(),
+                                accelerator_->device_type())
+                   .ok()
+               ? accelerator_.get()
+               : cpu_.get();
+  }
+
+  enum class Requested { kNone, kCpu, kAccelerator };
+
+  // What a node's device field asks of this session: "/device:CPU:0",
+  // "/job:w/replica:0/task:0/device:GPU:0", "/cpu:0" and weft's own
+  // "cpu:0", "cuda:0" forms are understood; a device the session lacks (or
+  // an ordinal other than its accelerator's) counts as none.
+  Requested RequestedDevice(absl::string_view requested) const {
+    if (requested.empty()) return Requested::kNone;
+    absl::string_view spec = requested.substr(requested.rfind('/') + 1);
+    absl::ConsumePrefix(&spec, "device:");
+    std::string lower = absl::AsciiStrToLower(spec);
+    size_t colon = lower.rfind(':');
+    std::string type = lower.substr(0, colon);
+    std::string index =
+        colon == std::string::npos ? "0" : lower.substr(colon + 1);
+    if (type == "cpu") return index == "0" ? Requested::kCpu : Requested::kNone;
+    if (type == "gpu" || type == accelerator_type_ ||
+        absl::StartsWith(accelerator_->name(), absl::StrCat(type, ":"))) {
+      if (absl::EndsWith(accelerator_->name(), absl::StrCat(":", index))) {
+        return Requested::kAccelerator;
+      }
+    }
+    return Requested::kNone;
+  }
 
   StatusOr<std::shared_ptr<const Callable>> Prepare(
       const std::vector<std::string>& feeds,
@@ -110,6 +167,13 @@ class SessionImpl : public PlanResources {
   Status CheckFeeds(const Callable& callable, const Plan& plan,
                     const std::vector<Tensor>& feeds) const;
 
+  BuildPlanOptions PlanOptions() const {
+    BuildPlanOptions o;
+    o.source_name = options_.source_name;
+    o.host_allocator = cpu_->allocator();
+    return o;
+  }
+
   std::shared_ptr<const Graph> graph_;
   SessionOptions options_;
   std::unique_ptr<tbb::task_arena> owned_arena_;
@@ -121,6 +185,10 @@ class SessionImpl : public PlanResources {
   };
   std::unique_ptr<BfcAllocator, CloseAllocator> host_allocator_;
   std::unique_ptr<CpuDevice> cpu_;
+  // The device nodes are placed on besides the CPU, or null. Shared with
+  // plans that hold tensors in its memory.
+  std::shared_ptr<Device> accelerator_;
+  std::string accelerator_type_;  // its device type in lower case
   std::vector<const Tensor*> const_values_;
 
   absl::Mutex kernels_mu_;
@@ -141,23 +209,41 @@ const PartialTensorShape& Callable::fetch_shape(int i) const {
   return plan_->fetch_shapes[i];
 }
 int Callable::num_nodes() const {
-  return static_cast<int>(plan_->nodes.size());
+  return static_cast<int>(plan_->nodes.size()) - plan_->num_copies;
+}
+int Callable::num_copies() const { return plan_->num_copies; }
+std::vector<std::pair<std::string, std::string>> Callable::placement() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const PlanNode& pn : plan_->nodes) {
+    if (pn.step == PlanStep::kKernel) {
+      out.emplace_back(pn.node->name(), pn.device->name());
+    }
+  }
+  return out;
 }
 std::string Callable::optimizer_summary() const {
   if (plan_->optimized == nullptr) return std::string();
   const GraphOptimizerStats& s = plan_->optimized->stats();
-  return absl::StrCat(s.nodes_before, " nodes -> ", plan_->nodes.size(), ": ",
-                      s.folded, " folded into constants, ", s.fused,
-                      " fused nodes absorbing ", s.fused_away);
+  return absl::StrCat(
+      s.nodes_before, " nodes -> ", num_nodes(), ": ", s.folded,
+      " folded into constants, ", s.fused, " fused nodes absorbing ",
+      s.fused_away,
+      s.folded_pads > 0
+          ? absl::StrCat(", ", s.folded_pads, " Pads folded into convolutions")
+          : std::string());
 }
 
 StatusOr<std::shared_ptr<const Callable>> SessionImpl::Prepare(
     const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
+  BuildPlanOptions plan_options = PlanOptions();
+  // An optimized session only inspects this plan: its constants need no
+  // upload.
+  plan_options.upload_constants = !options_.optimize;
   WEFT_ASSIGN_OR_RETURN(
       std::unique_ptr<Plan> plan,
-      BuildPlan(*graph_, feeds, fetches, targets, this, options_.source_name));
+      BuildPlan(*graph_, feeds, fetches, targets, this, plan_options));
   if (options_.optimize) {
     // The plan of the graph as given has checked the signature and found
     // what it runs; the optimized graph's plan replaces it.
@@ -166,6 +252,9 @@ StatusOr<std::shared_ptr<const Callable>> SessionImpl::Prepare(
   std::shared_ptr<Callable> callable(new Callable());
   callable->feeds_ = feeds;
   callable->fetches_ = fetches;
+  // Device copies of constants are freed into the accelerator's allocator,
+  // which must outlive them even when the callable outlives the session.
+  if (!plan->device_constants.empty()) plan->accelerator = accelerator_;
   callable->plan_ = std::move(plan);
   return std::shared_ptr<const Callable>(std::move(callable));
 }
@@ -187,7 +276,7 @@ StatusOr<std::unique_ptr<Plan>> SessionImpl::OptimizePlan(
   WEFT_ASSIGN_OR_RETURN(
       std::unique_ptr<Plan> optimized_plan,
       BuildPlan(optimized->graph(), feeds, optimized->fetches(),
-                optimized->targets(), optimized.get(), options_.source_name));
+                optimized->targets(), optimized.get(), PlanOptions()));
   optimized_plan->optimized = std::move(optimized);
   return optimized_plan;
 }
@@ -310,7 +399,8 @@ StatusOr<std::vector<Tensor>> Session::Run(
 const Graph& Session::graph() const { return *impl_->graph_; }
 
 std::vector<const Device*> Session::devices() const {
-  return {impl_->cpu_.get()};
+  if (impl_->accelerator_ == nullptr) return {impl_->cpu_.get()};
+  return {impl_->cpu_.get(), impl_->accelerator_.get()};
 }
 
 int Session::num_threads() const {

@@ -58,7 +58,15 @@ struct SessionOptions {
   std::string source_name = "graph";
   // Where nodes run: "cpu", "cuda", "cuda:N" or "auto" (a GPU when one is
   // usable, else the CPU). Create() fails when "cuda[:N]" names no usable
-  // GPU, with discovery's reason (executor/device_selection.h).
+  // GPU, with discovery's reason (executor/device_selection.h). With a GPU,
+  // placement is decided once per prepared signature: a node runs on the GPU
+  // when a GPU kernel is registered for its op and dtypes, else on the CPU
+  // ("cuda" as well as "auto": ops without a GPU kernel still run); a node's
+  // own device field naming the CPU keeps it there, one naming a device the
+  // session lacks is ignored. Copies between host and GPU memory are
+  // inserted where needed, once per tensor and destination; constants read
+  // on the GPU are uploaded once; fetches are copied back before Run
+  // returns. Fusion applies to CPU nodes only.
   std::string device = "cpu";
   // Optimize each prepared signature's graph once, when it is prepared
   // (executor/graph_optimizer.h): constant subgraphs are folded into
@@ -144,11 +152,15 @@ class Callable {
   const PartialTensorShape& feed_shape(int i) const;
   DataType fetch_dtype(int i) const;
   const PartialTensorShape& fetch_shape(int i) const;
-  // Nodes a run executes (after optimization), and what the graph optimizer
-  // did, e.g. "740 nodes -> 156: 380 folded into constants, 52 fused nodes
-  // absorbing 204" (empty when SessionOptions.optimize is false).
+  // Kernel nodes a run executes (after optimization), and what the graph
+  // optimizer did, e.g. "740 nodes -> 156: 380 folded into constants, 52 fused
+  // nodes absorbing 204" (empty when SessionOptions.optimize is false).
   int num_nodes() const;
   std::string optimizer_summary() const;
+  // Copies between host and device memory a run performs (0 on the CPU
+  // alone), and each kernel node's device as (node name, device name).
+  int num_copies() const;
+  std::vector<std::pair<std::string, std::string>> placement() const;
 
  private:
   friend class Session;
