@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 
 #include "core/tensor.h"
+#include "kernels/bias_add_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 
@@ -53,35 +54,17 @@ template <typename T>
 class BiasAddOp : public OpKernel {
  public:
   explicit BiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::string format;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
-    OP_REQUIRES(
-        ctx, format == "NHWC" || format == "NCHW",
-        errors::InvalidArgument(
-            "attr 'data_format' must be 'NHWC' or 'NCHW', got '", format, "'"));
-    channels_first_ = format == "NCHW";
+    StatusOr<bool> channels_first = ReadBiasAddChannelsFirst(ctx);
+    OP_REQUIRES_OK(ctx, channels_first.status());
+    channels_first_ = *channels_first;
   }
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& value = ctx->input(0);
     const Tensor& bias = ctx->input(1);
-    const char* format = channels_first_ ? "NCHW" : "NHWC";
-    OP_REQUIRES(ctx, value.dims() >= 2,
-                errors::InvalidArgument("value must have rank >= 2, but has "
-                                        "shape ",
-                                        value.shape().DebugString()));
-    OP_REQUIRES(ctx, bias.dims() == 1,
-                errors::InvalidArgument("bias must be a vector (rank 1), but "
-                                        "has shape ",
-                                        bias.shape().DebugString()));
-    const int channel_dim = channels_first_ ? 1 : value.dims() - 1;
-    const int64_t channels = value.dim_size(channel_dim);
-    OP_REQUIRES(ctx, bias.dim_size(0) == channels,
-                errors::InvalidArgument(
-                    "bias has shape ", bias.shape().DebugString(),
-                    " but value has shape ", value.shape().DebugString(),
-                    " whose channel dimension (", channel_dim, ", data_format ",
-                    format, ") has size ", channels));
+    StatusOr<BiasAddDims> dims = GetBiasAddDims(value, bias, channels_first_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const int64_t channels = dims->channels;
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
                             {0}, 0, value.shape(), &out));

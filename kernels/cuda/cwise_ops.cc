@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
+#include "kernels/bias_add_shape.h"
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/cwise_ops_gpu.h"
@@ -100,33 +101,18 @@ template <typename T>
 class CudaBiasAddOp : public OpKernel {
  public:
   explicit CudaBiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::string format;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
-    OP_REQUIRES(
-        ctx, format == "NHWC" || format == "NCHW",
-        errors::InvalidArgument(
-            "attr 'data_format' must be 'NHWC' or 'NCHW', got '", format, "'"));
-    channels_first_ = format == "NCHW";
+    StatusOr<bool> channels_first = ReadBiasAddChannelsFirst(ctx);
+    OP_REQUIRES_OK(ctx, channels_first.status());
+    channels_first_ = *channels_first;
   }
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& value = ctx->input(0);
     const Tensor& bias = ctx->input(1);
-    OP_REQUIRES(ctx, value.dims() >= 2,
-                errors::InvalidArgument("value must have rank >= 2, but has "
-                                        "shape ",
-                                        value.shape().DebugString()));
-    OP_REQUIRES(ctx, bias.dims() == 1,
-                errors::InvalidArgument("bias must be a vector (rank 1), but "
-                                        "has shape ",
-                                        bias.shape().DebugString()));
-    const int channel_dim = channels_first_ ? 1 : value.dims() - 1;
-    const int64_t channels = value.dim_size(channel_dim);
-    OP_REQUIRES(ctx, bias.dim_size(0) == channels,
-                errors::InvalidArgument(
-                    "bias has ", bias.dim_size(0), " elements but value ",
-                    value.shape().DebugString(), " has ", channels,
-                    " channels in dimension ", channel_dim));
+    StatusOr<BiasAddDims> dims = GetBiasAddDims(value, bias, channels_first_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const int channel_dim = dims->channel_dim;
+    const int64_t channels = dims->channels;
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
                             {0}, 0, value.shape(), &out));
