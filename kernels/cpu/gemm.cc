@@ -338,8 +338,17 @@ constexpr int64_t kMinUnitCols = 4 * kNr;
 constexpr int64_t kMaxUnitCols = 16 * kNr;
 constexpr int64_t kWantUnits = 24;
 // Up to this many rows, op(b) is read where it is (not packed) when it is
-// not transposed: packing would cost about what the product does.
-constexpr int64_t kDirectMaxRows = kMr;
+// not transposed: each element of b then serves at most this many FMAs, so
+// packing it (a read and a write per element, and a ParallelFor per k
+// block) would cost about what the product does. ResNet50's late layers at
+// batch 1 (m = 4 and 16 rows against megabytes of filter) fall here.
+constexpr int64_t kDirectMaxRows = 4 * kMr;
+// How many rows of a direct op(b) ahead the micro-kernel prefetches. The
+// rows are ld floats apart (2 to 8 KiB in ResNet50), a page each, which the
+// hardware prefetchers do not follow: without it a few-row product is
+// bound by the latency of one row's misses at a time (7 to 9 GB/s measured
+// against about 30 available). 16 to 24 rows measured alike.
+constexpr int64_t kDirectPrefetchRows = 24;
 // A packed panel of op(a) keeps its kMr rows kAStride floats apart: the
 // micro-kernel then reads all of them through one pointer with constant
 // offsets, packing a row-major a is a copy of rows, and the extra 16 floats
@@ -412,6 +421,18 @@ void MicroKernel(int64_t kc, const float* a, const float* b, int64_t b_step,
                  _MM_HINT_T0);
   }
   for (int64_t l = 0; l < kc; ++l) {
+    if constexpr (kDirectB) {
+      // Rows of a direct op(b) are ld floats apart, often a page or more:
+      // the hardware prefetchers do not follow them, so ask for the row
+      // kDirectPrefetchRows ahead, keeping that many rows of loads in
+      // flight.
+      const float* next = b + kDirectPrefetchRows * b_step;
+#pragma GCC unroll 2
+      for (int line = 0; line < kNr * 4 / 64; ++line) {
+        _mm_prefetch(reinterpret_cast<const char*>(next) + 64 * line,
+                     _MM_HINT_T0);
+      }
+    }
     typename Isa::V bv[kVecsPerRow];
 #pragma GCC unroll 4
     for (int v = 0; v < kVecsPerRow; ++v) {
@@ -688,15 +709,22 @@ void PackedGemm(const OpKernelContext* ctx, int64_t m, int64_t k, int64_t n,
   if (m <= kDirectMaxRows && !b.transposed) {
     // Few rows: pack op(a) (small) and read op(b) where it is; units are
     // ranges of columns, each going through k block by block so that the
-    // rows of b it reads stay few pages apart.
-    // One set of panels per k block.
-    const int64_t block_floats = CeilDiv(m, kMr) * kAPanel;
+    // rows of b it reads stay few pages apart. The rows are cut into
+    // row_tiles tiles of nearly equal height (16 rows as 8 + 8, not 14 + 2):
+    // the first tile streams a kc x kNr tile of b from memory, the others
+    // find it in cache, and balanced tiles keep every pass register-bound.
+    // One panel per row tile and k block.
+    const int64_t row_tiles = CeilDiv(m, kMr);
+    const int64_t block_floats = row_tiles * kAPanel;
     ScratchLease a_lease(tls_a_scratch, k_blocks * block_floats);
     const float* const packed_a = a_lease.data();
     for (int64_t kb = 0; kb < k_blocks; ++kb) {
       const int64_t pc = kb * kc_max;
-      PackA(a, 0, m, pc, std::min(kc_max, k - pc),
-            a_lease.data() + kb * block_floats);
+      for (int64_t r = 0; r < row_tiles; ++r) {
+        const int64_t i0 = r * m / row_tiles;
+        PackA(a, i0, (r + 1) * m / row_tiles - i0, pc, std::min(kc_max, k - pc),
+              a_lease.data() + kb * block_floats + r * kAPanel);
+      }
     }
     const int64_t tiles = CeilDiv(n, kNr);
     const int64_t unit_tiles =
@@ -713,13 +741,14 @@ void PackedGemm(const OpKernelContext* ctx, int64_t m, int64_t k, int64_t n,
                  for (int64_t t = t0; t < t1; ++t) {
                    const int64_t j = t * kNr;
                    const int w = static_cast<int>(std::min(kNr, n - j));
-                   for (int64_t i = 0; i < m; i += kMr) {
-                     const int64_t h = std::min(kMr, m - i);
+                   for (int64_t r = 0; r < row_tiles; ++r) {
+                     const int64_t i = r * m / row_tiles;
+                     const int64_t h = (r + 1) * m / row_tiles - i;
                      float* ct = c + i * ldc + j;
                      const TileEpilogue tile = TilePart(ep, j);
                      const bool here = finish && epilogue;
                      kDirectKernels[h](
-                         kc, packed_a + kb * block_floats + (i / kMr) * kAPanel,
+                         kc, packed_a + kb * block_floats + r * kAPanel,
                          b.data + pc * b.ld + j, b.ld, ct, ldc, w, kb > 0,
                          here && InRegisters(ep) ? &tile : nullptr);
                      if (here && !InRegisters(ep)) {
