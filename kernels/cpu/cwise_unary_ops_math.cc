@@ -112,10 +112,65 @@ struct ErfcFunctor {
   }
 };
 
+// Eigen's vectorized float tanh, erf, sin and cos, called directly. Eigen
+// 3.4 advertises them (HasTanh, HasErf, HasSin, HasCos) only under
+// EIGEN_FAST_MATH, which weft's build turns off for its sqrt (see
+// cmake/WeftOptions.cmake); through scalar_tanh_op and friends they would
+// fall back to the C library one element at a time (Tanh at 2% of memory
+// bandwidth). double has no packet versions and uses the C library.
+enum class FloatPacketFn { kTanh, kErf, kSin, kCos };
+
+template <typename C, FloatPacketFn kFn>
+struct FloatPacketFunctor {
+  C operator()(const C& x) const {
+    switch (kFn) {
+      case FloatPacketFn::kTanh:
+        return std::tanh(x);
+      case FloatPacketFn::kErf:
+        return std::erf(x);
+      case FloatPacketFn::kSin:
+        return std::sin(x);
+      case FloatPacketFn::kCos:
+        return std::cos(x);
+    }
+    return x;
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& x) const {
+    namespace ei = Eigen::internal;
+    static_assert(std::is_same_v<C, float>);
+    if constexpr (kFn == FloatPacketFn::kTanh) {
+      return ei::ptanh(x);
+    } else if constexpr (kFn == FloatPacketFn::kErf) {
+      return ei::generic_fast_erf_float(x);
+    } else if constexpr (kFn == FloatPacketFn::kSin) {
+      return ei::psin(x);
+    } else {
+      return ei::pcos(x);
+    }
+  }
+};
+template <typename C>
+using TanhFunctor = FloatPacketFunctor<C, FloatPacketFn::kTanh>;
+template <typename C>
+using ErfFunctor = FloatPacketFunctor<C, FloatPacketFn::kErf>;
+template <typename C>
+using SinFunctor = FloatPacketFunctor<C, FloatPacketFn::kSin>;
+template <typename C>
+using CosFunctor = FloatPacketFunctor<C, FloatPacketFn::kCos>;
+
 }  // namespace
 }  // namespace weft
 
 namespace Eigen::internal {
+template <typename C, weft::FloatPacketFn kFn>
+struct functor_traits<weft::FloatPacketFunctor<C, kFn>> {
+  enum {
+    Cost = 60,
+    PacketAccess =
+        std::is_same_v<C, float> && packet_traits<float>::Vectorizable,
+  };
+};
 template <typename C>
 struct functor_traits<weft::ErfcFunctor<C>> {
   enum {
@@ -162,11 +217,11 @@ WEFT_REGISTER_UNARY_REAL("Log", ei::scalar_log_op);
 WEFT_REGISTER_UNARY_REAL("Log1p", ei::scalar_log1p_op);
 WEFT_REGISTER_UNARY_REAL("Sqrt", SqrtFunctor);
 WEFT_REGISTER_UNARY_REAL("Rsqrt", RsqrtFunctor);
-WEFT_REGISTER_UNARY_REAL("Sin", ei::scalar_sin_op);
-WEFT_REGISTER_UNARY_REAL("Cos", ei::scalar_cos_op);
-WEFT_REGISTER_UNARY_REAL("Tanh", ei::scalar_tanh_op);
+WEFT_REGISTER_UNARY_REAL("Sin", SinFunctor);
+WEFT_REGISTER_UNARY_REAL("Cos", CosFunctor);
+WEFT_REGISTER_UNARY_REAL("Tanh", TanhFunctor);
 WEFT_REGISTER_UNARY_REAL("Sigmoid", SigmoidFunctor);
-WEFT_REGISTER_UNARY_REAL("Erf", ei::scalar_erf_op);
+WEFT_REGISTER_UNARY_REAL("Erf", ErfFunctor);
 WEFT_REGISTER_UNARY_REAL("Erfc", ErfcFunctor);
 
 #undef WEFT_REGISTER_UNARY_REAL
