@@ -799,6 +799,12 @@ StatusOr<std::unique_ptr<OptimizedGraph>> GraphOptimizer::Run(
   }
   for (int id : order_) TryFoldPad(g_.node(id));
   for (int id : order_) TryFuse(g_.node(id));
+  // Nothing to rewrite (a chain of Identity nodes, a graph without
+  // constants or convolutions): building a copy of the graph, a second plan
+  // and a second set of kernels would only make Prepare slower.
+  if (stats_.folded == 0 && stats_.fused == 0 && stats_.folded_pads == 0) {
+    return std::unique_ptr<OptimizedGraph>();
+  }
   return Emit(fetches, targets);
 }
 

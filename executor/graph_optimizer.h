@@ -118,6 +118,7 @@ class OptimizedGraph : public PlanResources {
 // Optimizes what `live` (the nodes a plan for the signature runs, ids of
 // `graph`) computes. Feeds, fetches and targets must already be valid for
 // `graph` (BuildPlan has checked them). Errors name the source and the node.
+// Returns null when no rule applies: the graph as given is what should run.
 StatusOr<std::unique_ptr<OptimizedGraph>> OptimizeGraph(
     const Graph& graph, const std::vector<const Node*>& live,
     const std::vector<std::string>& feeds,

@@ -153,7 +153,7 @@ class SessionImpl : public PlanResources {
       const std::vector<std::string>& targets);
 
   // Rebuilds `plan` from the graph optimizer's graph for the same
-  // signature (executor/graph_optimizer.h).
+  // signature (executor/graph_optimizer.h); null when nothing was rewritten.
   StatusOr<std::unique_ptr<Plan>> OptimizePlan(
       const Plan& plan, const std::vector<std::string>& feeds,
       const std::vector<std::string>& fetches,
@@ -247,7 +247,17 @@ StatusOr<std::shared_ptr<const Callable>> SessionImpl::Prepare(
   if (options_.optimize) {
     // The plan of the graph as given has checked the signature and found
     // what it runs; the optimized graph's plan replaces it.
-    WEFT_ASSIGN_OR_RETURN(plan, OptimizePlan(*plan, feeds, fetches, targets));
+    WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Plan> optimized,
+                          OptimizePlan(*plan, feeds, fetches, targets));
+    if (optimized != nullptr) {
+      plan = std::move(optimized);
+    } else if (accelerator_ != nullptr) {
+      // Nothing was rewritten: the plan of the graph as given runs, with
+      // its constants uploaded this time.
+      plan_options.upload_constants = true;
+      WEFT_ASSIGN_OR_RETURN(plan, BuildPlan(*graph_, feeds, fetches, targets,
+                                            this, plan_options));
+    }
   }
   std::shared_ptr<Callable> callable(new Callable());
   callable->feeds_ = feeds;
@@ -273,6 +283,7 @@ StatusOr<std::unique_ptr<Plan>> SessionImpl::OptimizePlan(
   WEFT_ASSIGN_OR_RETURN(
       std::shared_ptr<OptimizedGraph> optimized,
       OptimizeGraph(*graph_, live, feeds, fetches, targets, options));
+  if (optimized == nullptr) return std::unique_ptr<Plan>();
   WEFT_ASSIGN_OR_RETURN(
       std::unique_ptr<Plan> optimized_plan,
       BuildPlan(optimized->graph(), feeds, optimized->fetches(),
