@@ -22,7 +22,7 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // A chunk's patch buffer holds about this many elements (256 KiB of float):
 // enough rows that the GEMM streams each packed filter panel over many rows
 // of patches, few enough that the patches and the output rows they produce
-// stay in a core's L2 (1 MiB on the Zen 4 this is tuned on) between the
+// stay in a core's L2 (1 MiB on the AMD EPYC this is tuned on) between the
 // gather and the product.
 constexpr int64_t kPatchElements = int64_t{1} << 16;
 constexpr int64_t kMinChunkRows = 16;
