@@ -196,6 +196,33 @@ StatusOr<PoolShape> GetPoolShape(const WindowAttrs& attrs,
   return s;
 }
 
+// The part MaxPool and AvgPool share: output shape, then `rows` (MaxPoolRows
+// or AvgPoolRows) over output rows of the NHWC view, split through `ctx`.
+template <typename T, typename RowsFn>
+void PoolWindows(OpKernelContext* ctx, const WindowAttrs& attrs,
+                 const Tensor& input, RowsFn rows) {
+  StatusOr<PoolShape> shape = GetPoolShape(attrs, input);
+  OP_REQUIRES_OK(ctx, shape.status());
+  const PoolShape& s = *shape;
+  Tensor* output = nullptr;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(
+                          0,
+                          FormatShape(attrs.format, s.batch, s.rows.output,
+                                      s.cols.output, s.depth),
+                          &output));
+  if (output->NumElements() == 0) return;
+  const int64_t row_cost =
+      s.cols.output * s.rows.window * s.cols.window * s.depth;
+  WithNhwc(
+      ctx, attrs.format, input, output, [&](const Tensor& in, Tensor* out) {
+        const T* x = in.data<T>();
+        T* y = out->data<T>();
+        ctx->ParallelFor(
+            s.batch * s.rows.output, row_cost,
+            [&](int64_t first, int64_t last) { rows(s, x, y, first, last); });
+      });
+}
+
 template <typename T>
 class MaxPoolOp : public OpKernel {
  public:
@@ -236,27 +263,7 @@ class MaxPoolOp : public OpKernel {
       ComputeDepthwise(ctx, input);
       return;
     }
-    StatusOr<PoolShape> shape = GetPoolShape(attrs_, input);
-    OP_REQUIRES_OK(ctx, shape.status());
-    const PoolShape& s = *shape;
-    Tensor* output = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                            0,
-                            FormatShape(attrs_.format, s.batch, s.rows.output,
-                                        s.cols.output, s.depth),
-                            &output));
-    if (output->NumElements() == 0) return;
-    const int64_t row_cost =
-        s.cols.output * s.rows.window * s.cols.window * s.depth;
-    WithNhwc(ctx, attrs_.format, input, output,
-             [&](const Tensor& in, Tensor* out) {
-               const T* x = in.data<T>();
-               T* y = out->data<T>();
-               ctx->ParallelFor(s.batch * s.rows.output, row_cost,
-                                [&](int64_t first, int64_t last) {
-                                  MaxPoolRows<T>(s, x, y, first, last);
-                                });
-             });
+    PoolWindows<T>(ctx, attrs_, input, MaxPoolRows<T>);
   }
 
  private:
@@ -309,27 +316,7 @@ class AvgPoolOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
-    StatusOr<PoolShape> shape = GetPoolShape(attrs_, input);
-    OP_REQUIRES_OK(ctx, shape.status());
-    const PoolShape& s = *shape;
-    Tensor* output = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                            0,
-                            FormatShape(attrs_.format, s.batch, s.rows.output,
-                                        s.cols.output, s.depth),
-                            &output));
-    if (output->NumElements() == 0) return;
-    const int64_t row_cost =
-        s.cols.output * s.rows.window * s.cols.window * s.depth;
-    WithNhwc(ctx, attrs_.format, input, output,
-             [&](const Tensor& in, Tensor* out) {
-               const T* x = in.data<T>();
-               T* y = out->data<T>();
-               ctx->ParallelFor(s.batch * s.rows.output, row_cost,
-                                [&](int64_t first, int64_t last) {
-                                  AvgPoolRows<T>(s, x, y, first, last);
-                                });
-             });
+    PoolWindows<T>(ctx, attrs_, input, AvgPoolRows<T>);
   }
 
  private:

@@ -93,8 +93,8 @@ struct Tolerance {
 
 Tolerance ToleranceFor(const std::string& op, DataType dt) {
   static const auto* approx = new std::set<std::string>{
-      "Exp",      "Log", "Log1p", "Rsqrt", "Tanh", "Sigmoid", "Erf", "Erfc",
-      "Softplus", "Pow", "Sin",   "Cos",   "Elu",  "Selu"};
+      "Exp",  "Log",      "Log1p", "Rsqrt", "Tanh", "Sigmoid", "Erf",
+      "Erfc", "Softplus", "Pow",   "Sin",   "Cos",  "Elu",     "Selu"};
   const bool absolute =
       op == "Sin" || op == "Cos" || op == "Elu" || op == "Selu";
   const bool narrow = dt == DT_HALF || dt == DT_BFLOAT16;
@@ -210,51 +210,21 @@ TEST(CpuCwiseGoldenTest, SameResultsOnTwoThreads) {
   }
 }
 
-const char* const kOps[] = {"Neg",
-                            "Abs",
-                            "Exp",
-                            "Log",
-                            "Log1p",
-                            "Sqrt",
-                            "Rsqrt",
-                            "Square",
-                            "Reciprocal",
-                            "Sign",
-                            "Floor",
-                            "Ceil",
-                            "Round",
-                            "Tanh",
-                            "Sigmoid",
-                            "LeakyRelu",
-                            "Elu",
-                            "Selu",
-                            "Softplus",
-                            "Softsign",
-                            "Erf",
-                            "Erfc",
-                            "Sin",
-                            "Cos",
-                            "Div",
-                            "DivNoNan",
-                            "FloorDiv",
-                            "FloorMod",
-                            "Pow",
-                            "SquaredDifference",
-                            "AddN",
-                            "Equal",
-                            "NotEqual",
-                            "Less",
-                            "LessEqual",
-                            "Greater",
-                            "GreaterEqual",
-                            "LogicalAnd",
-                            "LogicalOr",
-                            "LogicalNot",
-                            "Select",
-                            "SelectV2",
-                            "IsNan",
-                            "IsFinite",
-                            "Cast"};
+const char* const kOps[] = {"Neg",          "Abs",        "Exp",
+                            "Log",          "Log1p",      "Sqrt",
+                            "Rsqrt",        "Square",     "Reciprocal",
+                            "Sign",         "Floor",      "Ceil",
+                            "Round",        "Tanh",       "Sigmoid",
+                            "LeakyRelu",    "Elu",        "Selu",
+                            "Softplus",     "Softsign",   "Erf",
+                            "Erfc",         "Sin",        "Cos",
+                            "Div",          "DivNoNan",   "FloorDiv",
+                            "FloorMod",     "Pow",        "SquaredDifference",
+                            "AddN",         "Equal",      "NotEqual",
+                            "Less",         "LessEqual",  "Greater",
+                            "GreaterEqual", "LogicalAnd", "LogicalOr",
+                            "LogicalNot",   "Select",     "SelectV2",
+                            "IsNan",        "IsFinite",   "Cast"};
 
 // The dtype a case exercises for `attr`: the input's for T and SrcT, the
 // output's for DstT.
