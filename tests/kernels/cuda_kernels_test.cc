@@ -18,44 +18,17 @@
 #include "gtest/gtest.h"
 #include "kernels/kernel_registry.h"
 #include "ops/op_registry.h"
+#include "tests/kernels/cuda_kernel_cases.h"
 #include "tests/kernels/cuda_kernel_testutil.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {
-namespace {
-
-// How the random values of one input are drawn.
-enum class Values {
-  kSigned,    // uniform in [-1, 1)
-  kWide,      // uniform in [-4, 4): the saturating ends of Tanh, Sigmoid,
-              // Relu6 and Elu
-  kPositive,  // uniform in [0.1, 2): Log, Sqrt, Rsqrt
-  kNonZero,   // +-[0.5, 2): divisors
-};
-
-struct Case {
-  std::string op;
-  std::vector<TensorShape> shapes;  // one per input
-  std::vector<Values> values;       // one per input
-  AttrMap attrs;
-  // Tolerance |gpu - cpu| <= atol + rtol |cpu|, as a multiple of the
-  // dtype's unit roundoff (2^-24 float, 2^-11 half).
-  double atol_ulps = 4;
-  double rtol_ulps = 4;
-};
-
-std::string ShapeName(const TensorShape& s) {
-  if (s.dims() == 0) return "scalar";
-  std::vector<int64_t> dims;
-  for (int i = 0; i < s.dims(); ++i) dims.push_back(s.dim_size(i));
-  return absl::StrJoin(dims, "x");
-}
 
 Tensor RandomTensor(DataType dtype, const TensorShape& shape, Values kind,
                     std::mt19937* rng) {
   std::vector<double> v(shape.num_elements());
+  std::uniform_real_distribution<double> u(0, 1);
   for (double& x : v) {
-    std::uniform_real_distribution<double> u(0, 1);
     const double r = u(*rng);
     switch (kind) {
       case Values::kSigned:
@@ -73,6 +46,15 @@ Tensor RandomTensor(DataType dtype, const TensorShape& shape, Values kind,
     }
   }
   return AsTensorOfType(dtype, v, shape);
+}
+
+namespace {
+
+std::string ShapeName(const TensorShape& s) {
+  if (s.dims() == 0) return "scalar";
+  std::vector<int64_t> dims;
+  for (int i = 0; i < s.dims(); ++i) dims.push_back(s.dim_size(i));
+  return absl::StrJoin(dims, "x");
 }
 
 std::vector<Case> UnaryCases() {
@@ -196,13 +178,40 @@ std::vector<Case> MatMulCases() {
   return cases;
 }
 
-std::vector<Case> AllCases() {
+}  // namespace
+
+std::vector<Case> CwiseCases() {
   std::vector<Case> all;
   for (auto part :
        {UnaryCases(), BinaryCases(), BiasAddCases(), MatMulCases()}) {
     all.insert(all.end(), part.begin(), part.end());
   }
   return all;
+}
+
+namespace {
+
+std::vector<Case> AllCases() {
+  std::vector<Case> all;
+  for (auto part : {CwiseCases(), ArrayCases(), ReduceCases(), NnCases()}) {
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  return all;
+}
+
+// The inputs of one row for one dtype, drawn from a fixed seed.
+std::vector<Tensor> CaseInputs(const Case& c, DataType dtype) {
+  std::mt19937 rng(12345);
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    auto fixed = c.fixed.find(static_cast<int>(i));
+    if (fixed != c.fixed.end()) {
+      inputs.push_back(fixed->second);
+    } else {
+      inputs.push_back(RandomTensor(dtype, c.shapes[i], c.values[i], &rng));
+    }
+  }
+  return inputs;
 }
 
 struct Param {
@@ -218,7 +227,7 @@ void PrintTo(const Param& p, std::ostream* os) {
 std::vector<Param> AllParams() {
   std::vector<Param> params;
   for (const Case& c : AllCases()) {
-    for (DataType dt : {DT_FLOAT, DT_HALF}) params.push_back({c, dt});
+    for (DataType dt : c.dtypes) params.push_back({c, dt});
   }
   return params;
 }
@@ -236,6 +245,7 @@ std::string ParamName(const testing::TestParamInfo<Param>& info) {
   }
   auto f = p.c.attrs.find("data_format");
   if (f != p.c.attrs.end()) absl::StrAppend(&name, "_", f->second.s);
+  if (!p.c.label.empty()) absl::StrAppend(&name, "_", p.c.label);
   // Test names must be unique and alphanumeric or '_'.
   return absl::StrCat(name, "_", DataTypeName(p.dtype), "_", info.index);
 }
@@ -247,11 +257,7 @@ TEST_P(CudaKernelVsCpuTest, MatchesCpuKernel) {
     GTEST_SKIP() << why;
   }
   const Param& p = GetParam();
-  std::mt19937 rng(12345);
-  std::vector<Tensor> inputs;
-  for (size_t i = 0; i < p.c.shapes.size(); ++i) {
-    inputs.push_back(RandomTensor(p.dtype, p.c.shapes[i], p.c.values[i], &rng));
-  }
+  std::vector<Tensor> inputs = CaseInputs(p.c, p.dtype);
   OpRunner cpu(p.c.op, p.c.attrs);
   cpu.set_forwardable(false);
   StatusOr<std::vector<Tensor>> want = cpu.Run(inputs);
@@ -270,28 +276,26 @@ TEST_P(CudaKernelVsCpuTest, MatchesCpuKernel) {
 INSTANTIATE_TEST_SUITE_P(AllKernels, CudaKernelVsCpuTest,
                          testing::ValuesIn(AllParams()), ParamName);
 
-// Runs without a GPU: every op of the table has a CUDA kernel for float and
-// half in a CUDA build, and none in a build without CUDA.
-TEST(CudaKernelRegistrationTest, EveryTableOpHasCudaKernels) {
-  std::vector<std::string> ops;
+// Runs without a GPU: every row of the table finds a CUDA kernel for each
+// of its dtypes in a CUDA build, and none in a build without CUDA.
+TEST(CudaKernelRegistrationTest, EveryTableRowHasCudaKernels) {
   for (const Case& c : AllCases()) {
-    if (ops.empty() || ops.back() != c.op) ops.push_back(c.op);
-  }
-  for (const std::string& op : ops) {
-    auto reg = OpRegistry::Global()->LookUp(op);
+    auto reg = OpRegistry::Global()->LookUp(c.op);
     ASSERT_TRUE(reg.ok()) << reg.status();
-    for (DataType dt : {DT_FLOAT, DT_HALF}) {
+    for (DataType dt : c.dtypes) {
+      std::vector<DataType> input_types;
+      for (const Tensor& t : CaseInputs(c, dt)) input_types.push_back(t.dtype());
       NodeDef node;
-      node.name = "n";
-      node.op = op;
-      node.attr["T"] = AttrValue::Type(dt);
+      NodeTypes types;
+      ASSERT_TRUE(MakeTestNode(c.op, c.attrs, input_types, &node, &types).ok())
+          << c.op;
       auto found = KernelRegistry::Global()->FindKernel(node, (*reg)->op_def,
                                                         DEVICE_CUDA);
 #if WEFT_HAVE_CUDA
       EXPECT_TRUE(found.ok())
-          << op << " " << DataTypeName(dt) << ": " << found.status();
+          << c.op << " " << DataTypeName(dt) << ": " << found.status();
 #else
-      EXPECT_FALSE(found.ok()) << op << " has a CUDA kernel in a build "
+      EXPECT_FALSE(found.ok()) << c.op << " has a CUDA kernel in a build "
                                << "without CUDA";
 #endif
     }
