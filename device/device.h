@@ -58,9 +58,12 @@ class DeviceContext {
                                 std::function<void(Status)> done) const = 0;
 
   // Runs `fn` once all work enqueued on the stream so far has completed
-  // (an event recorded now and waited on elsewhere). How an async kernel
-  // calls its `done`.
-  virtual void ThenExecute(std::function<void()> fn) const = 0;
+  // (an event recorded now and waited on elsewhere), with the stream's
+  // outcome: OK, or the asynchronous error of work enqueued before (a
+  // kernel that faulted; on a GPU such errors are sticky). How an async
+  // kernel calls its `done`, and how the executor learns that a run's
+  // device work failed.
+  virtual void ThenExecute(std::function<void(Status)> fn) const = 0;
 };
 
 class Device {

@@ -358,12 +358,21 @@ class RunState {
 
  public:
   // Waits until the streams of the plan's async devices have finished what
-  // this run enqueued, so that no work of it is left when Run returns.
+  // this run enqueued, so that no work of it is left when Run returns. An
+  // asynchronous device error (a kernel that faulted after its node
+  // finished on the host) fails the run here, naming the device: outputs
+  // computed on it cannot be trusted.
   void SyncDevices() {
     if (plan_.async_devices.empty()) return;
     for (Device* d : plan_.async_devices) {
       async_outstanding_.fetch_add(1, std::memory_order_relaxed);
-      d->device_context()->ThenExecute([this] { AsyncDone(); });
+      d->device_context()->ThenExecute([this, d](Status s) {
+        if (!s.ok()) {
+          Fail(AddContext(s, absl::StrCat("device ", d->name(),
+                                          ", after this run's work")));
+        }
+        AsyncDone();
+      });
     }
     WaitForAsync();
   }

@@ -462,7 +462,10 @@ class AsyncPluginKernel final : public AsyncOpKernel {
       done();
       return;
     }
-    dc->ThenExecute(std::move(done));
+    dc->ThenExecute([ctx, done = std::move(done)](Status s) {
+      if (!s.ok()) ctx->SetStatus(s);
+      done();
+    });
   }
 
  private:

@@ -231,9 +231,8 @@ void CudaStreamContext::CopyDeviceToHost(
       });
 }
 
-void CudaStreamContext::ThenExecute(std::function<void()> fn) const {
-  device_->ThenExecuteOn(device_->compute_stream(),
-                         [fn = std::move(fn)](Status) { fn(); });
+void CudaStreamContext::ThenExecute(std::function<void(Status)> fn) const {
+  device_->ThenExecuteOn(device_->compute_stream(), std::move(fn));
 }
 
 // ---------------------------------------------------------------------------

@@ -113,7 +113,7 @@ class CudaStreamContext final : public DeviceContext {
                         std::function<void(Status)> done) const override;
   void CopyDeviceToHost(const Tensor& src, Tensor* dst,
                         std::function<void(Status)> done) const override;
-  void ThenExecute(std::function<void()> fn) const override;
+  void ThenExecute(std::function<void(Status)> fn) const override;
 
  private:
   CudaDevice* const device_;

@@ -85,7 +85,7 @@ TEST_F(CudaDeviceTest, ThenExecuteRunsInOrder) {
   std::vector<int> order;
   std::mutex mu;
   for (int i = 0; i < 100; ++i) {
-    device->device_context()->ThenExecute([&, i] {
+    device->device_context()->ThenExecute([&, i](Status) {
       std::lock_guard<std::mutex> lock(mu);
       order.push_back(i);
     });

@@ -47,8 +47,12 @@ class FakeContext final : public DeviceContext {
     FakeGpu().copies_to_host++;
     Copy(src, *dst, MemorySpace::kDevice, std::move(done));
   }
-  void ThenExecute(std::function<void()> fn) const override {
-    device_->Enqueue(std::move(fn));
+  void ThenExecute(std::function<void(Status)> fn) const override {
+    device_->Enqueue([fn = std::move(fn)] {
+      fn(FakeGpu().fail_stream
+             ? errors::Internal("injected asynchronous device error")
+             : Status());
+    });
   }
 
  private:

@@ -43,12 +43,16 @@ struct FakeGpuKnobs {
   std::atomic<int> delay_us{0};
   // Fail every copy (to the device or to the host) with Internal.
   std::atomic<bool> fail_copies{false};
+  // Report Internal to every ThenExecute callback, as a GPU reports a
+  // kernel that faulted after it was enqueued.
+  std::atomic<bool> fail_stream{false};
   // Copies started, each direction.
   std::atomic<int64_t> copies_to_device{0};
   std::atomic<int64_t> copies_to_host{0};
   void Reset() {
     delay_us = 0;
     fail_copies = false;
+    fail_stream = false;
     copies_to_device = 0;
     copies_to_host = 0;
   }

@@ -311,6 +311,22 @@ TEST_F(MultiDeviceTest, CopyErrorsFailTheRun) {
   EXPECT_TRUE(session->Run({{"x", Matrix(2, 3, 0)}}, {"m"}).ok());
 }
 
+TEST_F(MultiDeviceTest, AsynchronousDeviceErrorsFailTheRun) {
+  // A kernel that faults on the device is only seen when the stream is
+  // waited on; the run must fail then rather than return its outputs.
+  for (int threads : {0, 2}) {
+    auto session = MakeSession(MakeGraph(MixedChain()), "fake_gpu", threads);
+    FakeGpu().fail_stream = true;
+    auto out = session->Run({{"x", Matrix(2, 3, 0)}}, {"m"});
+    FakeGpu().fail_stream = false;
+    ASSERT_FALSE(out.ok());
+    EXPECT_THAT(out.status().message(),
+                HasSubstr("injected asynchronous device error"));
+    EXPECT_THAT(out.status().message(), HasSubstr("device fake_gpu:0"));
+    EXPECT_TRUE(session->Run({{"x", Matrix(2, 3, 0)}}, {"m"}).ok());
+  }
+}
+
 TEST_F(MultiDeviceTest, CancellationStopsARunWaitingOnTheDevice) {
   // 60 nodes alternating between the device and the CPU, each crossing a
   // slow copy.

@@ -536,8 +536,8 @@ class FakeStream final : public DeviceContext {
                         std::function<void(Status)> done) const override {
     CopyHostToDevice(src, dst, std::move(done));
   }
-  void ThenExecute(std::function<void()> fn) const override {
-    Enqueue(std::move(fn));
+  void ThenExecute(std::function<void(Status)> fn) const override {
+    Enqueue([fn = std::move(fn)] { fn(Status()); });
   }
 
  private:
@@ -570,7 +570,7 @@ class FakeAsyncDevice final : public Device {
   DeviceContext* device_context() const override { return &stream_; }
   Status Sync() override {
     absl::Notification n;
-    stream_.ThenExecute([&n] { n.Notify(); });
+    stream_.ThenExecute([&n](Status) { n.Notify(); });
     n.WaitForNotification();
     return Status();
   }
@@ -606,7 +606,11 @@ class AsyncScaleOp : public AsyncOpKernel {
         y->data<float>()[i] = x.data<float>()[i] * factor;
       }
     });
-    ctx->op_device_context()->ThenExecute(std::move(done));
+    ctx->op_device_context()->ThenExecute(
+        [ctx, done = std::move(done)](Status s) {
+          if (!s.ok()) ctx->SetStatus(s);
+          done();
+        });
   }
 
  private:
