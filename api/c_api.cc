@@ -59,6 +59,9 @@ struct weft_session_options {
   bool optimize = true;
   bool cache_host_memory = true;
   int64_t host_memory_limit_bytes = 0;
+  void* cuda_stream = nullptr;
+  bool allow_tf32 = false;
+  int64_t device_memory_limit_bytes = 0;
 };
 
 namespace weft {
@@ -460,6 +463,21 @@ void weft_session_options_set_host_memory_limit(weft_session_options* options,
   if (options != nullptr) options->host_memory_limit_bytes = bytes;
 }
 
+void weft_session_options_set_cuda_stream(weft_session_options* options,
+                                          void* cuda_stream) {
+  if (options != nullptr) options->cuda_stream = cuda_stream;
+}
+
+void weft_session_options_set_allow_tf32(weft_session_options* options,
+                                         int enabled) {
+  if (options != nullptr) options->allow_tf32 = enabled != 0;
+}
+
+void weft_session_options_set_device_memory_limit(weft_session_options* options,
+                                                  int64_t bytes) {
+  if (options != nullptr) options->device_memory_limit_bytes = bytes;
+}
+
 weft_session* weft_session_new_with_options(const weft_graph* graph,
                                             const weft_session_options* options,
                                             weft_status* status) {
@@ -478,6 +496,9 @@ weft_session* weft_session_new_with_options(const weft_graph* graph,
     session_options.optimize = given.optimize;
     session_options.cache_host_memory = given.cache_host_memory;
     session_options.host_memory_limit_bytes = given.host_memory_limit_bytes;
+    session_options.cuda_stream = given.cuda_stream;
+    session_options.allow_tf32 = given.allow_tf32;
+    session_options.device_memory_limit_bytes = given.device_memory_limit_bytes;
     session_options.source_name = graph->source_name;
     auto session = weft::Session::Create(graph->graph, session_options);
     if (!session.ok()) return SetCStatus(status, session.status());

@@ -69,10 +69,36 @@ StatusOr<std::string> ResolveSessionDevice(absl::string_view device) {
   return std::string("cpu");
 }
 
+Status CheckAcceleratorOptions(absl::string_view resolved_device,
+                               const AcceleratorOptions& options) {
+  const bool cuda = absl::StartsWith(resolved_device, "cuda:");
+  if (options.cuda_stream != nullptr && !cuda) {
+    return errors::InvalidArgument(
+        "cuda_stream is set but the session runs on '", resolved_device,
+        "': a host stream needs device 'cuda' or 'cuda:N' (or 'auto' on a "
+        "machine with a usable GPU)");
+  }
+  if (options.allow_tf32 && !cuda) {
+    return errors::InvalidArgument(
+        "allow_tf32 is set but the session runs on '", resolved_device,
+        "': TF32 is a CUDA tensor-core format");
+  }
+  if (options.memory_limit_bytes < 0) {
+    return errors::InvalidArgument("device_memory_limit_bytes ",
+                                   options.memory_limit_bytes,
+                                   " is negative; 0 means no limit");
+  }
+  return Status();
+}
+
 StatusOr<std::unique_ptr<Device>> CreateSessionAccelerator(
-    absl::string_view device, Allocator* host_allocator) {
+    absl::string_view device, Allocator* host_allocator,
+    const AcceleratorOptions& accelerator_options) {
   WEFT_ASSIGN_OR_RETURN(std::string resolved, ResolveSessionDevice(device));
   WEFT_ASSIGN_OR_RETURN(DeviceRequest request, ParseDeviceRequest(device));
+  WEFT_RETURN_IF_ERROR(
+      AddContext(CheckAcceleratorOptions(resolved, accelerator_options),
+                 absl::StrCat("device '", device, "'")));
   if (resolved == "cpu") return std::unique_ptr<Device>();
   if (request.kind == DeviceRequest::Kind::kRegistered) {
     DeviceFactoryArgs args;
@@ -89,6 +115,10 @@ StatusOr<std::unique_ptr<Device>> CreateSessionAccelerator(
   CudaDeviceOptions options;
   options.ordinal =
       request.kind == DeviceRequest::Kind::kCuda ? request.cuda_ordinal : 0;
+  options.compute_stream =
+      static_cast<cudaStream_t>(accelerator_options.cuda_stream);
+  options.allow_tf32 = accelerator_options.allow_tf32;
+  options.memory_limit = accelerator_options.memory_limit_bytes;
   auto created = CudaDevice::Create(options);
   if (!created.ok()) {
     return AddContext(created.status(), absl::StrCat("device '", device, "'"));

@@ -18,6 +18,7 @@
 #ifndef WEFT_EXECUTOR_DEVICE_SELECTION_H_
 #define WEFT_EXECUTOR_DEVICE_SELECTION_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -27,6 +28,23 @@
 #include "device/device.h"
 
 namespace weft {
+
+// Settings of the accelerator, from SessionOptions; the CPU ignores them.
+struct AcceleratorOptions {
+  // A cudaStream_t of the host's to run the session's GPU work on instead of
+  // a stream of weft's own (SessionOptions.cuda_stream has the contract).
+  void* cuda_stream = nullptr;
+  // float32 matrix products may use TF32 tensor cores.
+  bool allow_tf32 = false;
+  // Hard cap on the device memory of the session's tensors; 0 for none.
+  int64_t memory_limit_bytes = 0;
+};
+
+// InvalidArgument when `options` asks for something the resolved device
+// ("cpu", "cuda:0", a registered device's name) cannot do: a host stream or
+// TF32 without a CUDA device, a negative limit.
+Status CheckAcceleratorOptions(absl::string_view resolved_device,
+                               const AcceleratorOptions& options);
 
 struct DeviceRequest {
   enum class Kind { kCpu, kCuda, kAuto, kRegistered };
@@ -47,9 +65,11 @@ StatusOr<std::string> ResolveSessionDevice(absl::string_view device);
 // The accelerator a session created with `device` places nodes on besides
 // the CPU, or nullptr when it runs on the CPU only. `host_allocator` is the
 // session's host allocator and outlives the device. Errors as
-// ResolveSessionDevice's, or the device's creation failure.
+// ResolveSessionDevice's and CheckAcceleratorOptions', or the device's
+// creation failure.
 StatusOr<std::unique_ptr<Device>> CreateSessionAccelerator(
-    absl::string_view device, Allocator* host_allocator);
+    absl::string_view device, Allocator* host_allocator,
+    const AcceleratorOptions& options = {});
 
 }  // namespace weft
 

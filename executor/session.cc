@@ -47,7 +47,12 @@ class SessionImpl : public PlanResources {
     cpu_ = std::make_unique<CpuDevice>("cpu:0", arena_, host_allocator_.get());
     WEFT_ASSIGN_OR_RETURN(
         std::unique_ptr<Device> accelerator,
-        CreateSessionAccelerator(options_.device, cpu_->allocator()));
+        CreateSessionAccelerator(options_.device, cpu_->allocator(),
+                                 AcceleratorOptions{
+                                     options_.cuda_stream,
+                                     options_.allow_tf32,
+                                     options_.device_memory_limit_bytes,
+                                 }));
     if (accelerator != nullptr) {
       accelerator_ = std::move(accelerator);
       accelerator_type_ = absl::AsciiStrToLower(accelerator_->device_type());

@@ -93,6 +93,31 @@ struct SessionOptions {
   // allocator holds, cached or in use; 0 for no limit. A node whose output
   // would pass it fails with ResourceExhausted.
   int64_t host_memory_limit_bytes = 0;
+
+  // CUDA sessions only; Create() fails with InvalidArgument when one is set
+  // and the session runs on the CPU.
+  //
+  // A cudaStream_t of the host application's: the session runs its GPU
+  // kernels on it instead of a stream of its own (its copies still use
+  // weft's copy streams, ordered with it by events). The contract:
+  //  - a Run's GPU work starts after the work the host enqueued on the
+  //    stream before calling Run;
+  //  - Run returns once that work has completed (fetches are host tensors),
+  //    so what the host enqueues afterwards runs after it;
+  //  - concurrent Runs of the session share the stream, so their GPU work
+  //    is serialized on it;
+  //  - the stream must belong to the session's GPU (Create checks) and stay
+  //    valid until the session is destroyed; weft never destroys it, and
+  //    destroying the session waits for it.
+  void* cuda_stream = nullptr;
+  // float32 MatMul / BatchMatMul may use TF32 tensor cores: faster on
+  // Ampere and later GPUs, with inputs rounded to a 10-bit mantissa (about
+  // 1e-3 relative error instead of float32's 1e-7). Off by default, so that
+  // GPU results match the CPU's within float32 tolerance.
+  bool allow_tf32 = false;
+  // The most GPU memory in bytes the session's tensors may hold; 0 for no
+  // limit. A node whose output would pass it fails with ResourceExhausted.
+  int64_t device_memory_limit_bytes = 0;
 };
 
 // Cancels runs that carry it. Thread-safe; cancelling is sticky.

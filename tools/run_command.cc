@@ -28,7 +28,7 @@ constexpr char kHelp[] =
     "usage: weft run GRAPH [--input NAME=SOURCE ...] [--output NAME ...]\n"
     "                [--save DIR] [--threads N] [--trace FILE.json]\n"
     "                [--top K] [--device DEV] [--load LIB.so ...]\n"
-    "                [--no-optimize]\n"
+    "                [--no-optimize] [--allow-tf32]\n"
     "\n"
     "Runs a TensorFlow graph file (.pb or .pbtxt) once and prints each\n"
     "output's name, dtype, shape, min, max, mean and first values.\n"
@@ -57,6 +57,8 @@ constexpr char kHelp[] =
     "                  is named after the nodes it replaces\n"
     "  --no-optimize   run the graph's nodes as they are: no constant\n"
     "                  folding, no fusion\n"
+    "  --allow-tf32    with a CUDA device, let float32 matrix products use\n"
+    "                  TF32 tensor cores (faster, ~1e-3 relative error)\n"
     "  --load LIB.so   load an op library (ops and kernels built against\n"
     "                  weft/plugin.h) before reading the graph; repeatable\n";
 
@@ -169,6 +171,7 @@ int RunMain(const std::vector<std::string>& argv) {
   args.Flag("trace", true);
   args.Flag("top", true);
   args.Flag("no-optimize", false);
+  args.Flag("allow-tf32", false);
   if (Status s = args.Parse(); !s.ok()) return UsageError("run", s.message());
   if (args.Has("help")) {
     std::fputs(kHelp, stdout);
@@ -179,6 +182,7 @@ int RunMain(const std::vector<std::string>& argv) {
   }
   SessionOptions options;
   options.optimize = !args.Has("no-optimize");
+  options.allow_tf32 = args.Has("allow-tf32");
   if (args.Has("threads")) {
     std::string text = args.Get("threads");
     if (!absl::SimpleAtoi(text, &options.threads) || options.threads < 0) {

@@ -270,9 +270,26 @@ Status CudaDevice::Init(const CudaDeviceOptions& options) {
         CudaErrorString(probe), "]; it was built for CUDA architectures ",
         GetCudaInfo().compiled_architectures);
   }
+  allow_tf32_ = options.allow_tf32;
+  if (options.compute_stream != nullptr) {
+    // A stream of another GPU would make every kernel launch fail with an
+    // unhelpful "invalid resource handle"; say so once, here.
+    int stream_device = -1;
+    WEFT_RETURN_IF_ERROR(
+        CudaCall(cudaStreamGetDevice(options.compute_stream, &stream_device),
+                 "cudaStreamGetDevice(cuda_stream)"));
+    if (stream_device != ordinal_) {
+      return errors::InvalidArgument("cuda_stream belongs to GPU ",
+                                     stream_device,
+                                     ", but the session runs on ", name());
+    }
+    compute_ = options.compute_stream;
+    owns_compute_ = false;
+  }
   // Non-blocking: the streams do not synchronize with the legacy default
   // stream, which a host library might be using.
   for (cudaStream_t* s : {&compute_, &h2d_, &d2h_}) {
+    if (*s != nullptr) continue;  // the host's compute stream
     WEFT_RETURN_IF_ERROR(
         CudaCall(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking),
                  "cudaStreamCreate"));
@@ -320,8 +337,9 @@ Status CudaDevice::Init(const CudaDeviceOptions& options) {
     blas_workspace_ = nullptr;  // cuBLAS then allocates its own
   }
   // Plain float32 math by default (no TF32), so results match the CPU
-  // kernels within float32 tolerance; TF32 is a later opt-in.
-  blas_api_->set_math_mode(blas_, CUBLAS_DEFAULT_MATH);
+  // kernels within float32 tolerance; TF32 only when the session opts in.
+  blas_api_->set_math_mode(
+      blas_, allow_tf32_ ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
   return Status();
 }
 
@@ -348,6 +366,7 @@ CudaDevice::~CudaDevice() {
     cudaMemPoolDestroy(pool_);
   }
   for (cudaStream_t s : {compute_, h2d_, d2h_}) {
+    if (s == compute_ && !owns_compute_) continue;  // the host's
     if (s != nullptr) cudaStreamDestroy(s);
   }
   cudaGetLastError();

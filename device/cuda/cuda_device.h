@@ -59,6 +59,15 @@ struct CudaDeviceOptions {
   // that would exceed it fails (the kernel reports ResourceExhausted)
   // before the driver is asked.
   int64_t memory_limit = 0;
+  // A stream of the host application's to use as the compute stream instead
+  // of creating one (SessionOptions.cuda_stream states the contract). It
+  // must belong to GPU `ordinal` and outlive the device, which never
+  // destroys it but does synchronize it when destroyed.
+  cudaStream_t compute_stream = nullptr;
+  // float32 matrix products may round their inputs to TF32 (10-bit
+  // mantissa) on tensor cores: several times faster on Ampere and later,
+  // and about 1e-3 relative error instead of float32's 1e-7.
+  bool allow_tf32 = false;
 };
 
 // What the pool itself reports, in bytes (cudaMemPoolGetAttribute): memory
@@ -152,6 +161,9 @@ class CudaDevice final : public Device {
       const std::function<void(int64_t begin, int64_t end)>& fn) const override;
 
   cudaStream_t compute_stream() const { return compute_; }
+  // Whether the compute stream is the host's (CudaDeviceOptions).
+  bool uses_host_stream() const { return !owns_compute_; }
+  bool allow_tf32() const { return allow_tf32_; }
   cudaStream_t host_to_device_stream() const { return h2d_; }
   cudaStream_t device_to_host_stream() const { return d2h_; }
 
@@ -192,6 +204,8 @@ class CudaDevice final : public Device {
 
   const int ordinal_;
   cudaStream_t compute_ = nullptr;
+  bool owns_compute_ = true;
+  bool allow_tf32_ = false;
   cudaStream_t h2d_ = nullptr;
   cudaStream_t d2h_ = nullptr;
   cudaMemPool_t pool_ = nullptr;

@@ -194,6 +194,23 @@ WEFT_API void weft_session_options_set_host_memory_cache(
  * WEFT_RESOURCE_EXHAUSTED naming the node. */
 WEFT_API void weft_session_options_set_host_memory_limit(
     weft_session_options* options, int64_t bytes);
+/* CUDA sessions only (creating a CPU session with any of these set fails
+ * with WEFT_INVALID_ARGUMENT). A cudaStream_t of the caller's for the
+ * session's GPU kernels: a run's GPU work starts after what the caller
+ * enqueued on it before weft_session_run, and weft_session_run returns once
+ * that work has completed; concurrent runs share it; it must belong to the
+ * session's GPU and outlive the session, which never destroys it. NULL
+ * (default): a stream of the session's own. */
+WEFT_API void weft_session_options_set_cuda_stream(
+    weft_session_options* options, void* cuda_stream);
+/* Non-zero lets float32 matrix products use TF32 tensor cores (inputs
+ * rounded to a 10-bit mantissa); 0 (default) keeps float32 accuracy. */
+WEFT_API void weft_session_options_set_allow_tf32(weft_session_options* options,
+                                                  int enabled);
+/* The most GPU memory in bytes the session's tensors may hold; 0 (default)
+ * is no limit. */
+WEFT_API void weft_session_options_set_device_memory_limit(
+    weft_session_options* options, int64_t bytes);
 
 WEFT_API weft_session* weft_session_new_with_options(
     const weft_graph* graph, const weft_session_options* options,

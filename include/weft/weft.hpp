@@ -334,6 +334,9 @@ class Session {
     bool optimize = true;
     bool cache_host_memory = true;
     int64_t host_memory_limit_bytes = 0;
+    void* cuda_stream = nullptr;  // a cudaStream_t
+    bool allow_tf32 = false;
+    int64_t device_memory_limit_bytes = 0;
   };
 
   Session() = default;
@@ -363,6 +366,10 @@ class Session {
         o.get(), options.cache_host_memory ? 1 : 0);
     weft_session_options_set_host_memory_limit(o.get(),
                                                options.host_memory_limit_bytes);
+    weft_session_options_set_cuda_stream(o.get(), options.cuda_stream);
+    weft_session_options_set_allow_tf32(o.get(), options.allow_tf32 ? 1 : 0);
+    weft_session_options_set_device_memory_limit(
+        o.get(), options.device_memory_limit_bytes);
     s_.reset(weft_session_new_with_options(graph.get(), o.get(), s.get()));
     internal::Report(s.ToStatus(), status);
   }

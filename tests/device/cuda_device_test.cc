@@ -55,6 +55,38 @@ TEST_F(CudaDeviceTest, DescribesItself) {
   EXPECT_EQ(device->host_allocator()->memory_space(), MemorySpace::kHost);
 }
 
+TEST_F(CudaDeviceTest, RunsOnAHostStreamWithoutOwningIt) {
+  cudaStream_t host_stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&host_stream), cudaSuccess);
+  {
+    CudaDeviceOptions options;
+    options.compute_stream = host_stream;
+    auto device = MakeDevice(options);
+    ASSERT_NE(device, nullptr);
+    EXPECT_EQ(device->compute_stream(), host_stream);
+    EXPECT_TRUE(device->uses_host_stream());
+    EXPECT_EQ(device->device_context()->stream(), host_stream);
+    // Work round-trips through the host's stream.
+    Tensor host(DT_FLOAT, TensorShape({1000}));
+    std::iota(host.data<float>(), host.data<float>() + 1000, 1.0f);
+    auto dev = Tensor::Allocate(device->allocator(), DT_FLOAT, host.shape());
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    DeviceContext* ctx = device->device_context();
+    ASSERT_TRUE(Await([&](auto done) {
+                  ctx->CopyHostToDevice(host, &*dev, done);
+                }).ok());
+    Tensor back(DT_FLOAT, host.shape());
+    ASSERT_TRUE(Await([&](auto done) {
+                  ctx->CopyDeviceToHost(*dev, &back, done);
+                }).ok());
+    EXPECT_EQ(std::memcmp(host.raw_data(), back.raw_data(), host.TotalBytes()),
+              0);
+  }
+  // The device is gone; the host's stream is still usable.
+  EXPECT_EQ(cudaStreamQuery(host_stream), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(host_stream), cudaSuccess);
+}
+
 TEST_F(CudaDeviceTest, CopiesRoundTrip) {
   auto device = MakeDevice();
   ASSERT_NE(device, nullptr);

@@ -1,6 +1,7 @@
 // SessionOptions.device: parsing, "cuda" failing with discovery's reason on
 // a machine without a usable GPU, "auto" falling back to the CPU.
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "device/device.h"
@@ -109,6 +110,39 @@ TEST(SessionDeviceTest, CudaOrdinalOutOfRange) {
   auto s = Create(absl::StrCat("cuda:", info.devices.size()));
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(), HasSubstr("no CUDA device cuda:"));
+}
+
+TEST(SessionDeviceTest, CudaOnlyOptionsAreRejectedOnTheCpu) {
+  std::vector<std::string> devices = {"cpu"};
+  if (!CheckCudaDevice(0).ok()) devices.push_back("auto");  // resolves to cpu
+  for (const std::string& device : devices) {
+    SessionOptions options;
+    options.threads = 0;
+    options.source_name = "neg.pbtxt";
+    options.device = device;
+    int dummy = 0;
+    options.cuda_stream = &dummy;  // never used: Create must refuse first
+    auto s = Session::Create(NegGraph(), options);
+    ASSERT_FALSE(s.ok()) << device;
+    EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(s.status().message(),
+                HasSubstr(absl::StrCat("device '", device,
+                                       "': cuda_stream is set but the "
+                                       "session runs on 'cpu'")));
+    options.cuda_stream = nullptr;
+    options.allow_tf32 = true;
+    s = Session::Create(NegGraph(), options);
+    ASSERT_FALSE(s.ok()) << device;
+    EXPECT_THAT(s.status().message(), HasSubstr("allow_tf32 is set"));
+    options.allow_tf32 = false;
+    options.device_memory_limit_bytes = -5;
+    s = Session::Create(NegGraph(), options);
+    ASSERT_FALSE(s.ok()) << device;
+    EXPECT_THAT(s.status().message(),
+                HasSubstr("device_memory_limit_bytes -5 is negative"));
+    options.device_memory_limit_bytes = 1 << 20;  // a limit alone is fine
+    EXPECT_TRUE(Session::Create(NegGraph(), options).ok()) << device;
+  }
 }
 
 TEST(SessionDeviceTest, AutoRunsOnTheCpuWithoutGpu) {

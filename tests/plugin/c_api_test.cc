@@ -327,6 +327,22 @@ TEST_F(CApiTest, SessionOptionsReachTheSession) {
   EXPECT_TRUE(RunScaleShift(o, status_).empty());
   EXPECT_EQ(code(), WEFT_INVALID_ARGUMENT) << message();
   EXPECT_THAT(message(), HasSubstr("host_memory_limit_bytes"));
+  weft_session_options_set_host_memory_limit(o, 0);
+  // The CUDA-only settings are refused on a CPU session.
+  int not_a_stream = 0;
+  weft_session_options_set_cuda_stream(o, &not_a_stream);
+  EXPECT_TRUE(RunScaleShift(o, status_).empty());
+  EXPECT_EQ(code(), WEFT_INVALID_ARGUMENT) << message();
+  EXPECT_THAT(message(), HasSubstr("cuda_stream is set"));
+  weft_session_options_set_cuda_stream(o, nullptr);
+  weft_session_options_set_allow_tf32(o, 1);
+  EXPECT_TRUE(RunScaleShift(o, status_).empty());
+  EXPECT_THAT(message(), HasSubstr("allow_tf32 is set"));
+  weft_session_options_set_allow_tf32(o, 0);
+  weft_session_options_set_device_memory_limit(o, -1);
+  EXPECT_TRUE(RunScaleShift(o, status_).empty());
+  EXPECT_THAT(message(), HasSubstr("device_memory_limit_bytes -1"));
+  weft_session_options_set_device_memory_limit(o, 0);
 
   // A limit too small for y's 16 bytes fails the run, naming the node.
   weft_session_options_set_host_memory_limit(o, 8);

@@ -263,6 +263,11 @@ TEST_F(CliTest, RunDeviceFlag) {
       Run("run " + graph + " --input x=random:1,4 --threads 0 --device auto");
   EXPECT_EQ(autod.code, 0) << autod.err;
   EXPECT_THAT(autod.out, HasSubstr("Identity"));
+  // TF32 is a CUDA setting: refused, with the reason, on the CPU.
+  Result tf32 = Run("run " + graph + " --input x=random:1,4 --allow-tf32");
+  EXPECT_EQ(tf32.code, 1);
+  EXPECT_THAT(tf32.err, HasSubstr("allow_tf32 is set but the session runs on "
+                                  "'cpu'"));
   const weft::CudaInfo& cuda = weft::GetCudaInfo();
   if (cuda.status.ok()) return;  // what "cuda" does with a GPU is tested there
   for (const char* cmd : {"run", "bench"}) {
