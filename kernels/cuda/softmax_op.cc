@@ -1,0 +1,55 @@
+// CUDA kernels of Softmax and LogSoftmax over the last dimension, float and
+// half (computed in float, rounded once, as on the CPU). The device code is
+// in reduce_ops_gpu.cu, its per-element steps in softmax_body.h.
+#include "core/tensor.h"
+#include "kernels/cuda/cuda_kernel_util.h"
+#include "kernels/cuda/reduce_ops_gpu.h"
+#include "kernels/cuda/softmax_body.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/op_kernel.h"
+
+namespace weft {
+namespace {
+
+template <typename T, bool kLog>
+class CudaSoftmaxOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) const override {
+    const Tensor& logits = ctx->input(0);
+    // The CPU kernel's check and message.
+    OP_REQUIRES(ctx, logits.dims() >= 1,
+                errors::InvalidArgument("logits must have rank >= 1, but has "
+                                        "shape ",
+                                        logits.shape().DebugString()));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                            {0}, 0, logits.shape(), &out));
+    const int64_t total = logits.NumElements();
+    if (total == 0) return;
+    const int64_t depth = logits.dim_size(logits.dims() - 1);
+    const gpu::SoftmaxParams p = gpu::PlanSoftmax(total / depth, depth, kLog);
+    CudaDevice* device = CurrentCudaDevice(ctx);
+    OP_REQUIRES_OK(ctx, CudaCall(gpu::LaunchSoftmax(
+                                     p, GpuElementType<T>(), logits.raw_data(),
+                                     out->raw_data(), device->compute_stream()),
+                                 "launching the softmax kernel"));
+  }
+};
+
+#define WEFT_CUDA_SOFTMAX(T)                                         \
+  REGISTER_KERNEL_BUILDER(                                           \
+      Name("Softmax").Device(DEVICE_CUDA).TypeConstraint<T>("T"),    \
+      CudaSoftmaxOp<T, false>);                                      \
+  REGISTER_KERNEL_BUILDER(                                           \
+      Name("LogSoftmax").Device(DEVICE_CUDA).TypeConstraint<T>("T"), \
+      CudaSoftmaxOp<T, true>)
+
+WEFT_CUDA_SOFTMAX(float);
+WEFT_CUDA_SOFTMAX(half);
+
+#undef WEFT_CUDA_SOFTMAX
+
+}  // namespace
+}  // namespace weft
