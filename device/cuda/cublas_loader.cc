@@ -43,6 +43,8 @@ StatusOr<CublasApi> Load() {
   WEFT_RETURN_IF_ERROR(Bind(lib, "cublasSetMathMode", &api.set_math_mode));
   WEFT_RETURN_IF_ERROR(Bind(lib, "cublasSetWorkspace_v2", &api.set_workspace));
   WEFT_RETURN_IF_ERROR(Bind(lib, "cublasGemmEx_64", &api.gemm_ex));
+  WEFT_RETURN_IF_ERROR(
+      Bind(lib, "cublasGemmStridedBatchedEx_64", &api.gemm_strided_batched_ex));
   WEFT_RETURN_IF_ERROR(Bind(lib, "cublasGetStatusString", &api.status_string));
   // The loaded library's own version, for messages and `weft devices`.
   cublasStatus_t (*get_property)(libraryPropertyType, int*) = nullptr;

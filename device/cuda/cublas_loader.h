@@ -36,6 +36,16 @@ struct CublasApi {
                             void* c, cudaDataType c_type, int64_t ldc,
                             cublasComputeType_t compute_type,
                             cublasGemmAlgo_t algo);
+  // cublasGemmStridedBatchedEx_64: batch_count products, operand i at
+  // a + i * stride_a (strides in elements), for BatchMatMulV2.
+  cublasStatus_t (*gemm_strided_batched_ex)(
+      cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
+      int64_t m, int64_t n, int64_t k, const void* alpha, const void* a,
+      cudaDataType a_type, int64_t lda, long long int stride_a, const void* b,
+      cudaDataType b_type, int64_t ldb, long long int stride_b,
+      const void* beta, void* c, cudaDataType c_type, int64_t ldc,
+      long long int stride_c, int64_t batch_count,
+      cublasComputeType_t compute_type, cublasGemmAlgo_t algo);
   const char* (*status_string)(cublasStatus_t status);
   int version = 0;  // of the loaded library, as CUBLAS_VERSION: 130100
 };

@@ -1,0 +1,137 @@
+// NN CUDA kernels: grid-stride loops around the per-element bodies of
+// conv_body.h, pool_body.h and batch_norm_body.h, which the host tests
+// check against the CPU kernels. One kernel per element type and body;
+// the pooling kind and the layout are runtime values (uniform across the
+// grid, so the branches cost nothing measurable), to keep nvcc's time small.
+#include <cuda_fp16.h>
+
+#include <algorithm>
+
+#include "kernels/cuda/nn_ops_gpu.h"
+
+namespace weft::gpu {
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned int Blocks(int64_t n) {
+  const int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned int>(std::min<int64_t>(blocks, 65535 * 8));
+}
+
+template <typename T>
+__device__ __forceinline__ void Store(T* p, int64_t i, float v) {
+  p[i] = v;
+}
+template <>
+__device__ __forceinline__ void Store<__half>(__half* p, int64_t i, float v) {
+  p[i] = __float2half_rn(v);
+}
+
+#define WEFT_GRID_STRIDE_LOOP(i, n)                                       \
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; \
+       i += int64_t{blockDim.x} * gridDim.x)
+
+template <typename T>
+__global__ void ConvKernel(ConvParams p, const T* in, const T* filter, T* out,
+                           int64_t n) {
+  WEFT_GRID_STRIDE_LOOP(i, n) { Store(out, i, Conv2DOutput(p, in, filter, i)); }
+}
+
+template <typename T>
+__global__ void DepthwiseConvKernel(ConvParams p, const T* in, const T* filter,
+                                    T* out, int64_t n) {
+  WEFT_GRID_STRIDE_LOOP(i, n) {
+    Store(out, i, DepthwiseConvOutput(p, in, filter, i));
+  }
+}
+
+template <typename T>
+__global__ void PoolKernel(PoolParams p, const T* in, T* out, int64_t n) {
+  WEFT_GRID_STRIDE_LOOP(i, n) { Store(out, i, PoolOutput(p, in, i)); }
+}
+
+template <typename T>
+__global__ void BatchNormKernel(BatchNormParams p, const T* x,
+                                const float* scale, const float* offset,
+                                const float* mean, const float* variance,
+                                T* y) {
+  WEFT_GRID_STRIDE_LOOP(i, p.size) {
+    Store(y, i, BatchNormOutput(p, x, scale, offset, mean, variance, i));
+  }
+}
+
+__global__ void FillFloatKernel(float* p, int64_t n, float value) {
+  WEFT_GRID_STRIDE_LOOP(i, n) { p[i] = value; }
+}
+
+#undef WEFT_GRID_STRIDE_LOOP
+
+template <typename T>
+void Conv(bool depthwise, const ConvParams& p, const void* in,
+          const void* filter, void* out, cudaStream_t stream) {
+  const int64_t n = p.output_size();
+  const T* x = static_cast<const T*>(in);
+  const T* f = static_cast<const T*>(filter);
+  T* y = static_cast<T*>(out);
+  if (depthwise) {
+    DepthwiseConvKernel<<<Blocks(n), kThreads, 0, stream>>>(p, x, f, y, n);
+  } else {
+    ConvKernel<<<Blocks(n), kThreads, 0, stream>>>(p, x, f, y, n);
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchConv(bool depthwise, ElementType type, const ConvParams& p,
+                       const void* in, const void* filter, void* out,
+                       cudaStream_t stream) {
+  if (p.output_size() <= 0) return cudaSuccess;
+  if (type == ElementType::kHalf) {
+    Conv<__half>(depthwise, p, in, filter, out, stream);
+  } else {
+    Conv<float>(depthwise, p, in, filter, out, stream);
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchPool(ElementType type, const PoolParams& p, const void* in,
+                       void* out, cudaStream_t stream) {
+  const int64_t n = p.output_size();
+  if (n <= 0) return cudaSuccess;
+  if (type == ElementType::kHalf) {
+    PoolKernel<<<Blocks(n), kThreads, 0, stream>>>(
+        p, static_cast<const __half*>(in), static_cast<__half*>(out), n);
+  } else {
+    PoolKernel<<<Blocks(n), kThreads, 0, stream>>>(
+        p, static_cast<const float*>(in), static_cast<float*>(out), n);
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchBatchNormInference(ElementType type, const BatchNormParams& p,
+                                     const void* x, const float* scale,
+                                     const float* offset, const float* mean,
+                                     const float* variance, void* y,
+                                     cudaStream_t stream) {
+  if (p.size <= 0) return cudaSuccess;
+  if (type == ElementType::kHalf) {
+    BatchNormKernel<<<Blocks(p.size), kThreads, 0, stream>>>(
+        p, static_cast<const __half*>(x), scale, offset, mean, variance,
+        static_cast<__half*>(y));
+  } else {
+    BatchNormKernel<<<Blocks(p.size), kThreads, 0, stream>>>(
+        p, static_cast<const float*>(x), scale, offset, mean, variance,
+        static_cast<float*>(y));
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchFillFloat(float* p, int64_t n, float value,
+                            cudaStream_t stream) {
+  if (n <= 0) return cudaSuccess;
+  FillFloatKernel<<<Blocks(n), kThreads, 0, stream>>>(p, n, value);
+  return cudaGetLastError();
+}
+
+}  // namespace weft::gpu
