@@ -32,6 +32,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "device/device.h"
+#include "device/device_info.h"
 #include "executor/session.h"
 #include "graph/graph_def_io.h"
 #include "graph/import.h"
@@ -182,6 +183,8 @@ class ModelTest : public testing::TestWithParam<ModelFiles> {
     }
   }
 
+  void CheckAgainstTensorFlow(const std::string& device);
+
   Sidecar sidecar_;
 };
 
@@ -269,7 +272,9 @@ double ExpectClose(const std::string& what, const Tensor& got,
   return worst_use;
 }
 
-TEST_P(ModelTest, MatchesTensorFlow) {
+// Runs the model on `device` (optimized and not) and compares every output
+// with TensorFlow's within the bound.
+void ModelTest::CheckAgainstTensorFlow(const std::string& device) {
   const std::string& path = sidecar_.graph_path;
   auto graph_def = LoadGraphDef(path);
   ASSERT_TRUE(graph_def.ok()) << graph_def.status();
@@ -321,6 +326,7 @@ TEST_P(ModelTest, MatchesTensorFlow) {
     options.threads = 2;
     options.source_name = path;
     options.optimize = optimize;
+    options.device = device;
     // Create() then prepares the run, so a missing kernel fails there.
     options.feeds = {sidecar_.input_node};
     options.fetches = fetches;
@@ -332,11 +338,23 @@ TEST_P(ModelTest, MatchesTensorFlow) {
     for (size_t k = 0; k < expected.size(); ++k) {
       std::string what = absl::StrCat(path, ": ", fetches[k]);
       double use = ExpectClose(what, (*outputs)[k], expected[k]);
-      std::printf("[ measured ] %s %s%s: largest |weft - TF| / bound = %.3g\n",
-                  GetParam().name, fetches[k].c_str(),
-                  optimize ? "" : " (not optimized)", use);
+      std::printf(
+          "[ measured ] %s %s%s on %s: largest |weft - TF| / bound = %.3g\n",
+          GetParam().name, fetches[k].c_str(),
+          optimize ? "" : " (not optimized)", device.c_str(), use);
     }
   }
+}
+
+TEST_P(ModelTest, MatchesTensorFlow) { CheckAgainstTensorFlow("cpu"); }
+
+// The same model with device "cuda": nodes with a GPU kernel run there, the
+// rest on the CPU with copies between; the outputs must meet the same bound.
+TEST_P(ModelTest, MatchesTensorFlowOnCuda) {
+  if (Status usable = CheckCudaDevice(0); !usable.ok()) {
+    GTEST_SKIP() << usable.message();
+  }
+  CheckAgainstTensorFlow("cuda");
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelTest, testing::ValuesIn(kModels),
