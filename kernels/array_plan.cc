@@ -1,0 +1,417 @@
+#include "kernels/array_plan.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/copy_util.h"
+
+namespace weft {
+
+StatusOr<TensorShape> PlanReshape(const TensorShape& input,
+                                  const Tensor& sizes) {
+  // A scalar is TensorFlow's legacy spelling of a one-element shape.
+  if (sizes.dims() > 1) {
+    return errors::InvalidArgument(
+        "shape (input 1) must be a vector but has shape ",
+        sizes.shape().DebugString());
+  }
+  std::vector<int64_t> dims;
+  WEFT_RETURN_IF_ERROR(ReadIndexTensor(sizes, "shape (input 1)", &dims));
+  int unknown = -1;
+  int64_t product = 1;  // of the known non-zero sizes
+  bool sizes_have_zero = false;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == -1) {
+      if (unknown >= 0) {
+        return errors::InvalidArgument(
+            "shape (input 1) is ", IndexListString(dims),
+            "; only one size may be -1, but ", unknown, " and ", d, " are");
+      }
+      unknown = static_cast<int>(d);
+    } else if (dims[d] < 0) {
+      return errors::InvalidArgument(
+          "shape (input 1) is ", IndexListString(dims), "; size ", d, " is ",
+          dims[d], " but sizes must be >= 0, or -1 to infer one");
+    } else if (dims[d] == 0) {
+      sizes_have_zero = true;
+    } else if (__builtin_mul_overflow(product, dims[d], &product)) {
+      return errors::InvalidArgument("shape (input 1) ", IndexListString(dims),
+                                     " has too many elements");
+    }
+  }
+  if (unknown >= 0) {
+    // Zero-size input dimensions are left out too when the target has a
+    // zero (TensorFlow's rule), so the other sizes can still be inferred.
+    int64_t input_count = 1;
+    bool input_has_zero = false;
+    for (int d = 0; d < input.dims(); ++d) {
+      if (input.dim_size(d) == 0 && sizes_have_zero) {
+        input_has_zero = true;
+      } else if (__builtin_mul_overflow(input_count, input.dim_size(d),
+                                        &input_count)) {
+        return errors::InvalidArgument(
+            "cannot infer the -1 in ", IndexListString(dims), " for input 0 ",
+            input.DebugString(), ": its non-zero sizes overflow int64");
+      }
+    }
+    const int64_t missing = input_count / product;
+    if (!input_has_zero && missing * product != input_count) {
+      return errors::InvalidArgument(
+          "cannot reshape input 0 ", input.DebugString(), " (",
+          input.num_elements(), " elements) to ", IndexListString(dims),
+          ": the known sizes multiply to ", product, ", which does not divide ",
+          input_count);
+    }
+    dims[unknown] = missing;
+  }
+  StatusOr<TensorShape> shape = TensorShape::Build(dims);
+  if (!shape.ok() || shape->num_elements() != input.num_elements()) {
+    return errors::InvalidArgument(
+        "cannot reshape input 0 ", input.DebugString(), " (",
+        input.num_elements(), " elements) to ", IndexListString(dims),
+        shape.ok() ? " (" : "",
+        shape.ok() ? absl::StrCat(shape->num_elements()) : "",
+        shape.ok() ? " elements)" : "");
+  }
+  return shape;
+}
+
+StatusOr<TensorShape> PlanExpandDims(const TensorShape& input,
+                                     const Tensor& dim_t) {
+  if (dim_t.NumElements() != 1) {
+    return errors::InvalidArgument(
+        "dim (input 1) must hold exactly one value but has shape ",
+        dim_t.shape().DebugString());
+  }
+  std::vector<int64_t> values;
+  WEFT_RETURN_IF_ERROR(ReadIndexTensor(dim_t, "dim (input 1)", &values));
+  const int64_t rank = input.dims();
+  int64_t dim = values[0];
+  if (dim < -rank - 1 || dim > rank) {
+    return errors::InvalidArgument("dim (input 1) is ", dim,
+                                   " but must be in [", -rank - 1, ", ", rank,
+                                   "] for input 0 ", input.DebugString());
+  }
+  if (rank >= kMaxRank) {
+    return errors::InvalidArgument("input 0 already has the maximum rank ",
+                                   kMaxRank);
+  }
+  if (dim < 0) dim += rank + 1;
+  std::vector<int64_t> dims(input.dim_sizes().begin(), input.dim_sizes().end());
+  dims.insert(dims.begin() + dim, 1);
+  return TensorShape::Build(dims);
+}
+
+StatusOr<TensorShape> PlanSqueeze(const TensorShape& input,
+                                  absl::Span<const int64_t> squeeze_dims) {
+  const int64_t rank = input.dims();
+  std::set<int64_t> wanted;
+  for (int64_t d : squeeze_dims) {
+    if (d < -rank || d >= rank) {
+      return errors::InvalidArgument(
+          "attr 'squeeze_dims' names dimension ", d, " but input 0 ",
+          input.DebugString(), " has rank ", rank, "; dimensions must be in [",
+          -rank, ", ", rank, ")");
+    }
+    wanted.insert(d < 0 ? d + rank : d);
+  }
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t size = input.dim_size(static_cast<int>(d));
+    if (wanted.count(d) > 0) {
+      if (size != 1) {
+        return errors::InvalidArgument("cannot squeeze dimension ", d,
+                                       " of input 0 ", input.DebugString(),
+                                       ": its size is ", size, ", not 1");
+      }
+      continue;
+    }
+    if (wanted.empty() && size == 1) continue;
+    dims.push_back(size);
+  }
+  return TensorShape::Build(dims);
+}
+
+StatusOr<TransposePlan> PlanTranspose(const TensorShape& input,
+                                      const Tensor& perm_t) {
+  if (perm_t.dims() != 1) {
+    return errors::InvalidArgument("perm (input 1) must be a vector but has ",
+                                   "shape ", perm_t.shape().DebugString());
+  }
+  std::vector<int64_t> perm;
+  WEFT_RETURN_IF_ERROR(ReadIndexTensor(perm_t, "perm (input 1)", &perm));
+  const int rank = input.dims();
+  if (static_cast<int64_t>(perm.size()) != rank) {
+    return errors::InvalidArgument(
+        "perm (input 1) is ", IndexListString(perm), " with ", perm.size(),
+        " entries but input 0 ", input.DebugString(), " has rank ", rank);
+  }
+  std::vector<bool> seen(rank, false);
+  std::vector<int64_t> out_dims(rank);
+  for (int i = 0; i < rank; ++i) {
+    const int64_t d = perm[i] < 0 ? perm[i] + rank : perm[i];
+    if (d < 0 || d >= rank || seen[d]) {
+      return errors::InvalidArgument(
+          "perm (input 1) is ", IndexListString(perm),
+          " but must be a permutation of the dimensions of input 0 (rank ",
+          rank, "); entry ", i, " is ",
+          d >= 0 && d < rank ? "repeated" : "out of range");
+    }
+    seen[d] = true;
+    perm[i] = d;
+    out_dims[i] = input.dim_size(static_cast<int>(d));
+  }
+  TransposePlan plan;
+  WEFT_ASSIGN_OR_RETURN(plan.out_shape, TensorShape::Build(out_dims));
+  // Only the dimensions larger than 1 decide the layout.
+  std::vector<int> kept_index(rank, -1);
+  std::vector<int64_t> kept_dims;
+  for (int d = 0; d < rank; ++d) {
+    if (input.dim_size(d) != 1) {
+      kept_index[d] = static_cast<int>(kept_dims.size());
+      kept_dims.push_back(input.dim_size(d));
+    }
+  }
+  std::vector<int> kept_perm;
+  for (int i = 0; i < rank; ++i) {
+    if (kept_index[perm[i]] >= 0) kept_perm.push_back(kept_index[perm[i]]);
+  }
+  // Runs of output dimensions that are consecutive input dimensions move
+  // together: each run becomes one dimension, given by its first input
+  // dimension.
+  std::vector<std::pair<int, int>> runs;  // [first, last] input dimension
+  for (int d : kept_perm) {
+    if (!runs.empty() && runs.back().second + 1 == d) {
+      runs.back().second = d;
+    } else {
+      runs.push_back({d, d});
+    }
+  }
+  plan.moves_data = runs.size() > 1;
+  if (!plan.moves_data) return plan;
+  const int merged = static_cast<int>(runs.size());
+  if (merged > gpu::kMaxTransposeRank) {
+    return errors::Unimplemented(
+        "transposing input 0 ", input.DebugString(), " by perm (input 1) ",
+        IndexListString(perm), " needs ", merged,
+        " dimensions after merging; the CUDA kernel takes at most ",
+        gpu::kMaxTransposeRank);
+  }
+  // Input strides of the runs: the product of the kept sizes after each.
+  std::vector<int64_t> kept_strides(kept_dims.size());
+  int64_t stride = 1;
+  for (int d = static_cast<int>(kept_dims.size()) - 1; d >= 0; --d) {
+    kept_strides[d] = stride;
+    stride *= kept_dims[d];
+  }
+  plan.params.rank = merged;
+  for (int j = 0; j < merged; ++j) {
+    int64_t size = 1;
+    for (int d = runs[j].first; d <= runs[j].second; ++d) size *= kept_dims[d];
+    plan.params.out_dims[j] = size;
+    plan.params.in_strides[j] = kept_strides[runs[j].second];
+  }
+  return plan;
+}
+
+StatusOr<TilePlan> PlanTile(const TensorShape& input,
+                            const Tensor& multiples_t) {
+  const int rank = input.dims();
+  if (multiples_t.dims() != 1 || multiples_t.dim_size(0) != rank) {
+    return errors::InvalidArgument(
+        "multiples (input 1) must be a vector of ", rank,
+        " values, one per dimension of input 0 ", input.DebugString(),
+        ", but has shape ", multiples_t.shape().DebugString());
+  }
+  std::vector<int64_t> multiples;
+  WEFT_RETURN_IF_ERROR(
+      ReadIndexTensor(multiples_t, "multiples (input 1)", &multiples));
+  std::vector<int64_t> out_dims(rank);
+  TilePlan plan;
+  plan.same = true;
+  for (int d = 0; d < rank; ++d) {
+    if (multiples[d] < 0) {
+      return errors::InvalidArgument("multiples (input 1) are ",
+                                     IndexListString(multiples),
+                                     " but must be >= 0");
+    }
+    if (__builtin_mul_overflow(input.dim_size(d), multiples[d], &out_dims[d])) {
+      return errors::InvalidArgument("tiling input 0 ", input.DebugString(),
+                                     " by ", IndexListString(multiples),
+                                     " overflows");
+    }
+    plan.same = plan.same && multiples[d] == 1;
+  }
+  if (plan.same) {
+    plan.out_shape = input;
+    return plan;
+  }
+  WEFT_ASSIGN_OR_RETURN(plan.out_shape, TensorShape::Build(out_dims));
+  if (plan.out_shape.num_elements() == 0) return plan;
+  // A dimension tiled once continues the one before it: (in_a, m) then
+  // (in_b, 1) reads the same elements as (in_a * in_b, m). Dimensions of
+  // size 1 tiled once are dropped.
+  std::vector<int64_t> in_dims, mults;
+  for (int d = 0; d < rank; ++d) {
+    const int64_t size = input.dim_size(d);
+    if (multiples[d] == 1) {
+      if (size == 1) continue;
+      if (!in_dims.empty()) {
+        in_dims.back() *= size;
+        continue;
+      }
+    }
+    in_dims.push_back(size);
+    mults.push_back(multiples[d]);
+  }
+  const int merged = static_cast<int>(in_dims.size());
+  if (merged > gpu::kMaxTileRank) {
+    return errors::Unimplemented(
+        "tiling input 0 ", input.DebugString(), " by ",
+        IndexListString(multiples), " needs ", merged,
+        " dimensions after merging; the CUDA kernel takes at most ",
+        gpu::kMaxTileRank);
+  }
+  plan.params.rank = merged;
+  int64_t stride = 1;
+  for (int d = merged - 1; d >= 0; --d) {
+    plan.params.in_dims[d] = in_dims[d];
+    plan.params.out_dims[d] = in_dims[d] * mults[d];
+    plan.params.in_strides[d] = stride;
+    stride *= in_dims[d];
+  }
+  return plan;
+}
+
+StatusOr<ConcatPlan> PlanConcatV2(absl::Span<const TensorShape> shapes,
+                                  const Tensor& axis_t) {
+  const int n = static_cast<int>(shapes.size());
+  int64_t axis = 0;
+  // A one-element vector is TensorFlow's legacy spelling of the scalar.
+  WEFT_RETURN_IF_ERROR(ReadIndexScalar(axis_t,
+                                       absl::StrCat("axis (input ", n, ")"),
+                                       /*allow_vector_of_one=*/true, &axis));
+  const TensorShape& first = shapes[0];
+  const int rank = first.dims();
+  if (rank == 0) {
+    return errors::InvalidArgument(
+        "input 0 is a scalar; scalars cannot be concatenated (Pack stacks "
+        "them)");
+  }
+  if (axis < -rank || axis >= rank) {
+    return errors::InvalidArgument("axis (input ", n, ") is ", axis,
+                                   " but must be in [", -rank, ", ", rank,
+                                   ") for inputs of rank ", rank);
+  }
+  if (axis < 0) axis += rank;
+  int64_t axis_total = 0;
+  int non_empty = 0;
+  int last_non_empty = 0;
+  for (int i = 0; i < n; ++i) {
+    const TensorShape& s = shapes[i];
+    bool match = s.dims() == rank;
+    for (int d = 0; match && d < rank; ++d) {
+      match = d == axis || s.dim_size(d) == first.dim_size(d);
+    }
+    if (!match) {
+      return errors::InvalidArgument(
+          "input ", i, " has shape ", s.DebugString(),
+          " but must match input 0 ", first.DebugString(),
+          " in rank and in every dimension but the axis ", axis);
+    }
+    axis_total += s.dim_size(static_cast<int>(axis));
+    if (s.num_elements() > 0) {
+      ++non_empty;
+      last_non_empty = i;
+    }
+  }
+  std::vector<int64_t> out_dims(first.dim_sizes().begin(),
+                                first.dim_sizes().end());
+  out_dims[axis] = axis_total;
+  ConcatPlan plan;
+  WEFT_ASSIGN_OR_RETURN(plan.out_shape, TensorShape::Build(out_dims));
+  if (non_empty == 1 && shapes[last_non_empty] == plan.out_shape) {
+    plan.forward_input = last_non_empty;
+    return plan;
+  }
+  plan.rows = 1;
+  for (int d = 0; d < axis; ++d) plan.rows *= first.dim_size(d);
+  plan.widths.resize(n);
+  for (int i = 0; i < n; ++i) {
+    plan.widths[i] = plan.rows == 0 ? 0 : shapes[i].num_elements() / plan.rows;
+  }
+  return plan;
+}
+
+StatusOr<ConcatPlan> PlanPack(absl::Span<const TensorShape> shapes,
+                              int64_t axis) {
+  const int n = static_cast<int>(shapes.size());
+  const TensorShape& first = shapes[0];
+  const int rank = first.dims();
+  if (axis < -(rank + 1) || axis > rank) {
+    return errors::InvalidArgument("attr 'axis' is ", axis, " but must be in [",
+                                   -(rank + 1), ", ", rank + 1,
+                                   ") to stack inputs of rank ", rank);
+  }
+  if (rank >= kMaxRank) {
+    return errors::InvalidArgument("stacking inputs of rank ", rank,
+                                   " exceeds the maximum rank ", kMaxRank);
+  }
+  if (axis < 0) axis += rank + 1;
+  for (int i = 1; i < n; ++i) {
+    if (shapes[i] != first) {
+      return errors::InvalidArgument(
+          "all inputs to stack must have one shape, but input 0 is ",
+          first.DebugString(), " and input ", i, " is ",
+          shapes[i].DebugString());
+    }
+  }
+  std::vector<int64_t> out_dims(first.dim_sizes().begin(),
+                                first.dim_sizes().end());
+  out_dims.insert(out_dims.begin() + axis, n);
+  ConcatPlan plan;
+  WEFT_ASSIGN_OR_RETURN(plan.out_shape, TensorShape::Build(out_dims));
+  if (n == 1) {
+    plan.forward_input = 0;
+    return plan;
+  }
+  plan.rows = 1;
+  for (int d = 0; d < axis; ++d) plan.rows *= first.dim_size(d);
+  const int64_t width = plan.rows == 0 ? 0 : first.num_elements() / plan.rows;
+  plan.widths.assign(n, width);
+  return plan;
+}
+
+std::vector<gpu::ConcatParams> ConcatLaunches(
+    const ConcatPlan& plan, absl::Span<const void* const> inputs) {
+  std::vector<gpu::ConcatParams> launches;
+  if (plan.forward_input >= 0 || plan.rows == 0) return launches;
+  int64_t row_width = 0;
+  for (int64_t w : plan.widths) row_width += w;
+  if (row_width == 0) return launches;
+  int64_t col = 0;
+  for (size_t k = 0; k < plan.widths.size(); ++k) {
+    const int64_t w = plan.widths[k];
+    if (w == 0) continue;
+    if (launches.empty() ||
+        launches.back().num_inputs == gpu::kMaxConcatInputs) {
+      gpu::ConcatParams p;
+      p.out_row_width = row_width;
+      p.col_begin = col;
+      launches.push_back(p);
+    }
+    gpu::ConcatParams& p = launches.back();
+    p.inputs[p.num_inputs] = inputs[k];
+    p.col_offsets[p.num_inputs] = p.width;
+    p.width += w;
+    p.col_offsets[++p.num_inputs] = p.width;
+    col += w;
+  }
+  return launches;
+}
+
+}  // namespace weft

@@ -1,0 +1,162 @@
+// CUDA kernels of the layout ops: Transpose, ConcatV2, Pack and Tile, for
+// float, half, int32, int64 and bool. Shapes are checked and the copies
+// planned on the host (kernels/array_plan.h, the CPU kernels' rules and
+// messages); the device code, compiled per element size, is in
+// array_ops_gpu.cu. Outputs that equal an input (an order-keeping
+// permutation, multiples of 1, one non-empty concat input) share its
+// buffer, as on the CPU.
+#include <cstdint>
+#include <vector>
+
+#include "core/tensor.h"
+#include "kernels/array_plan.h"
+#include "kernels/cuda/array_ops_gpu.h"
+#include "kernels/cuda/cuda_kernel_util.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/op_kernel.h"
+
+namespace weft {
+namespace {
+
+int ElementSize(const Tensor& t) {
+  return static_cast<int>(DataTypeSize(t.dtype()));
+}
+
+// Output 0 is input `index` viewed with `shape`.
+void ShareInput(OpKernelContext* ctx, int index, const TensorShape& shape) {
+  StatusOr<Tensor> out = ctx->input(index).Reshaped(shape);
+  OP_REQUIRES_OK(ctx, out.status());
+  ctx->set_output(0, *std::move(out));
+}
+
+class CudaTransposeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    StatusOr<TransposePlan> plan = PlanTranspose(x.shape(), ctx->input(1));
+    OP_REQUIRES_OK(ctx, plan.status());
+    if (!plan->moves_data) {
+      ShareInput(ctx, 0, plan->out_shape);
+      return;
+    }
+    Tensor* y = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan->out_shape, &y));
+    if (y->NumElements() == 0) return;
+    CudaDevice* device = CurrentCudaDevice(ctx);
+    OP_REQUIRES_OK(ctx, CudaCall(gpu::LaunchTranspose(
+                                     ElementSize(x), plan->params, x.raw_data(),
+                                     y->raw_data(), y->NumElements(),
+                                     device->compute_stream()),
+                                 "launching the Transpose kernel"));
+  }
+};
+
+class CudaTileOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    StatusOr<TilePlan> plan = PlanTile(x.shape(), ctx->input(1));
+    OP_REQUIRES_OK(ctx, plan.status());
+    if (plan->same) {
+      ctx->set_output(0, x);
+      return;
+    }
+    Tensor* y = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan->out_shape, &y));
+    if (y->NumElements() == 0) return;
+    CudaDevice* device = CurrentCudaDevice(ctx);
+    OP_REQUIRES_OK(ctx, CudaCall(gpu::LaunchTile(ElementSize(x), plan->params,
+                                                 x.raw_data(), y->raw_data(),
+                                                 y->NumElements(),
+                                                 device->compute_stream()),
+                                 "launching the Tile kernel"));
+  }
+};
+
+// Runs a ConcatV2 or Pack plan over the first `n` inputs.
+void RunConcatPlan(OpKernelContext* ctx, const ConcatPlan& plan, int n) {
+  if (plan.forward_input >= 0) {
+    ShareInput(ctx, plan.forward_input, plan.out_shape);
+    return;
+  }
+  Tensor* out = nullptr;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan.out_shape, &out));
+  std::vector<const void*> inputs(n);
+  for (int i = 0; i < n; ++i) inputs[i] = ctx->input(i).raw_data();
+  const std::vector<gpu::ConcatParams> launches = ConcatLaunches(plan, inputs);
+  if (launches.empty()) return;
+  CudaDevice* device = CurrentCudaDevice(ctx);
+  for (const gpu::ConcatParams& p : launches) {
+    OP_REQUIRES_OK(ctx, CudaCall(gpu::LaunchConcat(ElementSize(*out), p,
+                                                   plan.rows, out->raw_data(),
+                                                   device->compute_stream()),
+                                 "launching the concat kernel"));
+  }
+}
+
+std::vector<TensorShape> InputShapes(OpKernelContext* ctx, int n) {
+  std::vector<TensorShape> shapes;
+  shapes.reserve(n);
+  for (int i = 0; i < n; ++i) shapes.push_back(ctx->input(i).shape());
+  return shapes;
+}
+
+class CudaConcatV2Op : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) const override {
+    const int n = ctx->num_inputs() - 1;
+    StatusOr<ConcatPlan> plan =
+        PlanConcatV2(InputShapes(ctx, n), ctx->input(n));
+    OP_REQUIRES_OK(ctx, plan.status());
+    RunConcatPlan(ctx, *plan, n);
+  }
+};
+
+class CudaPackOp : public OpKernel {
+ public:
+  explicit CudaPackOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("axis", &axis_));
+  }
+
+  void Compute(OpKernelContext* ctx) const override {
+    const int n = ctx->num_inputs();
+    StatusOr<ConcatPlan> plan = PlanPack(InputShapes(ctx, n), axis_);
+    OP_REQUIRES_OK(ctx, plan.status());
+    RunConcatPlan(ctx, *plan, n);
+  }
+
+ private:
+  int64_t axis_ = 0;
+};
+
+std::vector<DataType> LayoutTypes() {
+  return {DT_FLOAT, DT_HALF, DT_INT32, DT_INT64, DT_BOOL};
+}
+
+REGISTER_KERNEL_BUILDER(Name("Transpose")
+                            .Device(DEVICE_CUDA)
+                            .TypeConstraint("T", LayoutTypes())
+                            .HostMemory("perm"),
+                        CudaTransposeOp);
+REGISTER_KERNEL_BUILDER(Name("ConcatV2")
+                            .Device(DEVICE_CUDA)
+                            .TypeConstraint("T", LayoutTypes())
+                            .HostMemory("axis"),
+                        CudaConcatV2Op);
+REGISTER_KERNEL_BUILDER(
+    Name("Pack").Device(DEVICE_CUDA).TypeConstraint("T", LayoutTypes()),
+    CudaPackOp);
+REGISTER_KERNEL_BUILDER(Name("Tile")
+                            .Device(DEVICE_CUDA)
+                            .TypeConstraint("T", LayoutTypes())
+                            .HostMemory("multiples"),
+                        CudaTileOp);
+
+}  // namespace
+}  // namespace weft
