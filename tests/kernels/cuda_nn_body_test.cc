@@ -19,6 +19,7 @@
 #include "kernels/cuda/conv_body.h"
 #include "kernels/cuda/pool_body.h"
 #include "kernels/nn_gpu_plan.h"
+#include "tests/kernels/cuda_kernel_cases.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
@@ -710,6 +711,31 @@ TEST(CudaBatchMatMulPlanTest, CallsMatchNaiveBroadcastAndCpuKernel) {
       {{2, 3, 4}, {3, 4, 5}},                   // batch mismatch
   };
   for (const BmmCase& c : cases) CheckBatchMatMul(c, &rng);
+}
+
+// ---------------------------------------------------------------------------
+// The GPU-vs-CPU table's NN rows (cuda_nn_cases.cc) are valid: the CPU
+// kernel runs every row for every dtype, so a row can fail on a GPU machine
+// only through the CUDA kernel.
+
+TEST(CudaNnCasesTest, EveryRowRunsOnCpu) {
+  for (const test::Case& c : test::NnCases()) {
+    for (DataType dt : c.dtypes) {
+      std::mt19937 rng(12345);
+      std::vector<Tensor> inputs;
+      for (size_t i = 0; i < c.shapes.size(); ++i) {
+        auto fixed = c.fixed.find(static_cast<int>(i));
+        inputs.push_back(
+            fixed != c.fixed.end()
+                ? fixed->second
+                : test::RandomTensor(dt, c.shapes[i], c.values[i], &rng));
+      }
+      OpRunner cpu(c.op, c.attrs);
+      StatusOr<std::vector<Tensor>> out = cpu.Run(inputs);
+      EXPECT_TRUE(out.ok()) << c.op << " " << c.label << " " << DataTypeName(dt)
+                            << ": " << out.status();
+    }
+  }
 }
 
 }  // namespace
