@@ -215,6 +215,23 @@ StatusOr<TransposePlan> PlanTranspose(const TensorShape& input,
     plan.params.out_dims[j] = size;
     plan.params.in_strides[j] = kept_strides[runs[j].second];
   }
+  // After merging, a swap of the last two dimensions is [cols, rows] with
+  // strides [1, cols], or [batch, cols, rows] with [rows * cols, 1, cols].
+  const gpu::TransposeParams& m = plan.params;
+  gpu::SwapParams& s = plan.swap_params;
+  if (merged == 2 && m.in_strides[0] == 1 && m.in_strides[1] == m.out_dims[0]) {
+    s.batch = 1;
+    s.rows = m.out_dims[1];
+    s.cols = m.out_dims[0];
+  } else if (merged == 3 && m.in_strides[1] == 1 &&
+             m.in_strides[2] == m.out_dims[1] &&
+             m.in_strides[0] == m.out_dims[1] * m.out_dims[2]) {
+    s.batch = m.out_dims[0];
+    s.rows = m.out_dims[2];
+    s.cols = m.out_dims[1];
+  }
+  plan.swap = s.batch > 0 && s.rows >= TransposePlan::kMinSwapSide &&
+              s.cols >= TransposePlan::kMinSwapSide;
   return plan;
 }
 

@@ -42,6 +42,12 @@ struct TransposePlan {
   bool moves_data = false;
   // Set when moves_data.
   gpu::TransposeParams params;
+  // Set when the move swaps the last two dimensions of [batch, rows, cols]
+  // and both are at least kMinSwapSide, where staging tiles in shared
+  // memory pays: the tiled kernel runs instead of the gather.
+  bool swap = false;
+  gpu::SwapParams swap_params;
+  static constexpr int64_t kMinSwapSide = 16;
 };
 
 // Errors: perm not a vector of the input's rank, not a permutation (entries

@@ -32,6 +32,11 @@ cudaError_t LaunchTranspose(int element_size, const TransposeParams& p,
                             const void* in, void* out, int64_t n,
                             cudaStream_t stream);
 
+// The tiled swap of the last two dimensions: input [batch, rows, cols] to
+// output [batch, cols, rows].
+cudaError_t LaunchSwapTranspose(int element_size, const SwapParams& p,
+                                const void* in, void* out, cudaStream_t stream);
+
 // out[i] = in[TileSource(p, i)] for i < n.
 cudaError_t LaunchTile(int element_size, const TileParams& p, const void* in,
                        void* out, int64_t n, cudaStream_t stream);

@@ -33,31 +33,39 @@ struct ConcatParams {
   const void* inputs[kMaxConcatInputs] = {};
 };
 
+template <typename Index>
 struct ConcatElement {
-  int input;    // which of p.inputs
-  int64_t src;  // element index in that input
-  int64_t dst;  // element index in the output
+  int input;  // which of p.inputs
+  Index src;  // element index in that input
+  Index dst;  // element index in the output
 };
 
 // Where the launch's element `j` (of rows * p.width) comes from and goes.
-WEFT_HOST_DEVICE ConcatElement ConcatLocate(const ConcatParams& p, int64_t j) {
-  const int64_t row = j / p.width;
-  const int64_t col = j - row * p.width;
+// Index is int32_t when the output has fewer than 2^31 elements (32-bit
+// division is several times faster on GPUs).
+template <typename Index>
+WEFT_HOST_DEVICE ConcatElement<Index> ConcatLocate(const ConcatParams& p,
+                                                   Index j) {
+  const Index width = static_cast<Index>(p.width);
+  const Index row = j / width;
+  const Index col = j - row * width;
   // The last input whose first column is <= col.
   int lo = 0, hi = p.num_inputs - 1;
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
-    if (p.col_offsets[mid] <= col) {
+    if (static_cast<Index>(p.col_offsets[mid]) <= col) {
       lo = mid;
     } else {
       hi = mid - 1;
     }
   }
-  const int64_t in_width = p.col_offsets[lo + 1] - p.col_offsets[lo];
-  ConcatElement e;
+  const Index first = static_cast<Index>(p.col_offsets[lo]);
+  const Index in_width = static_cast<Index>(p.col_offsets[lo + 1]) - first;
+  ConcatElement<Index> e;
   e.input = lo;
-  e.src = row * in_width + (col - p.col_offsets[lo]);
-  e.dst = row * p.out_row_width + p.col_begin + col;
+  e.src = row * in_width + (col - first);
+  e.dst = row * static_cast<Index>(p.out_row_width) +
+          static_cast<Index>(p.col_begin) + col;
   return e;
 }
 

@@ -323,25 +323,76 @@ TEST(CudaCastBodyTest, EmptyAndScalar) {
 // ---------------------------------------------------------------------------
 // Transpose
 
-Tensor HostTranspose(const Tensor& x, const TransposePlan& plan) {
+// The gather kernel's output, with the body run at index width Index.
+template <typename Index>
+Tensor HostTransposeGather(const Tensor& x, const TransposePlan& plan) {
   Tensor y(x.dtype(), plan.out_shape);
   const size_t es = DataTypeSize(x.dtype());
   const auto* in = static_cast<const char*>(x.raw_data());
   auto* out = static_cast<char*>(y.raw_data());
-  if (!plan.moves_data) {
-    // The kernel class shares the input's buffer.
-    if (x.TotalBytes() > 0) std::memcpy(out, in, x.TotalBytes());
-    return y;
-  }
   const int64_t n = y.NumElements();
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t src = gpu::TransposeSource(plan.params, i);
+    const int64_t src =
+        gpu::TransposeSource<Index>(plan.params, static_cast<Index>(i));
     if (src < 0 || src >= x.NumElements()) {
       ADD_FAILURE() << "output " << i << " reads input element " << src
                     << " of " << x.NumElements();
       break;
     }
     std::memcpy(out + i * es, in + src * es, es);
+  }
+  return y;
+}
+
+// The tiled kernel's output: every block's tiles, its threads' loads into
+// the shared tile and stores from it in the kernel's order. Also checks
+// that every output element is written exactly once.
+Tensor HostTransposeSwap(const Tensor& x, const TransposePlan& plan) {
+  Tensor y(x.dtype(), plan.out_shape);
+  const size_t es = DataTypeSize(x.dtype());
+  const auto* in = static_cast<const char*>(x.raw_data());
+  auto* out = static_cast<char*>(y.raw_data());
+  const gpu::SwapParams& p = plan.swap_params;
+  EXPECT_EQ(p.batch * p.rows * p.cols, x.NumElements());
+  std::vector<int> writes(y.NumElements(), 0);
+  constexpr int kT = gpu::kSwapTile;
+  std::vector<char> tile(kT * (kT + 1) * es);
+  for (int64_t t = 0; t < gpu::SwapNumTiles(p); ++t) {
+    const gpu::SwapTileOrigin o = gpu::SwapTileOf(p, t);
+    for (int ty = 0; ty < gpu::kSwapTileRows; ++ty) {
+      for (int i = ty; i < kT; i += gpu::kSwapTileRows) {
+        for (int lane = 0; lane < kT; ++lane) {
+          const int64_t src = gpu::SwapLoadIndex(p, o, i, lane);
+          if (src < 0) continue;
+          if (src >= x.NumElements()) {
+            ADD_FAILURE() << "tile " << t << " loads element " << src;
+            return y;
+          }
+          std::memcpy(&tile[(i * (kT + 1) + lane) * es], in + src * es, es);
+        }
+      }
+    }
+    for (int ty = 0; ty < gpu::kSwapTileRows; ++ty) {
+      for (int j = ty; j < kT; j += gpu::kSwapTileRows) {
+        for (int lane = 0; lane < kT; ++lane) {
+          const int64_t dst = gpu::SwapStoreIndex(p, o, lane, j);
+          if (dst < 0) continue;
+          if (dst >= y.NumElements()) {
+            ADD_FAILURE() << "tile " << t << " stores element " << dst;
+            return y;
+          }
+          ++writes[dst];
+          std::memcpy(out + dst * es, &tile[(lane * (kT + 1) + j) * es], es);
+        }
+      }
+    }
+  }
+  for (int64_t i = 0; i < y.NumElements(); ++i) {
+    if (writes[i] != 1) {
+      ADD_FAILURE() << "output element " << i << " written " << writes[i]
+                    << " times";
+      break;
+    }
   }
   return y;
 }
@@ -360,8 +411,21 @@ int CheckTranspose(const Tensor& x, const Tensor& perm) {
   }
   EXPECT_TRUE(plan.ok()) << what << ": " << plan.status();
   if (!plan.ok()) return -1;
-  ExpectSameBits(HostTranspose(x, *plan), *want, what);
-  return plan->moves_data ? plan->params.rank : 0;
+  if (!plan->moves_data) {
+    // The kernel class shares the input's buffer.
+    EXPECT_EQ(plan->out_shape, want->shape()) << what;
+    ExpectSameBits(*x.Reshaped(plan->out_shape), *want, what);
+    return 0;
+  }
+  // Both kernels, at both index widths, whichever the kernel class picks.
+  ExpectSameBits(HostTransposeGather<int32_t>(x, *plan), *want,
+                 what + " (gather, int32 indices)");
+  ExpectSameBits(HostTransposeGather<int64_t>(x, *plan), *want,
+                 what + " (gather, int64 indices)");
+  if (plan->swap_params.batch > 0) {
+    ExpectSameBits(HostTransposeSwap(x, *plan), *want, what + " (tiled)");
+  }
+  return plan->params.rank;
 }
 
 TEST(CudaTransposeBodyTest, FixedCases) {
@@ -400,6 +464,41 @@ TEST(CudaTransposeBodyTest, FixedCases) {
         EXPECT_EQ(CheckTranspose(x, IndexVector(pt, c.perm)), c.merged_rank)
             << ShapeString(x.shape()) << " perm " << absl::StrJoin(c.perm, ",");
       }
+    }
+  }
+}
+
+// Swaps of the last two dimensions with both at least 16 run the tiled
+// kernel: tiles cut by the matrix's edges, batches, every element size.
+TEST(CudaTransposeBodyTest, LargeSwapsUseTheTiledKernel) {
+  struct Case {
+    std::vector<int64_t> dims;
+    std::vector<int64_t> perm;
+    bool swap;
+  };
+  const Case cases[] = {
+      {{40, 50}, {1, 0}, true},
+      {{16, 16}, {1, 0}, true},
+      {{15, 100}, {1, 0}, false},
+      {{3, 40, 50}, {0, 2, 1}, true},
+      {{3, 40, 1, 50}, {0, 3, 2, 1}, true},
+      {{8, 64, 64, 32}, {0, 3, 1, 2}, true},  // NHWC -> NCHW
+      {{8, 32, 64, 64}, {0, 2, 3, 1}, true},  // NCHW -> NHWC
+      {{2, 3, 64, 64}, {0, 1, 3, 2}, true},
+      {{2, 3, 4, 5}, {0, 3, 1, 2}, false},  // 5 channels: the gather
+      {{40, 50, 2}, {1, 0, 2}, false},
+      {{40, 50, 20}, {2, 1, 0}, false},
+      {{1000, 1001}, {1, 0}, true},
+  };
+  for (const Case& c : cases) {
+    const Tensor perm = IndexVector(DT_INT32, c.perm);
+    StatusOr<TransposePlan> plan = PlanTranspose(MakeShape(c.dims), perm);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(plan->swap, c.swap) << MakeShape(c.dims).DebugString();
+    for (DataType dt : kLayoutTypes) {
+      std::mt19937 rng(37);
+      EXPECT_GT(CheckTranspose(RandomValues(dt, MakeShape(c.dims), &rng), perm),
+                0);
     }
   }
 }
@@ -463,6 +562,7 @@ TEST(CudaTransposeBodyTest, TooManyDimensionsAfterMergingIsUnimplemented) {
 // ---------------------------------------------------------------------------
 // Tile
 
+template <typename Index>
 Tensor HostTile(const Tensor& x, const TilePlan& plan) {
   if (plan.same) return x;
   Tensor y(x.dtype(), plan.out_shape);
@@ -470,7 +570,8 @@ Tensor HostTile(const Tensor& x, const TilePlan& plan) {
   const auto* in = static_cast<const char*>(x.raw_data());
   auto* out = static_cast<char*>(y.raw_data());
   for (int64_t i = 0; i < y.NumElements(); ++i) {
-    const int64_t src = gpu::TileSource(plan.params, i);
+    const int64_t src =
+        gpu::TileSource<Index>(plan.params, static_cast<Index>(i));
     if (src < 0 || src >= x.NumElements()) {
       ADD_FAILURE() << "output " << i << " reads input element " << src
                     << " of " << x.NumElements();
@@ -494,7 +595,8 @@ int CheckTile(const Tensor& x, const Tensor& multiples) {
   }
   EXPECT_TRUE(plan.ok()) << what << ": " << plan.status();
   if (!plan.ok()) return -1;
-  ExpectSameBits(HostTile(x, *plan), *want, what);
+  ExpectSameBits(HostTile<int32_t>(x, *plan), *want, what + " (int32)");
+  ExpectSameBits(HostTile<int64_t>(x, *plan), *want, what + " (int64)");
   return plan->params.rank;
 }
 
@@ -565,6 +667,7 @@ TEST(CudaTileBodyTest, BadMultiplesFailAsOnTheCpu) {
 // ConcatV2 and Pack
 
 // The output of a plan with its launches run on the host.
+template <typename Index>
 Tensor HostConcat(const std::vector<Tensor>& inputs, const ConcatPlan& plan,
                   int* launches_run) {
   *launches_run = 0;
@@ -586,7 +689,8 @@ Tensor HostConcat(const std::vector<Tensor>& inputs, const ConcatPlan& plan,
     EXPECT_GE(p.num_inputs, 1);
     EXPECT_LE(p.num_inputs, gpu::kMaxConcatInputs);
     for (int64_t j = 0; j < plan.rows * p.width; ++j) {
-      const gpu::ConcatElement e = gpu::ConcatLocate(p, j);
+      const gpu::ConcatElement<Index> e =
+          gpu::ConcatLocate<Index>(p, static_cast<Index>(j));
       const Tensor* from = nullptr;
       for (const Tensor& t : inputs) {
         if (t.raw_data() == p.inputs[e.input]) from = &t;
@@ -636,7 +740,10 @@ int CheckConcat(const std::vector<Tensor>& values, const Tensor& axis) {
   EXPECT_TRUE(plan.ok()) << what << ": " << plan.status();
   if (!plan.ok()) return -1;
   int launches = 0;
-  ExpectSameBits(HostConcat(values, *plan, &launches), *want, what);
+  ExpectSameBits(HostConcat<int32_t>(values, *plan, &launches), *want,
+                 what + " (int32)");
+  ExpectSameBits(HostConcat<int64_t>(values, *plan, &launches), *want,
+                 what + " (int64)");
   return launches;
 }
 
@@ -654,7 +761,10 @@ int CheckPack(const std::vector<Tensor>& values, int64_t axis) {
   EXPECT_TRUE(plan.ok()) << what << ": " << plan.status();
   if (!plan.ok()) return -1;
   int launches = 0;
-  ExpectSameBits(HostConcat(values, *plan, &launches), *want, what);
+  ExpectSameBits(HostConcat<int32_t>(values, *plan, &launches), *want,
+                 what + " (int32)");
+  ExpectSameBits(HostConcat<int64_t>(values, *plan, &launches), *want,
+                 what + " (int64)");
   return launches;
 }
 
