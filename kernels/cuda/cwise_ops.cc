@@ -1,5 +1,6 @@
-// CUDA kernels of element-wise ops, float and half: unary math and
-// activations, binary arithmetic with NumPy broadcasting, BiasAdd. Shapes
+// CUDA kernels of element-wise ops, float and half: unary math, rounding and
+// activations (LeakyRelu's alpha and the Selu and Softplus constants rounded
+// to T on the host), binary arithmetic with NumPy broadcasting, BiasAdd. Shapes
 // are checked and broadcasting is planned here on the host; the device code
 // is in cwise_ops_gpu.cu.
 #include <string>
@@ -10,6 +11,7 @@
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/cwise_ops_gpu.h"
+#include "kernels/cwise_gpu_params.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 
@@ -19,7 +21,13 @@ namespace {
 template <gpu::UnaryOp kOp, typename T>
 class CudaUnaryOp : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  explicit CudaUnaryOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    float alpha = 0;
+    if constexpr (kOp == gpu::UnaryOp::kLeakyRelu) {
+      OP_REQUIRES_OK(ctx, ctx->GetAttr("alpha", &alpha));
+    }
+    params_ = MakeGpuUnaryParams<T>(alpha);
+  }
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& x = ctx->input(0);
@@ -30,10 +38,13 @@ class CudaUnaryOp : public OpKernel {
     CudaDevice* device = CurrentCudaDevice(ctx);
     OP_REQUIRES_OK(
         ctx, CudaCall(gpu::LaunchUnary(kOp, GpuElementType<T>(), x.raw_data(),
-                                       y->raw_data(), x.NumElements(),
+                                       y->raw_data(), x.NumElements(), params_,
                                        device->compute_stream()),
                       "launching the element-wise kernel"));
   }
+
+ private:
+  gpu::UnaryParams params_;
 };
 
 template <gpu::BinaryOp kOp, typename T>
@@ -154,6 +165,18 @@ class CudaBiasAddOp : public OpKernel {
   WEFT_CUDA_UNARY("Relu", kRelu, T);                              \
   WEFT_CUDA_UNARY("Relu6", kRelu6, T);                            \
   WEFT_CUDA_UNARY("Elu", kElu, T);                                \
+  WEFT_CUDA_UNARY("Square", kSquare, T);                          \
+  WEFT_CUDA_UNARY("Reciprocal", kReciprocal, T);                  \
+  WEFT_CUDA_UNARY("Erf", kErf, T);                                \
+  WEFT_CUDA_UNARY("Erfc", kErfc, T);                              \
+  WEFT_CUDA_UNARY("Sin", kSin, T);                                \
+  WEFT_CUDA_UNARY("Cos", kCos, T);                                \
+  WEFT_CUDA_UNARY("Floor", kFloor, T);                            \
+  WEFT_CUDA_UNARY("Ceil", kCeil, T);                              \
+  WEFT_CUDA_UNARY("Round", kRound, T);                            \
+  WEFT_CUDA_UNARY("Softplus", kSoftplus, T);                      \
+  WEFT_CUDA_UNARY("Selu", kSelu, T);                              \
+  WEFT_CUDA_UNARY("LeakyRelu", kLeakyRelu, T);                    \
   WEFT_CUDA_BINARY("Add", kAdd, T);                               \
   WEFT_CUDA_BINARY("AddV2", kAdd, T);                             \
   WEFT_CUDA_BINARY("Sub", kSub, T);                               \
@@ -161,6 +184,10 @@ class CudaBiasAddOp : public OpKernel {
   WEFT_CUDA_BINARY("RealDiv", kDiv, T);                           \
   WEFT_CUDA_BINARY("Maximum", kMax, T);                           \
   WEFT_CUDA_BINARY("Minimum", kMin, T);                           \
+  WEFT_CUDA_BINARY("SquaredDifference", kSquaredDifference, T);   \
+  WEFT_CUDA_BINARY("Pow", kPow, T);                               \
+  WEFT_CUDA_BINARY("FloorDiv", kFloorDiv, T);                     \
+  WEFT_CUDA_BINARY("FloorMod", kFloorMod, T);                     \
   REGISTER_KERNEL_BUILDER(                                        \
       Name("BiasAdd").Device(DEVICE_CUDA).TypeConstraint<T>("T"), \
       CudaBiasAddOp<T>)

@@ -1,9 +1,9 @@
 // Element-wise CUDA kernels: unary math and activations, binary arithmetic
-// with broadcasting, BiasAdd. One kernel per element type and indexing
-// kind; the op is a uniform switch inside the loop rather than a template
-// parameter, which keeps the number of kernels (and nvcc's time, which is
-// per kernel and per architecture) small for kernels bound by memory
-// bandwidth, where the switch costs nothing measurable.
+// with broadcasting, BiasAdd. The math is in cwise_body.h. One kernel per
+// element type and indexing kind; the op is a uniform switch inside the loop
+// rather than a template parameter, which keeps the number of kernels (and
+// nvcc's time, which is per kernel and per architecture) small for kernels
+// bound by memory bandwidth, where the switch costs nothing measurable.
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -39,59 +39,12 @@ __device__ __forceinline__ void Store<__half>(__half* p, int64_t i, float v) {
   p[i] = __float2half_rn(v);
 }
 
-__device__ __forceinline__ float ApplyUnary(UnaryOp op, float x) {
-  switch (op) {
-    case UnaryOp::kNeg:
-      return -x;
-    case UnaryOp::kAbs:
-      return fabsf(x);
-    case UnaryOp::kExp:
-      return expf(x);
-    case UnaryOp::kLog:
-      return logf(x);
-    case UnaryOp::kSqrt:
-      return sqrtf(x);
-    case UnaryOp::kRsqrt:
-      return 1.0f / sqrtf(x);
-    case UnaryOp::kTanh:
-      return tanhf(x);
-    case UnaryOp::kSigmoid:
-      return 1.0f / (1.0f + expf(-x));
-    // x > 0 ? x : 0 keeps a NaN input NaN only where the CPU does: both
-    // use max(x, 0), which returns 0 for NaN on either side.
-    case UnaryOp::kRelu:
-      return fmaxf(x, 0.0f);
-    case UnaryOp::kRelu6:
-      return fminf(fmaxf(x, 0.0f), 6.0f);
-    case UnaryOp::kElu:
-      return x > 0.0f ? x : expm1f(x);
-  }
-  return x;
-}
-
-__device__ __forceinline__ float ApplyBinary(BinaryOp op, float x, float y) {
-  switch (op) {
-    case BinaryOp::kAdd:
-      return x + y;
-    case BinaryOp::kSub:
-      return x - y;
-    case BinaryOp::kMul:
-      return x * y;
-    case BinaryOp::kDiv:
-      return x / y;
-    case BinaryOp::kMax:
-      return fmaxf(x, y);
-    case BinaryOp::kMin:
-      return fminf(x, y);
-  }
-  return x;
-}
-
 template <typename T>
-__global__ void UnaryKernel(UnaryOp op, const T* x, T* y, int64_t n) {
+__global__ void UnaryKernel(UnaryOp op, const T* x, T* y, int64_t n,
+                            UnaryParams params) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
        i += int64_t{blockDim.x} * gridDim.x) {
-    Store(y, i, ApplyUnary(op, Load(x, i)));
+    Store(y, i, ApplyUnary<T>(op, Load(x, i), params));
   }
 }
 
@@ -114,7 +67,7 @@ __global__ void BinaryKernel(BinaryOp op, const T* x, const T* y, T* z,
         yi += c * index.y_strides[d];
       }
     }
-    Store(z, i, ApplyBinary(op, Load(x, xi), Load(y, yi)));
+    Store(z, i, ApplyBinary<T>(op, Load(x, xi), Load(y, yi)));
   }
 }
 
@@ -156,14 +109,15 @@ void Binary(BinaryOp op, const void* x, const void* y, void* z, int64_t n,
 }  // namespace
 
 cudaError_t LaunchUnary(UnaryOp op, ElementType type, const void* x, void* y,
-                        int64_t n, cudaStream_t stream) {
+                        int64_t n, const UnaryParams& params,
+                        cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
   if (type == ElementType::kHalf) {
     UnaryKernel<<<Blocks(n), kThreads, 0, stream>>>(
-        op, static_cast<const __half*>(x), static_cast<__half*>(y), n);
+        op, static_cast<const __half*>(x), static_cast<__half*>(y), n, params);
   } else {
     UnaryKernel<<<Blocks(n), kThreads, 0, stream>>>(
-        op, static_cast<const float*>(x), static_cast<float*>(y), n);
+        op, static_cast<const float*>(x), static_cast<float*>(y), n, params);
   }
   return cudaGetLastError();
 }

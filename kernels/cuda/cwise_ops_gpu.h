@@ -1,7 +1,7 @@
 // Launchers of the element-wise CUDA kernels (cwise_ops_gpu.cu). Plain C++
 // with POD arguments and no weft types, so that the .cu file nvcc compiles
 // includes nothing of absl or Eigen; the OpKernel classes that call them are
-// in cwise_ops.cc.
+// in cwise_ops.cc, the per-element math (and the op enums) in cwise_body.h.
 //
 // Every launcher enqueues on `stream` and returns the launch error (bad
 // configuration, no kernel image), not the kernel's outcome. n == 0
@@ -15,29 +15,17 @@
 
 #include <cuda_runtime_api.h>
 
+#include "kernels/cuda/cwise_body.h"
+
 namespace weft::gpu {
 
 enum class ElementType : int { kFloat = 0, kHalf = 1 };
 
-enum class UnaryOp : int {
-  kNeg,
-  kAbs,
-  kExp,
-  kLog,
-  kSqrt,
-  kRsqrt,
-  kTanh,
-  kSigmoid,
-  kRelu,
-  kRelu6,
-  kElu,
-};
-
-enum class BinaryOp : int { kAdd, kSub, kMul, kDiv, kMax, kMin };
-
-// y[i] = op(x[i]) for i < n. x and y may be the same buffer.
+// y[i] = op(x[i]) for i < n, with the constants in `params` (the ops'
+// attrs; see cwise_body.h). x and y may be the same buffer.
 cudaError_t LaunchUnary(UnaryOp op, ElementType type, const void* x, void* y,
-                        int64_t n, cudaStream_t stream);
+                        int64_t n, const UnaryParams& params,
+                        cudaStream_t stream);
 
 // The most broadcast dimensions a binary kernel takes after the host merged
 // them (BinaryBroadcast); more is reported by the kernel class.

@@ -66,12 +66,31 @@ std::vector<Case> UnaryCases() {
     double ulps;
   };
   const Op ops[] = {
-      {"Neg", Values::kSigned, 0},    {"Abs", Values::kSigned, 0},
-      {"Exp", Values::kWide, 16},     {"Log", Values::kPositive, 16},
-      {"Sqrt", Values::kPositive, 2}, {"Rsqrt", Values::kPositive, 4},
-      {"Tanh", Values::kWide, 16},    {"Sigmoid", Values::kWide, 16},
-      {"Relu", Values::kSigned, 0},   {"Relu6", Values::kWide, 0},
+      {"Neg", Values::kSigned, 0},
+      {"Abs", Values::kSigned, 0},
+      {"Exp", Values::kWide, 16},
+      {"Log", Values::kPositive, 16},
+      {"Sqrt", Values::kPositive, 2},
+      {"Rsqrt", Values::kPositive, 4},
+      {"Tanh", Values::kWide, 16},
+      {"Sigmoid", Values::kWide, 16},
+      {"Relu", Values::kSigned, 0},
+      {"Relu6", Values::kWide, 0},
       {"Elu", Values::kWide, 16},
+      // One correctly rounded step (or none) on both sides: exact.
+      {"Square", Values::kWide, 0},
+      {"Reciprocal", Values::kNonZero, 0},
+      {"Floor", Values::kWide, 0},
+      {"Ceil", Values::kWide, 0},
+      {"Round", Values::kWide, 0},
+      // libdevice against Eigen: a few ulps each (Selu's exp(x) - 1
+      // cancels near 0, which atol covers).
+      {"Erf", Values::kWide, 16},
+      {"Erfc", Values::kWide, 16},
+      {"Sin", Values::kWide, 16},
+      {"Cos", Values::kWide, 16},
+      {"Softplus", Values::kWide, 16},
+      {"Selu", Values::kWide, 16},
   };
   const std::vector<TensorShape> shapes = {
       TensorShape(), TensorShape({0}), TensorShape({7}), TensorShape({3, 5}),
@@ -87,6 +106,21 @@ std::vector<Case> UnaryCases() {
       c.values = {op.values};
       c.atol_ulps = op.ulps;
       c.rtol_ulps = op.ulps;
+      cases.push_back(c);
+    }
+  }
+  // LeakyRelu with its default alpha, another below 1 and one above 1 (x *
+  // alpha, exact on both sides with alpha rounded to T).
+  for (const float alpha : {0.2f, 0.01f, 1.5f}) {
+    for (const TensorShape& s : shapes) {
+      Case c;
+      c.op = "LeakyRelu";
+      c.shapes = {s};
+      c.values = {Values::kWide};
+      c.attrs["alpha"] = AttrValue::Float(alpha);
+      c.label = absl::StrCat("alpha_", static_cast<int>(alpha * 100));
+      c.atol_ulps = 0;
+      c.rtol_ulps = 0;
       cases.push_back(c);
     }
   }
@@ -109,14 +143,28 @@ std::vector<Case> BinaryCases() {
       {TensorShape({1}), TensorShape({(1 << 20) + 3})},
   };
   std::vector<Case> cases;
-  for (const char* op :
-       {"AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum"}) {
+  for (const char* op : {"AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum",
+                         "SquaredDifference", "Pow", "FloorDiv", "FloorMod"}) {
+    const std::string name = op;
     for (const auto& [x, y] : shapes) {
       Case c;
       c.op = op;
       c.shapes = {x, y};
-      const bool div = std::string(op) == "RealDiv";
-      c.values = {Values::kSigned, div ? Values::kNonZero : Values::kSigned};
+      const bool div =
+          name == "RealDiv" || name == "FloorDiv" || name == "FloorMod";
+      c.values = {name == "Pow" ? Values::kPositive : Values::kSigned,
+                  div ? Values::kNonZero : Values::kSigned};
+      if (name == "Pow") {
+        // CUDA's powf against the C library's: a few ulps.
+        c.atol_ulps = 16;
+        c.rtol_ulps = 16;
+      } else if (name == "SquaredDifference" || name == "FloorDiv" ||
+                 name == "FloorMod") {
+        // Each step correctly rounded (to T where the CPU rounds to T):
+        // exact.
+        c.atol_ulps = 0;
+        c.rtol_ulps = 0;
+      }
       cases.push_back(c);
     }
   }
