@@ -62,6 +62,7 @@ std::vector<Case> CwiseCases();
 std::vector<Case> ArrayCases();
 std::vector<Case> ReduceCases();
 std::vector<Case> NnCases();
+std::vector<Case> SliceCases();
 
 }  // namespace weft::test
 

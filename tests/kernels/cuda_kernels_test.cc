@@ -241,7 +241,8 @@ namespace {
 
 std::vector<Case> AllCases() {
   std::vector<Case> all;
-  for (auto part : {CwiseCases(), ArrayCases(), ReduceCases(), NnCases()}) {
+  for (auto part : {CwiseCases(), ArrayCases(), ReduceCases(), NnCases(),
+                    SliceCases()}) {
     all.insert(all.end(), part.begin(), part.end());
   }
   return all;

@@ -1,0 +1,138 @@
+// Data-movement CUDA kernels: strided copy (Slice, StridedSlice), pad
+// (Pad, PadV2, MirrorPad), gather (GatherV2) and fill (Fill, ZerosLike,
+// OnesLike). Each is a grid-stride loop around the per-element body in
+// slice_body.h, pad_body.h or gather_body.h, which the host tests check.
+// One kernel per element size (and index type for gather), not per dtype
+// or op: 20 kernels in all, which keeps nvcc's time small.
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/cuda/slice_ops_gpu.h"
+
+namespace weft::gpu {
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned int Blocks(int64_t n) {
+  const int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned int>(std::min<int64_t>(blocks, 65535 * 8));
+}
+
+__device__ __forceinline__ int64_t FirstIndex() {
+  return blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
+}
+__device__ __forceinline__ int64_t GridStride() {
+  return int64_t{blockDim.x} * gridDim.x;
+}
+
+template <typename E>
+__global__ void StridedCopyKernel(StridedCopyParams p, const E* in, E* out,
+                                  int64_t n) {
+  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
+    StridedCopyElement(p, in, out, i);
+  }
+}
+
+template <typename E>
+__global__ void PadKernel(PadParams p, const E* in, E value, E* out,
+                          int64_t n) {
+  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
+    PadElement(p, in, value, out, i);
+  }
+}
+
+template <typename E, typename Index>
+__global__ void GatherKernel(GatherParams p, const E* params,
+                             const Index* indices, E* out, int64_t n) {
+  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
+    GatherElement(p, params, indices, out, i);
+  }
+}
+
+template <typename E>
+__global__ void FillKernel(E value, E* out, int64_t n) {
+  for (int64_t i = FirstIndex(); i < n; i += GridStride()) out[i] = value;
+}
+
+// Calls fn(E{}) with the unsigned integer type of `bytes` bytes; false for
+// other sizes.
+template <typename Fn>
+bool VisitElementSize(int bytes, Fn&& fn) {
+  switch (bytes) {
+    case 1:
+      fn(uint8_t{});
+      return true;
+    case 2:
+      fn(uint16_t{});
+      return true;
+    case 4:
+      fn(uint32_t{});
+      return true;
+    case 8:
+      fn(uint64_t{});
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchStridedCopy(int element_bytes, const void* in, void* out,
+                              int64_t n, const StridedCopyParams& params,
+                              cudaStream_t stream) {
+  if (n <= 0) return cudaSuccess;
+  const bool known = VisitElementSize(element_bytes, [&](auto tag) {
+    using E = decltype(tag);
+    StridedCopyKernel<<<Blocks(n), kThreads, 0, stream>>>(
+        params, static_cast<const E*>(in), static_cast<E*>(out), n);
+  });
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
+}
+
+cudaError_t LaunchPad(int element_bytes, const void* in, uint64_t value_bits,
+                      void* out, int64_t n, const PadParams& params,
+                      cudaStream_t stream) {
+  if (n <= 0) return cudaSuccess;
+  const bool known = VisitElementSize(element_bytes, [&](auto tag) {
+    using E = decltype(tag);
+    PadKernel<<<Blocks(n), kThreads, 0, stream>>>(
+        params, static_cast<const E*>(in), static_cast<E>(value_bits),
+        static_cast<E*>(out), n);
+  });
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
+}
+
+cudaError_t LaunchGather(int element_bytes, bool index_is_64,
+                         const void* params, const void* indices, void* out,
+                         int64_t n, const GatherParams& gather,
+                         cudaStream_t stream) {
+  if (n <= 0) return cudaSuccess;
+  const bool known = VisitElementSize(element_bytes, [&](auto tag) {
+    using E = decltype(tag);
+    if (index_is_64) {
+      GatherKernel<<<Blocks(n), kThreads, 0, stream>>>(
+          gather, static_cast<const E*>(params),
+          static_cast<const int64_t*>(indices), static_cast<E*>(out), n);
+    } else {
+      GatherKernel<<<Blocks(n), kThreads, 0, stream>>>(
+          gather, static_cast<const E*>(params),
+          static_cast<const int32_t*>(indices), static_cast<E*>(out), n);
+    }
+  });
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
+}
+
+cudaError_t LaunchFill(int element_bytes, uint64_t value_bits, void* out,
+                       int64_t n, cudaStream_t stream) {
+  if (n <= 0) return cudaSuccess;
+  const bool known = VisitElementSize(element_bytes, [&](auto tag) {
+    using E = decltype(tag);
+    FillKernel<<<Blocks(n), kThreads, 0, stream>>>(static_cast<E>(value_bits),
+                                                   static_cast<E*>(out), n);
+  });
+  return known ? cudaGetLastError() : cudaErrorInvalidValue;
+}
+
+}  // namespace weft::gpu
