@@ -6,6 +6,7 @@
 // element type the device instantiates (an unsigned integer of the
 // element's size), and compares with the CPU kernel on the same inputs.
 // Errors must carry the CPU kernel's message. Runs without GPU or CUDA.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -20,6 +21,8 @@
 #include "kernels/cuda/pad_body.h"
 #include "kernels/cuda/slice_body.h"
 #include "kernels/gpu_movement_plan.h"
+#include "kernels/kernel_registry.h"
+#include "ops/op_registry.h"
 #include "tests/kernels/cuda_kernel_cases.h"
 #include "tests/kernels/kernel_testutil.h"
 
@@ -699,6 +702,54 @@ TEST(CudaSliceBodyTest, ZerosLikeAndOnesLikeMatchCpu) {
       ExpectTensorEqual(RunFillBody(dtype, shape, *one), *ones);
     }
   }
+}
+
+// The index inputs the plans read on the host are HostMemory in the CUDA
+// kernels' definitions, and the data inputs are not (the executor places
+// inputs by these declarations).
+TEST(CudaSliceBodyTest, IndexInputsAreHostMemory) {
+#if !WEFT_HAVE_CUDA
+  GTEST_SKIP() << "weft was built without CUDA";
+#else
+  struct Op {
+    const char* name;
+    std::vector<DataType> inputs;
+    std::vector<std::string> host;
+  };
+  const Op ops[] = {
+      {"Slice", {DT_FLOAT, DT_INT32, DT_INT32}, {"begin", "size"}},
+      {"StridedSlice",
+       {DT_HALF, DT_INT64, DT_INT64, DT_INT64},
+       {"begin", "end", "strides"}},
+      {"Pad", {DT_INT32, DT_INT32}, {"paddings"}},
+      {"PadV2", {DT_BOOL, DT_INT64, DT_BOOL}, {"paddings", "constant_values"}},
+      {"MirrorPad", {DT_INT64, DT_INT32}, {"paddings"}},
+      {"GatherV2", {DT_FLOAT, DT_INT64, DT_INT32}, {"axis"}},
+      {"Fill", {DT_INT32, DT_HALF}, {"dims", "value"}},
+      {"ZerosLike", {DT_BOOL}, {}},
+      {"OnesLike", {DT_INT64}, {}},
+  };
+  for (const Op& op : ops) {
+    SCOPED_TRACE(op.name);
+    AttrMap attrs;
+    if (std::string(op.name) == "MirrorPad") {
+      attrs["mode"] = AttrValue::String("REFLECT");
+    }
+    NodeDef node;
+    NodeTypes types;
+    ASSERT_TRUE(MakeTestNode(op.name, attrs, op.inputs, &node, &types).ok());
+    auto reg = OpRegistry::Global()->LookUp(op.name);
+    ASSERT_TRUE(reg.ok()) << reg.status();
+    auto found =
+        KernelRegistry::Global()->FindKernel(node, (*reg)->op_def, DEVICE_CUDA);
+    ASSERT_TRUE(found.ok()) << found.status();
+    std::vector<std::string> host = (*found)->def.host_memory_args;
+    std::sort(host.begin(), host.end());
+    std::vector<std::string> want = op.host;
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(host, want);
+  }
+#endif
 }
 
 }  // namespace
