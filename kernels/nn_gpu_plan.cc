@@ -202,9 +202,10 @@ Status PlanPool(const WindowAttrs& attrs, bool max, int64_t depth_window,
   return Status();
 }
 
-Status PlanBatchNormInference(const std::string& format, const TensorShape& x,
-                              const TensorShape* const stats[4], float epsilon,
-                              gpu::BatchNormParams* params) {
+Status PlanBatchNorm(const std::string& format, const TensorShape& x,
+                     const TensorShape* const stats[4], float epsilon,
+                     bool is_training, float exponential_avg_factor,
+                     gpu::BatchNormParams* params) {
   const int rank = static_cast<int>(format.size());
   const bool channels_last = format == "NHWC" || format == "NDHWC";
   // The CPU kernel's checks and messages (fused_batch_norm_op.cc).
@@ -214,25 +215,41 @@ Status PlanBatchNormInference(const std::string& format, const TensorShape& x,
   }
   gpu::BatchNormParams p;
   p.channels = x.dim_size(channels_last ? rank - 1 : 1);
-  p.inner = 1;
-  if (!channels_last) {
+  if (channels_last) {
+    p.outer = p.channels == 0 ? 0 : x.num_elements() / p.channels;
+    p.inner = 1;
+  } else {
+    p.outer = x.dim_size(0);
+    p.inner = 1;
     for (int d = 2; d < rank; ++d) p.inner *= x.dim_size(d);
   }
   p.epsilon = epsilon;
+  p.exponential_avg_factor = exponential_avg_factor;
   p.size = x.num_elements();
+  const bool uses_estimates = !is_training || exponential_avg_factor != 1;
   static constexpr const char* kNames[] = {"scale", "offset", "mean",
                                            "variance"};
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < (uses_estimates ? 4 : 2); ++i) {
     const TensorShape& v = *stats[i];
     if (v.dims() != 1 || v.dim_size(0) != p.channels) {
       return errors::InvalidArgument(
           kNames[i], " (input ", i + 1, ") has shape ", v.DebugString(),
           " but must be [", p.channels, "], one value per channel of x ",
-          x.DebugString());
+          x.DebugString(),
+          is_training ? " (mean and variance are needed when training with "
+                        "exponential_avg_factor != 1)"
+                      : "");
     }
   }
-  // Division by inner or channels needs both >= 1; an empty x has nothing
-  // to index anyway.
+  for (int i = 2; i < 4 && !uses_estimates; ++i) {
+    if (stats[i]->dims() != 1) {
+      return errors::InvalidArgument(kNames[i], " (input ", i + 1,
+                                     ") must be a vector but has shape ",
+                                     stats[i]->DebugString());
+    }
+  }
+  // The kernels divide by inner and channels; an empty x has nothing to
+  // index anyway.
   if (p.inner == 0) p.inner = 1;
   *params = p;
   return Status();

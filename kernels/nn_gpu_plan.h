@@ -55,13 +55,16 @@ Status PlanPool(const WindowAttrs& attrs, bool max, int64_t depth_window,
                 float lowest, const TensorShape& input, gpu::PoolParams* params,
                 TensorShape* out_shape);
 
-// FusedBatchNormV3 in inference: `format` is data_format (NHWC, NCHW,
-// NDHWC or NCDHW; checked by the caller), `stats` the shapes of scale,
-// offset, mean and variance (inputs 1 to 4), each of which must be
-// [channels]. Errors as the CPU kernel's.
-Status PlanBatchNormInference(const std::string& format, const TensorShape& x,
-                              const TensorShape* const stats[4], float epsilon,
-                              gpu::BatchNormParams* params);
+// FusedBatchNormV3: `format` is data_format (NHWC, NCHW, NDHWC or NCDHW;
+// checked by the caller), `stats` the shapes of scale, offset, mean and
+// variance (inputs 1 to 4). Inference and training with
+// exponential_avg_factor != 1 need all four to be [channels]; training
+// with a factor of 1 needs scale and offset to be, and mean and variance
+// to be vectors. Errors as the CPU kernel's.
+Status PlanBatchNorm(const std::string& format, const TensorShape& x,
+                     const TensorShape* const stats[4], float epsilon,
+                     bool is_training, float exponential_avg_factor,
+                     gpu::BatchNormParams* params);
 
 // One strided-batched GEMM of BatchMatMulV2: for j < count, output matrix
 // out_offset + j * out_stride is op(x matrix x_offset + j * x_stride) *

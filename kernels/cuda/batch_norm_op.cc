@@ -1,11 +1,20 @@
-// FusedBatchNormV3 on CUDA in inference mode (is_training = false), x float
-// or half with float statistics, NHWC / NCHW (and NDHWC / NCDHW): one
-// thread per element of y (batch_norm_body.h). The other outputs are as the
-// CPU kernel (fused_batch_norm_op.cc) gives them in inference: batch_mean
+// FusedBatchNormV3 on CUDA, x float or half with float statistics, NHWC /
+// NCHW (and NDHWC / NCDHW), with the CPU kernel's outputs
+// (fused_batch_norm_op.cc), arithmetic and errors (batch_norm_body.h,
+// nn_gpu_plan.h).
+//
+// Inference (is_training = false): one thread per element of y; batch_mean
 // and batch_variance copy mean and variance, reserve_space_1/2 are zeros,
-// reserve_space_3 is a scalar 0; an empty x gives NaN batch_mean and
-// batch_variance. Training (batch statistics, a reduction) is not
-// implemented on CUDA and is refused when the kernel is created.
+// reserve_space_3 is a scalar 0.
+//
+// Training: one block per channel sums the channel in double, twice (the
+// mean, then the squared deviations from it), as the CPU does, and writes
+// the batch statistics (reserve_space_1/2) and the running estimates with
+// exponential_avg_factor; then y is normalized with the batch's. The sums
+// are combined in a fixed tree, so results do not vary from run to run.
+//
+// An empty x gives NaN batch_mean and batch_variance (and NaN saved
+// statistics in training), as in TensorFlow.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -25,15 +34,9 @@ class CudaFusedBatchNormV3Op : public OpKernel {
  public:
   explicit CudaFusedBatchNormV3Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("epsilon", &epsilon_));
-    bool is_training = true;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("is_training", &is_training));
-    OP_REQUIRES(
-        ctx, !is_training,
-        errors::Unimplemented(
-            "FusedBatchNormV3 node '", ctx->name(),
-            "' has is_training=true; the CUDA kernel computes inference "
-            "only (is_training=false). Run the node on the CPU, or freeze "
-            "the graph for inference"));
+    OP_REQUIRES_OK(
+        ctx, ctx->GetAttr("exponential_avg_factor", &exponential_avg_factor_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("is_training", &is_training_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format_));
     OP_REQUIRES(ctx,
                 format_ == "NHWC" || format_ == "NDHWC" || format_ == "NCHW" ||
@@ -48,12 +51,15 @@ class CudaFusedBatchNormV3Op : public OpKernel {
     const TensorShape* stats[4];
     for (int i = 0; i < 4; ++i) stats[i] = &ctx->input(i + 1).shape();
     gpu::BatchNormParams params;
-    OP_REQUIRES_OK(ctx, PlanBatchNormInference(format_, x.shape(), stats,
-                                               epsilon_, &params));
+    OP_REQUIRES_OK(
+        ctx, PlanBatchNorm(format_, x.shape(), stats, epsilon_, is_training_,
+                           exponential_avg_factor_, &params));
     const int64_t c = params.channels;
     Tensor* y = nullptr;
     OP_REQUIRES_OK(
         ctx, ctx->forward_input_or_allocate_output({0}, 0, x.shape(), &y));
+    // batch_mean, batch_variance, reserve_space_1/2 (saved mean and
+    // variance), reserve_space_3.
     Tensor* outs[5];
     for (int i = 0; i < 4; ++i) {
       OP_REQUIRES_OK(ctx,
@@ -66,25 +72,38 @@ class CudaFusedBatchNormV3Op : public OpKernel {
     const float* offset = ctx->input(2).data<float>();
     const float* mean = ctx->input(3).data<float>();
     const float* variance = ctx->input(4).data<float>();
-    // reserve_space_1/2 and 3 are zeros.
-    for (int i = 2; i < 5; ++i) {
-      if (outs[i]->TotalBytes() == 0) continue;
-      OP_REQUIRES_OK(ctx,
-                     CudaCall(cudaMemsetAsync(outs[i]->raw_data(), 0,
-                                              outs[i]->TotalBytes(), stream),
-                              "cudaMemsetAsync"));
-    }
+    OP_REQUIRES_OK(ctx, CudaCall(cudaMemsetAsync(outs[4]->raw_data(), 0,
+                                                 outs[4]->TotalBytes(), stream),
+                                 "cudaMemsetAsync"));
     if (x.NumElements() == 0) {
-      // As TensorFlow: no values, so no statistics.
+      // As TensorFlow: no values, so no statistics; in inference the saved
+      // ones are zeros.
       const float nan = std::numeric_limits<float>::quiet_NaN();
-      for (int i = 0; i < 2; ++i) {
-        OP_REQUIRES_OK(
-            ctx, CudaCall(gpu::LaunchFillFloat(outs[i]->data<float>(), c, nan,
-                                               stream),
-                          "launching the fill kernel"));
+      for (int i = 0; i < 4; ++i) {
+        OP_REQUIRES_OK(ctx,
+                       CudaCall(gpu::LaunchFillFloat(
+                                    outs[i]->data<float>(), c,
+                                    i < 2 || is_training_ ? nan : 0.0f, stream),
+                                "launching the fill kernel"));
       }
       return;
     }
+    if (is_training_) {
+      Tensor factor;
+      OP_REQUIRES_OK(ctx,
+                     ctx->allocate_temp(DT_FLOAT, TensorShape({c}), &factor));
+      OP_REQUIRES_OK(
+          ctx,
+          CudaCall(gpu::LaunchBatchNormTraining(
+                       GpuElementType<T>(), params, x.raw_data(), scale, offset,
+                       mean, variance, y->raw_data(), outs[0]->data<float>(),
+                       outs[1]->data<float>(), outs[2]->data<float>(),
+                       outs[3]->data<float>(), factor.data<float>(), stream),
+                   "launching the batch norm training kernels"));
+      return;
+    }
+    // Inference: batch_mean and batch_variance are the given ones,
+    // reserve_space_1/2 zeros.
     for (int i = 0; i < 2; ++i) {
       OP_REQUIRES_OK(
           ctx,
@@ -92,6 +111,12 @@ class CudaFusedBatchNormV3Op : public OpKernel {
                                    i == 0 ? mean : variance, c * sizeof(float),
                                    cudaMemcpyDeviceToDevice, stream),
                    "cudaMemcpyAsync"));
+    }
+    for (int i = 2; i < 4; ++i) {
+      OP_REQUIRES_OK(ctx,
+                     CudaCall(cudaMemsetAsync(outs[i]->raw_data(), 0,
+                                              outs[i]->TotalBytes(), stream),
+                              "cudaMemsetAsync"));
     }
     OP_REQUIRES_OK(
         ctx, CudaCall(gpu::LaunchBatchNormInference(
@@ -102,6 +127,8 @@ class CudaFusedBatchNormV3Op : public OpKernel {
 
  private:
   float epsilon_ = 1e-4f;
+  float exponential_avg_factor_ = 1.0f;
+  bool is_training_ = true;
   std::string format_;
 };
 

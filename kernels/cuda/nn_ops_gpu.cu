@@ -61,6 +61,56 @@ __global__ void BatchNormKernel(BatchNormParams p, const T* x,
   }
 }
 
+template <typename T>
+__global__ void BatchNormTrainKernel(BatchNormParams p, const T* x,
+                                     const float* mean, const float* factor,
+                                     const float* offset, T* y) {
+  WEFT_GRID_STRIDE_LOOP(i, p.size) {
+    Store(y, i, BatchNormTrainOutput(p, x, mean, factor, offset, i));
+  }
+}
+
+// One block of kBatchNormStatsThreads threads per channel (looping when
+// there are more channels than blocks): strided partial sums, a tree in
+// shared memory, and thread 0 writes the channel's outputs. Two passes over
+// the channel, as the CPU makes: the mean, then the squared deviations.
+template <typename T>
+__global__ void __launch_bounds__(kBatchNormStatsThreads)
+    BatchNormStatsKernel(BatchNormParams p, const T* x, const float* scale,
+                         const float* mean_in, const float* variance_in,
+                         float* batch_mean, float* batch_variance,
+                         float* saved_mean, float* saved_variance,
+                         float* factor) {
+  __shared__ double partial[kBatchNormStatsThreads];
+  const int t = threadIdx.x;
+  for (int64_t c = blockIdx.x; c < p.channels; c += gridDim.x) {
+    double sums[2];
+    for (int pass = 0; pass < 2; ++pass) {
+      const double center = pass == 0 ? 0.0 : BatchNormMean(p, sums[0]);
+      partial[t] = BatchNormThreadSum(p, x, c, t, pass == 1, center);
+      __syncthreads();
+      for (int s = kBatchNormStatsThreads / 2; s > 0; s >>= 1) {
+        BatchNormTreeStep(partial, t, s);
+        __syncthreads();
+      }
+      sums[pass] = partial[0];
+      // Everyone has read the total before the next pass overwrites it.
+      __syncthreads();
+    }
+    if (t == 0) {
+      const bool estimates = p.exponential_avg_factor != 1.0f;
+      const BatchNormChannelOut o = BatchNormChannel(
+          p, sums[0], sums[1], scale[c], estimates ? mean_in[c] : 0.0f,
+          estimates ? variance_in[c] : 0.0f);
+      batch_mean[c] = o.batch_mean;
+      batch_variance[c] = o.batch_variance;
+      saved_mean[c] = o.saved_mean;
+      saved_variance[c] = o.saved_variance;
+      factor[c] = o.factor;
+    }
+  }
+}
+
 __global__ void FillFloatKernel(float* p, int64_t n, float value) {
   WEFT_GRID_STRIDE_LOOP(i, n) { p[i] = value; }
 }
@@ -123,6 +173,36 @@ cudaError_t LaunchBatchNormInference(ElementType type, const BatchNormParams& p,
     BatchNormKernel<<<Blocks(p.size), kThreads, 0, stream>>>(
         p, static_cast<const float*>(x), scale, offset, mean, variance,
         static_cast<float*>(y));
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchBatchNormTraining(ElementType type, const BatchNormParams& p,
+                                    const void* x, const float* scale,
+                                    const float* offset, const float* mean_in,
+                                    const float* variance_in, void* y,
+                                    float* batch_mean, float* batch_variance,
+                                    float* saved_mean, float* saved_variance,
+                                    float* factor, cudaStream_t stream) {
+  if (p.size <= 0 || p.channels <= 0) return cudaSuccess;
+  const unsigned int blocks =
+      static_cast<unsigned int>(std::min<int64_t>(p.channels, 65535 * 8));
+  // saved_mean is the batch mean rounded to float, the mean y is
+  // normalized with.
+  if (type == ElementType::kHalf) {
+    const __half* xh = static_cast<const __half*>(x);
+    BatchNormStatsKernel<<<blocks, kBatchNormStatsThreads, 0, stream>>>(
+        p, xh, scale, mean_in, variance_in, batch_mean, batch_variance,
+        saved_mean, saved_variance, factor);
+    BatchNormTrainKernel<<<Blocks(p.size), kThreads, 0, stream>>>(
+        p, xh, saved_mean, factor, offset, static_cast<__half*>(y));
+  } else {
+    const float* xf = static_cast<const float*>(x);
+    BatchNormStatsKernel<<<blocks, kBatchNormStatsThreads, 0, stream>>>(
+        p, xf, scale, mean_in, variance_in, batch_mean, batch_variance,
+        saved_mean, saved_variance, factor);
+    BatchNormTrainKernel<<<Blocks(p.size), kThreads, 0, stream>>>(
+        p, xf, saved_mean, factor, offset, static_cast<float*>(y));
   }
   return cudaGetLastError();
 }

@@ -1,5 +1,5 @@
 // Launchers of the NN CUDA kernels (nn_ops_gpu.cu): direct convolutions,
-// pooling, batch-norm inference. Plain C++ with POD arguments (the params
+// pooling, batch norm. Plain C++ with POD arguments (the params
 // structs of the *_body.h headers, planned on the host by nn_gpu_plan.h);
 // the OpKernel classes are in conv_ops.cc, pooling_ops.cc and
 // batch_norm_op.cc.
@@ -38,6 +38,20 @@ cudaError_t LaunchBatchNormInference(ElementType type, const BatchNormParams& p,
                                      const float* offset, const float* mean,
                                      const float* variance, void* y,
                                      cudaStream_t stream);
+
+// FusedBatchNormV3 in training: per channel, the batch mean and variance
+// of x (one block per channel, double sums) into saved_mean and
+// saved_variance, the running estimates (from mean_in and variance_in
+// unless p.exponential_avg_factor is 1) into batch_mean and batch_variance,
+// then y normalized with the batch's statistics. `factor` is scratch of
+// p.channels floats. x must not be empty; x and y may be the same buffer.
+cudaError_t LaunchBatchNormTraining(ElementType type, const BatchNormParams& p,
+                                    const void* x, const float* scale,
+                                    const float* offset, const float* mean_in,
+                                    const float* variance_in, void* y,
+                                    float* batch_mean, float* batch_variance,
+                                    float* saved_mean, float* saved_variance,
+                                    float* factor, cudaStream_t stream);
 
 // p[i] = value for i < n.
 cudaError_t LaunchFillFloat(float* p, int64_t n, float value,

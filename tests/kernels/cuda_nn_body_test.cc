@@ -4,6 +4,7 @@
 // kernels. Needs neither a GPU nor CUDA: the parameters are planned exactly
 // as the CUDA OpKernel classes plan them, and each body runs over every
 // output index, as the grid-stride loop of its kernel would.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -474,98 +475,215 @@ TEST(CudaPoolBodyTest, NanAndInfAsTheCpuKernel) {
 }
 
 // ---------------------------------------------------------------------------
-// FusedBatchNormV3 (inference)
+// FusedBatchNormV3
 
+struct BatchNormMode {
+  bool training = false;
+  float factor = 1.0f;  // exponential_avg_factor
+  std::string Name() const {
+    return training ? "training f=" + std::to_string(factor) : "inference";
+  }
+};
+
+// The six outputs of the CUDA kernel for `x` as the op computes them: the
+// bodies over every element, the statistics blocks emulated thread by
+// thread with their tree, and the outputs the op copies or fills.
 template <typename T>
-void CheckBatchNorm(const std::string& format,
+std::vector<Tensor> EmulateBatchNorm(const gpu::BatchNormParams& p,
+                                     const BatchNormMode& mode, const Tensor& x,
+                                     const std::vector<Tensor>& stats) {
+  const int64_t c = p.channels;
+  std::vector<Tensor> out;
+  out.emplace_back(x.dtype(), x.shape());
+  for (int i = 0; i < 4; ++i) out.emplace_back(DT_FLOAT, TensorShape({c}));
+  out.push_back(AsTensorOfType(DT_FLOAT, {0.0}, TensorShape({})));
+  float* o[4];
+  for (int i = 0; i < 4; ++i) o[i] = out[i + 1].data<float>();
+  const float* scale = stats[0].data<float>();
+  const float* offset = stats[1].data<float>();
+  const float* mean = stats[2].data<float>();
+  const float* variance = stats[3].data<float>();
+  const T* xs = x.data<T>();
+  T* y = out[0].data<T>();
+  if (x.NumElements() == 0) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (int i = 0; i < 4; ++i) {
+      std::fill_n(o[i], c, i < 2 || mode.training ? nan : 0.0f);
+    }
+    return out;
+  }
+  if (!mode.training) {
+    std::copy_n(mean, c, o[0]);
+    std::copy_n(variance, c, o[1]);
+    std::fill_n(o[2], c, 0.0f);
+    std::fill_n(o[3], c, 0.0f);
+    for (int64_t i = 0; i < p.size; ++i) {
+      y[i] = static_cast<T>(
+          gpu::BatchNormOutput(p, xs, scale, offset, mean, variance, i));
+    }
+    return out;
+  }
+  constexpr int kThreads = gpu::kBatchNormStatsThreads;
+  std::vector<double> partial(kThreads);
+  std::vector<float> factor(c);
+  for (int64_t ch = 0; ch < c; ++ch) {
+    double sums[2];
+    for (int pass = 0; pass < 2; ++pass) {
+      const double center = pass == 0 ? 0.0 : gpu::BatchNormMean(p, sums[0]);
+      for (int t = 0; t < kThreads; ++t) {
+        partial[t] = gpu::BatchNormThreadSum(p, xs, ch, t, pass == 1, center);
+      }
+      for (int step = kThreads / 2; step > 0; step >>= 1) {
+        for (int t = 0; t < kThreads; ++t) {
+          gpu::BatchNormTreeStep(partial.data(), t, step);
+        }
+      }
+      sums[pass] = partial[0];
+    }
+    const bool estimates = p.exponential_avg_factor != 1.0f;
+    const gpu::BatchNormChannelOut r = gpu::BatchNormChannel(
+        p, sums[0], sums[1], scale[ch], estimates ? mean[ch] : 0.0f,
+        estimates ? variance[ch] : 0.0f);
+    o[0][ch] = r.batch_mean;
+    o[1][ch] = r.batch_variance;
+    o[2][ch] = r.saved_mean;
+    o[3][ch] = r.saved_variance;
+    factor[ch] = r.factor;
+  }
+  for (int64_t i = 0; i < p.size; ++i) {
+    y[i] = static_cast<T>(
+        gpu::BatchNormTrainOutput(p, xs, o[2], factor.data(), offset, i));
+  }
+  return out;
+}
+
+// Whether the case compared values (false: both sides reported the same
+// error).
+template <typename T>
+bool CheckBatchNorm(const BatchNormMode& mode, const std::string& format,
                     const std::vector<int64_t>& x_dims, int64_t stats_size,
-                    std::mt19937* rng) {
+                    std::mt19937* rng, int64_t estimates_size = -1) {
   const DataType dt = DataTypeToEnum<T>::value;
   const TensorShape shape = *TensorShape::Build(x_dims);
-  SCOPED_TRACE("FusedBatchNormV3 " + format + " " + DataTypeName(dt) + " x " +
-               shape.DebugString());
+  SCOPED_TRACE("FusedBatchNormV3 " + mode.Name() + " " + format + " " +
+               DataTypeName(dt) + " x " + shape.DebugString());
   const Tensor x = Random(dt, shape, -3, 3, rng);
   const TensorShape cs({stats_size});
-  const Tensor scale = Random(DT_FLOAT, cs, -2, 2, rng);
-  const Tensor offset = Random(DT_FLOAT, cs, -1, 1, rng);
-  const Tensor mean = Random(DT_FLOAT, cs, -1, 1, rng);
-  const Tensor variance = Random(DT_FLOAT, cs, 0.1, 2, rng);
+  const TensorShape es({estimates_size < 0 ? stats_size : estimates_size});
+  const std::vector<Tensor> stats = {
+      Random(DT_FLOAT, cs, -2, 2, rng), Random(DT_FLOAT, cs, -1, 1, rng),
+      Random(DT_FLOAT, es, -1, 1, rng), Random(DT_FLOAT, es, 0.1, 2, rng)};
   const float epsilon = 0.001f;
   AttrMap attrs;
   attrs["data_format"] = AttrValue::String(format);
-  attrs["is_training"] = AttrValue::Bool(false);
+  attrs["is_training"] = AttrValue::Bool(mode.training);
+  attrs["exponential_avg_factor"] = AttrValue::Float(mode.factor);
   attrs["epsilon"] = AttrValue::Float(epsilon);
   OpRunner cpu("FusedBatchNormV3", attrs);
   cpu.set_forwardable(false);
   StatusOr<std::vector<Tensor>> want =
-      cpu.Run({x, scale, offset, mean, variance});
-  const TensorShape* stats[4] = {&scale.shape(), &offset.shape(), &mean.shape(),
-                                 &variance.shape()};
+      cpu.Run({x, stats[0], stats[1], stats[2], stats[3]});
+  const TensorShape* shapes[4];
+  for (int i = 0; i < 4; ++i) shapes[i] = &stats[i].shape();
   gpu::BatchNormParams p;
-  const Status planned =
-      PlanBatchNormInference(format, shape, stats, epsilon, &p);
-  ASSERT_EQ(planned.ok(), want.ok()) << planned << " vs " << want.status();
-  if (!planned.ok()) {
+  const Status planned = PlanBatchNorm(format, shape, shapes, epsilon,
+                                       mode.training, mode.factor, &p);
+  EXPECT_EQ(planned.ok(), want.ok()) << planned << " vs " << want.status();
+  if (!planned.ok() || !want.ok()) {
     ExpectSameError(planned, want.status());
-    return;
+    return false;
   }
-  Tensor y(dt, shape);
-  ASSERT_EQ(p.size, shape.num_elements());
-  for (int64_t i = 0; i < p.size; ++i) {
-    y.data<T>()[i] = static_cast<T>(gpu::BatchNormOutput(
-        p, x.data<T>(), scale.data<float>(), offset.data<float>(),
-        mean.data<float>(), variance.data<float>(), i));
+  EXPECT_EQ(p.size, shape.num_elements());
+  const std::vector<Tensor> got = EmulateBatchNorm<T>(p, mode, x, stats);
+  EXPECT_EQ(got.size(), want->size());
+  if (got.size() != want->size()) return true;
+  if (!mode.training) {
+    // The CPU kernel's operations in its order: exact.
+    for (size_t i = 0; i < got.size(); ++i) {
+      ExpectTensorEqual(got[i], (*want)[i]);
+    }
+    return true;
   }
-  // The CPU kernel's operations in its order: exact.
-  ExpectTensorEqual(y, (*want)[0]);
+  // Training sums in double in another order than the CPU's blocks: the
+  // statistics may differ in their last float bit, and y with them.
+  const double f = UnitRoundoff(DT_FLOAT);
+  ExpectTensorNear(got[0], (*want)[0], 16 * f + UnitRoundoff(dt),
+                   UnitRoundoff(dt) + 8 * f);
+  for (size_t i = 1; i < got.size(); ++i) {
+    ExpectTensorNear(got[i], (*want)[i], 2 * f, 2 * f);
+  }
+  return true;
 }
 
 TEST(CudaBatchNormBodyTest, MatchesCpuKernel) {
   std::mt19937 rng(5);
+  int compared = 0;
   struct Shape {
     const char* format;
     std::vector<int64_t> dims;
     int64_t channels;  // of the statistics given
   };
   const Shape shapes[] = {
-      {"NHWC", {2, 3, 4, 5}, 5},     {"NCHW", {2, 5, 3, 4}, 5},
-      {"NDHWC", {1, 2, 3, 4, 3}, 3}, {"NCDHW", {2, 3, 2, 1, 4}, 3},
-      {"NHWC", {1, 1, 1, 7}, 7},     {"NCHW", {3, 1, 1, 1}, 1},
+      {"NHWC", {2, 3, 4, 5}, 5},
+      {"NCHW", {2, 5, 3, 4}, 5},
+      {"NDHWC", {1, 2, 3, 4, 3}, 3},
+      {"NCDHW", {2, 3, 2, 1, 4}, 3},
+      {"NHWC", {1, 1, 1, 7}, 7},  // one value per channel
+      {"NCHW", {3, 1, 1, 1}, 1},
       {"NHWC", {0, 3, 3, 4}, 4},  // empty x
       {"NCHW", {2, 4, 0, 3}, 4},  // empty spatial
-      {"NHWC", {8, 16, 16, 64}, 64}, {"NCHW", {4, 32, 16, 16}, 32},
-      {"NHWC", {2, 3, 4, 5}, 4},  // statistics of the wrong size
-      {"NCHW", {2, 3, 4}, 3},     // wrong rank
+      {"NHWC", {8, 16, 16, 64}, 64},
+      {"NCHW", {4, 32, 16, 16}, 32},  // 1024 values per channel and thread
+      {"NHWC", {2, 3, 4, 5}, 4},      // statistics of the wrong size
+      {"NCHW", {2, 3, 4}, 3},         // wrong rank
   };
-  for (const Shape& s : shapes) {
-    CheckBatchNorm<float>(s.format, s.dims, s.channels, &rng);
-    CheckBatchNorm<half>(s.format, s.dims, s.channels, &rng);
+  for (const BatchNormMode& mode :
+       {BatchNormMode{false, 1.0f}, BatchNormMode{true, 1.0f},
+        BatchNormMode{true, 0.25f}}) {
+    for (const Shape& s : shapes) {
+      compared +=
+          CheckBatchNorm<float>(mode, s.format, s.dims, s.channels, &rng);
+      compared +=
+          CheckBatchNorm<half>(mode, s.format, s.dims, s.channels, &rng);
+    }
   }
+  // Training with a factor of 1 reads no mean and variance: any vectors
+  // do, empty ones included; other shapes are errors.
+  compared +=
+      CheckBatchNorm<float>({true, 1.0f}, "NHWC", {2, 3, 3, 4}, 4, &rng, 0);
+  compared +=
+      CheckBatchNorm<float>({true, 0.5f}, "NHWC", {2, 3, 3, 4}, 4, &rng, 0);
+  compared +=
+      CheckBatchNorm<float>({false, 1.0f}, "NHWC", {2, 3, 3, 4}, 4, &rng, 0);
+  // 3 modes x 12 shapes x 2 dtypes, less 3 x 2 x 2 errors; then 1 of 3.
+  EXPECT_EQ(compared, 3 * 10 * 2 + 1);
 }
 
 TEST(CudaBatchNormBodyTest, NanAndInfPropagate) {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const Tensor x = AsTensorOfType(DT_FLOAT, {nan, inf, -inf, 1.0},
-                                  TensorShape({1, 1, 2, 2}));
+  const Tensor x = AsTensorOfType(DT_FLOAT, {nan, inf, -inf, 1.0, 2.0, 0.5},
+                                  TensorShape({1, 1, 3, 2}));
   const Tensor stat = AsTensorOfType(DT_FLOAT, {0.5, 2.0}, TensorShape({2}));
-  AttrMap attrs;
-  attrs["is_training"] = AttrValue::Bool(false);
-  OpRunner cpu("FusedBatchNormV3", attrs);
-  cpu.set_forwardable(false);
-  StatusOr<std::vector<Tensor>> want = cpu.Run({x, stat, stat, stat, stat});
-  ASSERT_TRUE(want.ok()) << want.status();
-  const TensorShape* stats[4] = {&stat.shape(), &stat.shape(), &stat.shape(),
-                                 &stat.shape()};
-  gpu::BatchNormParams p;
-  ASSERT_TRUE(PlanBatchNormInference("NHWC", x.shape(), stats, 1e-4f, &p).ok());
-  Tensor y(DT_FLOAT, x.shape());
-  for (int64_t i = 0; i < p.size; ++i) {
-    y.data<float>()[i] = gpu::BatchNormOutput(
-        p, x.data<float>(), stat.data<float>(), stat.data<float>(),
-        stat.data<float>(), stat.data<float>(), i);
+  const TensorShape* shapes[4] = {&stat.shape(), &stat.shape(), &stat.shape(),
+                                  &stat.shape()};
+  for (bool training : {false, true}) {
+    AttrMap attrs;
+    attrs["is_training"] = AttrValue::Bool(training);
+    OpRunner cpu("FusedBatchNormV3", attrs);
+    cpu.set_forwardable(false);
+    StatusOr<std::vector<Tensor>> want = cpu.Run({x, stat, stat, stat, stat});
+    ASSERT_TRUE(want.ok()) << want.status();
+    gpu::BatchNormParams p;
+    ASSERT_TRUE(
+        PlanBatchNorm("NHWC", x.shape(), shapes, 1e-4f, training, 1.0f, &p)
+            .ok());
+    const std::vector<Tensor> got = EmulateBatchNorm<float>(
+        p, {training, 1.0f}, x, {stat, stat, stat, stat});
+    for (size_t i = 0; i < got.size(); ++i) {
+      ExpectTensorEqual(got[i], (*want)[i]);
+    }
   }
-  ExpectTensorEqual(y, (*want)[0]);
 }
 
 // ---------------------------------------------------------------------------

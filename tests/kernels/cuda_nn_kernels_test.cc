@@ -1,11 +1,14 @@
 // What the CUDA NN kernels do beyond matching the CPU on valid inputs (the
-// table in cuda_nn_cases.cc covers that): the errors they report. Needs a
-// GPU; without one every test skips with discovery's reason.
+// table in cuda_nn_cases.cc covers that): the errors they report, and batch
+// norm training's statistics being the same from run to run. Needs a GPU;
+// without one every test skips with discovery's reason.
+#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "tests/kernels/cuda_kernel_cases.h"
 #include "tests/kernels/cuda_kernel_testutil.h"
 #include "tests/kernels/kernel_testutil.h"
 
@@ -35,22 +38,33 @@ void ExpectSameErrorAsCpu(const std::string& op, const AttrMap& attrs,
   EXPECT_EQ(got.status().message(), want.status().message());
 }
 
-TEST(CudaNnKernelTest, BatchNormTrainingIsRefusedNamingTheNode) {
+TEST(CudaNnKernelTest, BatchNormTrainingIsDeterministic) {
+  // The statistics are combined in a fixed tree, not with atomics: two runs
+  // agree bit for bit.
   if (std::string why = CudaTestSkipReason(); !why.empty()) {
     GTEST_SKIP() << why;
   }
-  const TensorShape c({3});
+  std::mt19937 rng(7);
+  const TensorShape c({16});
+  const std::vector<Tensor> inputs = {
+      test::RandomTensor(DT_FLOAT, TensorShape({8, 64, 64, 16}),
+                         test::Values::kWide, &rng),
+      test::RandomTensor(DT_FLOAT, c, test::Values::kSigned, &rng),
+      test::RandomTensor(DT_FLOAT, c, test::Values::kSigned, &rng),
+      test::RandomTensor(DT_FLOAT, c, test::Values::kSigned, &rng),
+      test::RandomTensor(DT_FLOAT, c, test::Values::kPositive, &rng)};
   AttrMap attrs;
   attrs["is_training"] = AttrValue::Bool(true);
+  attrs["exponential_avg_factor"] = AttrValue::Float(0.5f);
   CudaOpRunner gpu("FusedBatchNormV3", attrs);
-  StatusOr<std::vector<Tensor>> got =
-      gpu.Run({Zeros(DT_FLOAT, TensorShape({1, 2, 2, 3})), Zeros(DT_FLOAT, c),
-               Zeros(DT_FLOAT, c), Zeros(DT_FLOAT, c), Zeros(DT_FLOAT, c)});
-  ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.status().code(), absl::StatusCode::kUnimplemented)
-      << got.status();
-  EXPECT_TRUE(absl::StrContains(got.status().message(), "is_training=true"))
-      << got.status();
+  StatusOr<std::vector<Tensor>> first = gpu.Run(inputs);
+  ASSERT_TRUE(first.ok()) << first.status();
+  StatusOr<std::vector<Tensor>> second = gpu.Run(inputs);
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_EQ(first->size(), second->size());
+  for (size_t i = 0; i < first->size(); ++i) {
+    test::ExpectTensorEqual((*first)[i], (*second)[i]);
+  }
 }
 
 TEST(CudaNnKernelTest, ShapeErrorsAreTheCpuKernels) {
