@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "kernels/cuda/host_device.h"
+#include "kernels/cuda/nn_math_body.h"
 
 namespace weft::gpu {
 
@@ -35,23 +36,6 @@ struct BatchNormParams {
 // Threads of a statistics block (one block per channel); a power of 2 for
 // the tree.
 inline constexpr int kBatchNormStatsThreads = 256;
-
-// a * b rounded, never fused with a following add (nvcc contracts by
-// default; host code is built with -ffp-contract=off).
-WEFT_HOST_DEVICE float MulRn(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-WEFT_HOST_DEVICE double MulRn(double a, double b) {
-#ifdef __CUDA_ARCH__
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
 
 // (x - mean) * factor + offset in the CPU kernel's order of operations.
 WEFT_HOST_DEVICE float BatchNormApply(float x, float mean, float factor,

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "kernels/cuda/host_device.h"
+#include "kernels/cuda/nn_math_body.h"
 
 namespace weft::gpu {
 
@@ -121,10 +122,11 @@ WEFT_HOST_DEVICE float Conv2DOutput(const ConvParams& p, const T* in,
 }
 
 // DepthwiseConv2dNative output element `i` (channel d = c * M + m): the sum
-// over in-bounds taps (kh, kw), in that order, of input[.., c] *
-// filter[kh, kw, c, m], in float, as the CPU's depthwise kernel sums (it
-// skips out-of-bounds taps too). A filter is [filter_rows, filter_cols,
-// in_depth, multiplier].
+// 0 + p0 + p1 + ... over in-bounds taps (kh, kw), in that order, of the
+// products input[.., c] * filter[kh, kw, c, m], each rounded to float (no
+// multiply-add), exactly as the CPU's float depthwise kernel sums (it skips
+// out-of-bounds taps too), so float results match it bit for bit. A filter is
+// [filter_rows, filter_cols, in_depth, multiplier].
 template <typename T>
 WEFT_HOST_DEVICE float DepthwiseConvOutput(const ConvParams& p, const T* in,
                                            const T* filter, int64_t i) {
@@ -144,7 +146,7 @@ WEFT_HOST_DEVICE float DepthwiseConvOutput(const ConvParams& p, const T* in,
           static_cast<float>(line[(c0 + kw * p.dilation_cols) * p.in_stride_c]);
       const float w = static_cast<float>(
           filter[(kh * p.filter_cols + kw) * p.out_depth + o.d]);
-      acc += x * w;
+      acc += MulRn(x, w);
     }
   }
   return acc;
