@@ -1,9 +1,9 @@
-// Per-output-element bodies of the direct (implicit-GEMM-free) CUDA
-// convolutions, Conv2D and DepthwiseConv2dNative: one thread computes one
-// output element by walking its window. Compiled by nvcc into the kernels
-// of nn_ops_gpu.cu and by the host compiler into cuda_nn_body_test.cc,
-// which runs them over every output index and compares with the CPU
-// kernels. Plain C++: nothing of CUDA, weft, absl or Eigen.
+// Per-output-element bodies of the direct CUDA convolutions, Conv2D and
+// DepthwiseConv2dNative: one thread computes one output element by walking
+// its window. Compiled by nvcc into the kernels of nn_ops_gpu.cu and by the
+// host compiler into cuda_nn_body_test.cc, which runs them over every
+// output index and compares with the CPU kernels. Plain C++: nothing of
+// CUDA, weft, absl or Eigen.
 //
 // Both layouts are indexed in place through strides (no NCHW <-> NHWC
 // copies): the output index is decomposed in the output's own layout, and
