@@ -9,29 +9,14 @@
 #include <cstdint>
 
 #include "kernels/cuda/array_ops_gpu.h"
+#include "kernels/cuda/grid_stride.cuh"
 
 namespace weft::gpu {
 namespace {
 
-constexpr int kThreads = 256;
-
-// Grid size for a grid-stride loop over n elements: enough blocks to fill
-// the GPU several times over, capped so huge tensors loop instead.
-unsigned int Blocks(int64_t n) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned int>(std::min<int64_t>(blocks, 65535 * 8));
-}
-
-__device__ __forceinline__ int64_t FirstIndex() {
-  return blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-}
-__device__ __forceinline__ int64_t GridStride() {
-  return int64_t{blockDim.x} * gridDim.x;
-}
-
 template <CastType kSrc>
 __global__ void CastKernel(CastParams p, const void* in, void* out, int64_t n) {
-  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
+  for (int64_t i = GridStrideBegin(); i < n; i += GridStrideStep()) {
     CastElement<kSrc>(p, in, out, i);
   }
 }
@@ -39,7 +24,7 @@ __global__ void CastKernel(CastParams p, const void* in, void* out, int64_t n) {
 template <typename E, typename Index>
 __global__ void TransposeKernel(TransposeParams p, const E* in, E* out,
                                 int64_t n) {
-  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
+  for (int64_t i = GridStrideBegin(); i < n; i += GridStrideStep()) {
     out[i] = in[TransposeSource<Index>(p, static_cast<Index>(i))];
   }
 }
@@ -70,14 +55,14 @@ __global__ void SwapKernel(SwapParams p, const E* in, E* out,
 
 template <typename E, typename Index>
 __global__ void TileKernel(TileParams p, const E* in, E* out, int64_t n) {
-  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
+  for (int64_t i = GridStrideBegin(); i < n; i += GridStrideStep()) {
     out[i] = in[TileSource<Index>(p, static_cast<Index>(i))];
   }
 }
 
 template <typename E, typename Index>
 __global__ void ConcatKernel(ConcatParams p, E* out, int64_t n) {
-  for (int64_t j = FirstIndex(); j < n; j += GridStride()) {
+  for (int64_t j = GridStrideBegin(); j < n; j += GridStrideStep()) {
     const ConcatElement<Index> e =
         ConcatLocate<Index>(p, static_cast<Index>(j));
     out[e.dst] = static_cast<const E*>(p.inputs[e.input])[e.src];
@@ -116,23 +101,28 @@ cudaError_t LaunchCast(CastType src, const CastParams& p, const void* in,
   switch (src) {
     case CastType::kBool:
       CastKernel<CastType::kBool>
-          <<<Blocks(n), kThreads, 0, stream>>>(p, in, out, n);
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(p, in, out,
+                                                                   n);
       break;
     case CastType::kInt32:
       CastKernel<CastType::kInt32>
-          <<<Blocks(n), kThreads, 0, stream>>>(p, in, out, n);
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(p, in, out,
+                                                                   n);
       break;
     case CastType::kInt64:
       CastKernel<CastType::kInt64>
-          <<<Blocks(n), kThreads, 0, stream>>>(p, in, out, n);
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(p, in, out,
+                                                                   n);
       break;
     case CastType::kHalf:
       CastKernel<CastType::kHalf>
-          <<<Blocks(n), kThreads, 0, stream>>>(p, in, out, n);
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(p, in, out,
+                                                                   n);
       break;
     case CastType::kFloat:
       CastKernel<CastType::kFloat>
-          <<<Blocks(n), kThreads, 0, stream>>>(p, in, out, n);
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(p, in, out,
+                                                                   n);
       break;
     default:
       return cudaErrorInvalidValue;
@@ -147,11 +137,13 @@ cudaError_t LaunchTranspose(int element_size, const TransposeParams& p,
   const bool known = WithElement(element_size, [&](auto e) {
     using E = decltype(e);
     if (Fits32(n)) {
-      TransposeKernel<E, int32_t><<<Blocks(n), kThreads, 0, stream>>>(
-          p, static_cast<const E*>(in), static_cast<E*>(out), n);
+      TransposeKernel<E, int32_t>
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
+              p, static_cast<const E*>(in), static_cast<E*>(out), n);
     } else {
-      TransposeKernel<E, int64_t><<<Blocks(n), kThreads, 0, stream>>>(
-          p, static_cast<const E*>(in), static_cast<E*>(out), n);
+      TransposeKernel<E, int64_t>
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
+              p, static_cast<const E*>(in), static_cast<E*>(out), n);
     }
   });
   return known ? cudaGetLastError() : cudaErrorInvalidValue;
@@ -179,11 +171,13 @@ cudaError_t LaunchTile(int element_size, const TileParams& p, const void* in,
   const bool known = WithElement(element_size, [&](auto e) {
     using E = decltype(e);
     if (Fits32(n)) {
-      TileKernel<E, int32_t><<<Blocks(n), kThreads, 0, stream>>>(
-          p, static_cast<const E*>(in), static_cast<E*>(out), n);
+      TileKernel<E, int32_t>
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
+              p, static_cast<const E*>(in), static_cast<E*>(out), n);
     } else {
-      TileKernel<E, int64_t><<<Blocks(n), kThreads, 0, stream>>>(
-          p, static_cast<const E*>(in), static_cast<E*>(out), n);
+      TileKernel<E, int64_t>
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
+              p, static_cast<const E*>(in), static_cast<E*>(out), n);
     }
   });
   return known ? cudaGetLastError() : cudaErrorInvalidValue;
@@ -198,10 +192,12 @@ cudaError_t LaunchConcat(int element_size, const ConcatParams& p, int64_t rows,
     // The output's size bounds every index, the inputs' included.
     if (Fits32(rows * p.out_row_width)) {
       ConcatKernel<E, int32_t>
-          <<<Blocks(n), kThreads, 0, stream>>>(p, static_cast<E*>(out), n);
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
+              p, static_cast<E*>(out), n);
     } else {
       ConcatKernel<E, int64_t>
-          <<<Blocks(n), kThreads, 0, stream>>>(p, static_cast<E*>(out), n);
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
+              p, static_cast<E*>(out), n);
     }
   });
   return known ? cudaGetLastError() : cudaErrorInvalidValue;

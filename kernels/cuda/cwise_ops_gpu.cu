@@ -9,50 +9,23 @@
 #include <algorithm>
 
 #include "kernels/cuda/cwise_ops_gpu.h"
+#include "kernels/cuda/grid_stride.cuh"
 
 namespace weft::gpu {
 namespace {
 
-constexpr int kThreads = 256;
-
-// Grid size for a grid-stride loop over n elements: enough blocks to fill
-// the GPU several times over, capped so huge tensors loop instead.
-unsigned int Blocks(int64_t n) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned int>(std::min<int64_t>(blocks, 65535 * 8));
-}
-
-template <typename T>
-__device__ __forceinline__ float Load(const T* p, int64_t i) {
-  return static_cast<float>(p[i]);
-}
-template <>
-__device__ __forceinline__ float Load<__half>(const __half* p, int64_t i) {
-  return __half2float(p[i]);
-}
-template <typename T>
-__device__ __forceinline__ void Store(T* p, int64_t i, float v) {
-  p[i] = v;
-}
-template <>
-__device__ __forceinline__ void Store<__half>(__half* p, int64_t i, float v) {
-  p[i] = __float2half_rn(v);
-}
-
 template <typename T>
 __global__ void UnaryKernel(UnaryOp op, const T* x, T* y, int64_t n,
                             UnaryParams params) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += int64_t{blockDim.x} * gridDim.x) {
-    Store(y, i, ApplyUnary<T>(op, Load(x, i), params));
+  for (int64_t i = GridStrideBegin(); i < n; i += GridStrideStep()) {
+    StoreFloat(y, i, ApplyUnary<T>(op, LoadFloat(x, i), params));
   }
 }
 
 template <typename T, int kKind>
 __global__ void BinaryKernel(BinaryOp op, const T* x, const T* y, T* z,
                              int64_t n, BroadcastIndex index) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += int64_t{blockDim.x} * gridDim.x) {
+  for (int64_t i = GridStrideBegin(); i < n; i += GridStrideStep()) {
     int64_t xi = i, yi = i;
     if (kKind == BroadcastIndex::kXScalar) xi = 0;
     if (kKind == BroadcastIndex::kYScalar) yi = 0;
@@ -67,16 +40,15 @@ __global__ void BinaryKernel(BinaryOp op, const T* x, const T* y, T* z,
         yi += c * index.y_strides[d];
       }
     }
-    Store(z, i, ApplyBinary<T>(op, Load(x, xi), Load(y, yi)));
+    StoreFloat(z, i, ApplyBinary<T>(op, LoadFloat(x, xi), LoadFloat(y, yi)));
   }
 }
 
 template <typename T>
 __global__ void BiasAddKernel(const T* x, const T* bias, T* y, int64_t n,
                               int64_t channels, int64_t inner) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += int64_t{blockDim.x} * gridDim.x) {
-    Store(y, i, Load(x, i) + Load(bias, (i / inner) % channels));
+  for (int64_t i = GridStrideBegin(); i < n; i += GridStrideStep()) {
+    StoreFloat(y, i, LoadFloat(x, i) + LoadFloat(bias, (i / inner) % channels));
   }
 }
 
@@ -89,19 +61,23 @@ void Binary(BinaryOp op, const void* x, const void* y, void* z, int64_t n,
   switch (index.kind) {
     case BroadcastIndex::kSame:
       BinaryKernel<T, BroadcastIndex::kSame>
-          <<<Blocks(n), kThreads, 0, stream>>>(op, a, b, c, n, index);
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(op, a, b, c,
+                                                                   n, index);
       break;
     case BroadcastIndex::kXScalar:
       BinaryKernel<T, BroadcastIndex::kXScalar>
-          <<<Blocks(n), kThreads, 0, stream>>>(op, a, b, c, n, index);
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(op, a, b, c,
+                                                                   n, index);
       break;
     case BroadcastIndex::kYScalar:
       BinaryKernel<T, BroadcastIndex::kYScalar>
-          <<<Blocks(n), kThreads, 0, stream>>>(op, a, b, c, n, index);
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(op, a, b, c,
+                                                                   n, index);
       break;
     case BroadcastIndex::kStrided:
       BinaryKernel<T, BroadcastIndex::kStrided>
-          <<<Blocks(n), kThreads, 0, stream>>>(op, a, b, c, n, index);
+          <<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(op, a, b, c,
+                                                                   n, index);
       break;
   }
 }
@@ -113,10 +89,10 @@ cudaError_t LaunchUnary(UnaryOp op, ElementType type, const void* x, void* y,
                         cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
   if (type == ElementType::kHalf) {
-    UnaryKernel<<<Blocks(n), kThreads, 0, stream>>>(
+    UnaryKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
         op, static_cast<const __half*>(x), static_cast<__half*>(y), n, params);
   } else {
-    UnaryKernel<<<Blocks(n), kThreads, 0, stream>>>(
+    UnaryKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
         op, static_cast<const float*>(x), static_cast<float*>(y), n, params);
   }
   return cudaGetLastError();
@@ -139,11 +115,11 @@ cudaError_t LaunchBiasAdd(ElementType type, const void* x, const void* bias,
                           cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
   if (type == ElementType::kHalf) {
-    BiasAddKernel<<<Blocks(n), kThreads, 0, stream>>>(
+    BiasAddKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
         static_cast<const __half*>(x), static_cast<const __half*>(bias),
         static_cast<__half*>(y), n, channels, inner);
   } else {
-    BiasAddKernel<<<Blocks(n), kThreads, 0, stream>>>(
+    BiasAddKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
         static_cast<const float*>(x), static_cast<const float*>(bias),
         static_cast<float*>(y), n, channels, inner);
   }

@@ -7,48 +7,34 @@
 
 #include <algorithm>
 
+#include "kernels/cuda/grid_stride.cuh"
 #include "kernels/cuda/nn_ops_gpu.h"
 
 namespace weft::gpu {
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned int Blocks(int64_t n) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned int>(std::min<int64_t>(blocks, 65535 * 8));
-}
-
-template <typename T>
-__device__ __forceinline__ void Store(T* p, int64_t i, float v) {
-  p[i] = v;
-}
-template <>
-__device__ __forceinline__ void Store<__half>(__half* p, int64_t i, float v) {
-  p[i] = __float2half_rn(v);
-}
-
-#define WEFT_GRID_STRIDE_LOOP(i, n)                                       \
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; \
-       i += int64_t{blockDim.x} * gridDim.x)
+#define WEFT_GRID_STRIDE_LOOP(i, n) \
+  for (int64_t i = GridStrideBegin(); i < (n); i += GridStrideStep())
 
 template <typename T>
 __global__ void ConvKernel(ConvParams p, const T* in, const T* filter, T* out,
                            int64_t n) {
-  WEFT_GRID_STRIDE_LOOP(i, n) { Store(out, i, Conv2DOutput(p, in, filter, i)); }
+  WEFT_GRID_STRIDE_LOOP(i, n) {
+    StoreFloat(out, i, Conv2DOutput(p, in, filter, i));
+  }
 }
 
 template <typename T>
 __global__ void DepthwiseConvKernel(ConvParams p, const T* in, const T* filter,
                                     T* out, int64_t n) {
   WEFT_GRID_STRIDE_LOOP(i, n) {
-    Store(out, i, DepthwiseConvOutput(p, in, filter, i));
+    StoreFloat(out, i, DepthwiseConvOutput(p, in, filter, i));
   }
 }
 
 template <typename T>
 __global__ void PoolKernel(PoolParams p, const T* in, T* out, int64_t n) {
-  WEFT_GRID_STRIDE_LOOP(i, n) { Store(out, i, PoolOutput(p, in, i)); }
+  WEFT_GRID_STRIDE_LOOP(i, n) { StoreFloat(out, i, PoolOutput(p, in, i)); }
 }
 
 template <typename T>
@@ -57,7 +43,7 @@ __global__ void BatchNormKernel(BatchNormParams p, const T* x,
                                 const float* mean, const float* variance,
                                 T* y) {
   WEFT_GRID_STRIDE_LOOP(i, p.size) {
-    Store(y, i, BatchNormOutput(p, x, scale, offset, mean, variance, i));
+    StoreFloat(y, i, BatchNormOutput(p, x, scale, offset, mean, variance, i));
   }
 }
 
@@ -66,7 +52,7 @@ __global__ void BatchNormTrainKernel(BatchNormParams p, const T* x,
                                      const float* mean, const float* factor,
                                      const float* offset, T* y) {
   WEFT_GRID_STRIDE_LOOP(i, p.size) {
-    Store(y, i, BatchNormTrainOutput(p, x, mean, factor, offset, i));
+    StoreFloat(y, i, BatchNormTrainOutput(p, x, mean, factor, offset, i));
   }
 }
 
@@ -125,9 +111,11 @@ void Conv(bool depthwise, const ConvParams& p, const void* in,
   const T* f = static_cast<const T*>(filter);
   T* y = static_cast<T*>(out);
   if (depthwise) {
-    DepthwiseConvKernel<<<Blocks(n), kThreads, 0, stream>>>(p, x, f, y, n);
+    DepthwiseConvKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
+        p, x, f, y, n);
   } else {
-    ConvKernel<<<Blocks(n), kThreads, 0, stream>>>(p, x, f, y, n);
+    ConvKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(p, x, f,
+                                                                       y, n);
   }
 }
 
@@ -150,10 +138,10 @@ cudaError_t LaunchPool(ElementType type, const PoolParams& p, const void* in,
   const int64_t n = p.output_size();
   if (n <= 0) return cudaSuccess;
   if (type == ElementType::kHalf) {
-    PoolKernel<<<Blocks(n), kThreads, 0, stream>>>(
+    PoolKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
         p, static_cast<const __half*>(in), static_cast<__half*>(out), n);
   } else {
-    PoolKernel<<<Blocks(n), kThreads, 0, stream>>>(
+    PoolKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
         p, static_cast<const float*>(in), static_cast<float*>(out), n);
   }
   return cudaGetLastError();
@@ -166,13 +154,13 @@ cudaError_t LaunchBatchNormInference(ElementType type, const BatchNormParams& p,
                                      cudaStream_t stream) {
   if (p.size <= 0) return cudaSuccess;
   if (type == ElementType::kHalf) {
-    BatchNormKernel<<<Blocks(p.size), kThreads, 0, stream>>>(
-        p, static_cast<const __half*>(x), scale, offset, mean, variance,
-        static_cast<__half*>(y));
+    BatchNormKernel<<<GridStrideBlocks(p.size), kGridStrideThreads, 0,
+                      stream>>>(p, static_cast<const __half*>(x), scale, offset,
+                                mean, variance, static_cast<__half*>(y));
   } else {
-    BatchNormKernel<<<Blocks(p.size), kThreads, 0, stream>>>(
-        p, static_cast<const float*>(x), scale, offset, mean, variance,
-        static_cast<float*>(y));
+    BatchNormKernel<<<GridStrideBlocks(p.size), kGridStrideThreads, 0,
+                      stream>>>(p, static_cast<const float*>(x), scale, offset,
+                                mean, variance, static_cast<float*>(y));
   }
   return cudaGetLastError();
 }
@@ -194,15 +182,17 @@ cudaError_t LaunchBatchNormTraining(ElementType type, const BatchNormParams& p,
     BatchNormStatsKernel<<<blocks, kBatchNormStatsThreads, 0, stream>>>(
         p, xh, scale, mean_in, variance_in, batch_mean, batch_variance,
         saved_mean, saved_variance, factor);
-    BatchNormTrainKernel<<<Blocks(p.size), kThreads, 0, stream>>>(
-        p, xh, saved_mean, factor, offset, static_cast<__half*>(y));
+    BatchNormTrainKernel<<<GridStrideBlocks(p.size), kGridStrideThreads, 0,
+                           stream>>>(p, xh, saved_mean, factor, offset,
+                                     static_cast<__half*>(y));
   } else {
     const float* xf = static_cast<const float*>(x);
     BatchNormStatsKernel<<<blocks, kBatchNormStatsThreads, 0, stream>>>(
         p, xf, scale, mean_in, variance_in, batch_mean, batch_variance,
         saved_mean, saved_variance, factor);
-    BatchNormTrainKernel<<<Blocks(p.size), kThreads, 0, stream>>>(
-        p, xf, saved_mean, factor, offset, static_cast<float*>(y));
+    BatchNormTrainKernel<<<GridStrideBlocks(p.size), kGridStrideThreads, 0,
+                           stream>>>(p, xf, saved_mean, factor, offset,
+                                     static_cast<float*>(y));
   }
   return cudaGetLastError();
 }
@@ -210,7 +200,8 @@ cudaError_t LaunchBatchNormTraining(ElementType type, const BatchNormParams& p,
 cudaError_t LaunchFillFloat(float* p, int64_t n, float value,
                             cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  FillFloatKernel<<<Blocks(n), kThreads, 0, stream>>>(p, n, value);
+  FillFloatKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
+      p, n, value);
   return cudaGetLastError();
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "kernels/cuda/grid_stride.cuh"
 #include "kernels/cuda/reduce_ops_gpu.h"
 
 namespace weft::gpu {
@@ -17,19 +18,6 @@ namespace {
 constexpr int kThreads = kReduceBlockThreads;
 constexpr int kWarpsPerBlock = kThreads / kReduceWarp;
 constexpr unsigned kFullMask = 0xffffffffu;
-
-unsigned int GridFor(int64_t units, int64_t per_block) {
-  const int64_t blocks = (units + per_block - 1) / per_block;
-  return static_cast<unsigned int>(
-      std::max<int64_t>(1, std::min<int64_t>(blocks, 65535 * 8)));
-}
-
-__device__ __forceinline__ void Store(float* p, int64_t i, float v) {
-  p[i] = v;
-}
-__device__ __forceinline__ void Store(__half* p, int64_t i, float v) {
-  p[i] = __float2half_rn(v);
-}
 
 // Lane 0 ends with the tree of TreeCombine over the warp's 32 values.
 __device__ __forceinline__ float WarpCombine(ReduceOp op, float v) {
@@ -65,9 +53,8 @@ __device__ __forceinline__ float BlockCombine(ReduceOp op, float v,
 template <typename In, typename Out>
 __global__ void ReduceColumnsKernel(ReduceParams p, const In* x, Out* y) {
   const int64_t n = p.num_outputs();
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += int64_t{blockDim.x} * gridDim.x) {
-    Store(y, i, ReduceFinish(p, ReducePartial(p, x, i, 0, 1)));
+  for (int64_t i = GridStrideBegin(); i < n; i += GridStrideStep()) {
+    StoreFloat(y, i, ReduceFinish(p, ReducePartial(p, x, i, 0, 1)));
   }
 }
 
@@ -81,7 +68,7 @@ __global__ void ReduceWarpRowsKernel(ReduceParams p, const In* x, Out* y) {
        row < n; row += int64_t{gridDim.x} * kWarpsPerBlock) {
     const float v =
         WarpCombine(p.op, ReducePartial(p, x, row, lane, kReduceWarp));
-    if (lane == 0) Store(y, row, ReduceFinish(p, v));
+    if (lane == 0) StoreFloat(y, row, ReduceFinish(p, v));
   }
 }
 
@@ -92,7 +79,7 @@ __global__ void ReduceBlockRowsKernel(ReduceParams p, const In* x, Out* y) {
   for (int64_t row = blockIdx.x; row < n; row += gridDim.x) {
     const float v = BlockCombine(
         p.op, ReducePartial(p, x, row, threadIdx.x, kThreads), shared);
-    if (threadIdx.x == 0) Store(y, row, ReduceFinish(p, v));
+    if (threadIdx.x == 0) StoreFloat(y, row, ReduceFinish(p, v));
   }
 }
 
@@ -104,15 +91,15 @@ void Reduce(const ReduceParams& p, const void* in, void* out,
   const int64_t n = p.num_outputs();
   switch (p.strategy) {
     case ReduceStrategy::kColumns:
-      ReduceColumnsKernel<<<GridFor(n, kThreads), kThreads, 0, stream>>>(p, x,
-                                                                         y);
-      break;
-    case ReduceStrategy::kWarpRows:
-      ReduceWarpRowsKernel<<<GridFor(n, kWarpsPerBlock), kThreads, 0, stream>>>(
+      ReduceColumnsKernel<<<GridBlocks(n, kThreads), kThreads, 0, stream>>>(
           p, x, y);
       break;
+    case ReduceStrategy::kWarpRows:
+      ReduceWarpRowsKernel<<<GridBlocks(n, kWarpsPerBlock), kThreads, 0,
+                             stream>>>(p, x, y);
+      break;
     case ReduceStrategy::kBlockRows:
-      ReduceBlockRowsKernel<<<GridFor(n, 1), kThreads, 0, stream>>>(p, x, y);
+      ReduceBlockRowsKernel<<<GridBlocks(n, 1), kThreads, 0, stream>>>(p, x, y);
       break;
   }
 }
@@ -132,8 +119,8 @@ __global__ void SoftmaxWarpKernel(SoftmaxParams p, const T* x, T* y) {
     // row was read above, so y may be x.
     const int64_t base = row * p.depth;
     for (int64_t i = lane; i < p.depth; i += kReduceWarp) {
-      Store(y, base + i,
-            SoftmaxValue(p, static_cast<float>(x[base + i]), m, s));
+      StoreFloat(y, base + i,
+                 SoftmaxValue(p, static_cast<float>(x[base + i]), m, s));
     }
   }
 }
@@ -148,8 +135,8 @@ __global__ void SoftmaxBlockKernel(SoftmaxParams p, const T* x, T* y) {
         ReduceOp::kSum, SoftmaxSumPartial(p, x, row, m, threadIdx.x), shared);
     const int64_t base = row * p.depth;
     for (int64_t i = threadIdx.x; i < p.depth; i += kThreads) {
-      Store(y, base + i,
-            SoftmaxValue(p, static_cast<float>(x[base + i]), m, s));
+      StoreFloat(y, base + i,
+                 SoftmaxValue(p, static_cast<float>(x[base + i]), m, s));
     }
   }
 }
@@ -160,10 +147,10 @@ void Softmax(const SoftmaxParams& p, const void* in, void* out,
   const T* x = static_cast<const T*>(in);
   T* y = static_cast<T*>(out);
   if (p.block) {
-    SoftmaxBlockKernel<<<GridFor(p.rows, 1), kThreads, 0, stream>>>(p, x, y);
+    SoftmaxBlockKernel<<<GridBlocks(p.rows, 1), kThreads, 0, stream>>>(p, x, y);
   } else {
-    SoftmaxWarpKernel<<<GridFor(p.rows, kWarpsPerBlock), kThreads, 0, stream>>>(
-        p, x, y);
+    SoftmaxWarpKernel<<<GridBlocks(p.rows, kWarpsPerBlock), kThreads, 0,
+                        stream>>>(p, x, y);
   }
 }
 

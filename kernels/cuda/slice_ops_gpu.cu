@@ -7,29 +7,16 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/cuda/grid_stride.cuh"
 #include "kernels/cuda/slice_ops_gpu.h"
 
 namespace weft::gpu {
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned int Blocks(int64_t n) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned int>(std::min<int64_t>(blocks, 65535 * 8));
-}
-
-__device__ __forceinline__ int64_t FirstIndex() {
-  return blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
-}
-__device__ __forceinline__ int64_t GridStride() {
-  return int64_t{blockDim.x} * gridDim.x;
-}
-
 template <typename E>
 __global__ void StridedCopyKernel(StridedCopyParams p, const E* in, E* out,
                                   int64_t n) {
-  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
+  for (int64_t i = GridStrideBegin(); i < n; i += GridStrideStep()) {
     StridedCopyElement(p, in, out, i);
   }
 }
@@ -37,7 +24,7 @@ __global__ void StridedCopyKernel(StridedCopyParams p, const E* in, E* out,
 template <typename E>
 __global__ void PadKernel(PadParams p, const E* in, E value, E* out,
                           int64_t n) {
-  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
+  for (int64_t i = GridStrideBegin(); i < n; i += GridStrideStep()) {
     PadElement(p, in, value, out, i);
   }
 }
@@ -45,14 +32,15 @@ __global__ void PadKernel(PadParams p, const E* in, E value, E* out,
 template <typename E, typename Index>
 __global__ void GatherKernel(GatherParams p, const E* params,
                              const Index* indices, E* out, int64_t n) {
-  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
+  for (int64_t i = GridStrideBegin(); i < n; i += GridStrideStep()) {
     GatherElement(p, params, indices, out, i);
   }
 }
 
 template <typename E>
 __global__ void FillKernel(E value, E* out, int64_t n) {
-  for (int64_t i = FirstIndex(); i < n; i += GridStride()) out[i] = value;
+  for (int64_t i = GridStrideBegin(); i < n; i += GridStrideStep())
+    out[i] = value;
 }
 
 // Calls fn(E{}) with the unsigned integer type of `bytes` bytes; false for
@@ -85,7 +73,7 @@ cudaError_t LaunchStridedCopy(int element_bytes, const void* in, void* out,
   if (n <= 0) return cudaSuccess;
   const bool known = VisitElementSize(element_bytes, [&](auto tag) {
     using E = decltype(tag);
-    StridedCopyKernel<<<Blocks(n), kThreads, 0, stream>>>(
+    StridedCopyKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
         params, static_cast<const E*>(in), static_cast<E*>(out), n);
   });
   return known ? cudaGetLastError() : cudaErrorInvalidValue;
@@ -97,7 +85,7 @@ cudaError_t LaunchPad(int element_bytes, const void* in, uint64_t value_bits,
   if (n <= 0) return cudaSuccess;
   const bool known = VisitElementSize(element_bytes, [&](auto tag) {
     using E = decltype(tag);
-    PadKernel<<<Blocks(n), kThreads, 0, stream>>>(
+    PadKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
         params, static_cast<const E*>(in), static_cast<E>(value_bits),
         static_cast<E*>(out), n);
   });
@@ -112,11 +100,11 @@ cudaError_t LaunchGather(int element_bytes, bool index_is_64,
   const bool known = VisitElementSize(element_bytes, [&](auto tag) {
     using E = decltype(tag);
     if (index_is_64) {
-      GatherKernel<<<Blocks(n), kThreads, 0, stream>>>(
+      GatherKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
           gather, static_cast<const E*>(params),
           static_cast<const int64_t*>(indices), static_cast<E*>(out), n);
     } else {
-      GatherKernel<<<Blocks(n), kThreads, 0, stream>>>(
+      GatherKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
           gather, static_cast<const E*>(params),
           static_cast<const int32_t*>(indices), static_cast<E*>(out), n);
     }
@@ -129,8 +117,8 @@ cudaError_t LaunchFill(int element_bytes, uint64_t value_bits, void* out,
   if (n <= 0) return cudaSuccess;
   const bool known = VisitElementSize(element_bytes, [&](auto tag) {
     using E = decltype(tag);
-    FillKernel<<<Blocks(n), kThreads, 0, stream>>>(static_cast<E>(value_bits),
-                                                   static_cast<E*>(out), n);
+    FillKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
+        static_cast<E>(value_bits), static_cast<E*>(out), n);
   });
   return known ? cudaGetLastError() : cudaErrorInvalidValue;
 }
