@@ -1,10 +1,12 @@
 // Host-side planning of the CUDA data-movement kernels (Slice,
-// StridedSlice, Pad, PadV2, MirrorPad, GatherV2, Fill, OnesLike): input
-// checks with the CPU kernels' messages, the output shape, and the POD
-// parameters of the per-element bodies in kernels/cuda/*_body.h. Compiled in
-// every build, so that the host tests (tests/kernels/cuda_slice_body_test.cc)
-// build the very parameters the CUDA kernel classes (kernels/cuda/) launch
-// with, also where CUDA is off.
+// StridedSlice, Pad, PadV2, MirrorPad, GatherV2, Fill, OnesLike): the POD
+// parameters of the per-element bodies in kernels/cuda/*_body.h, built from
+// the input contracts the CPU kernels share (kernels/slice_shape.h,
+// pad_shape.h, gather_shape.h, fill_shape.h), so both devices accept the
+// same inputs and report the same errors. Compiled in every build, so that
+// the host tests (tests/kernels/cuda_slice_body_test.cc) build the very
+// parameters the CUDA kernel classes (kernels/cuda/) launch with, also
+// where CUDA is off.
 #ifndef WEFT_KERNELS_GPU_MOVEMENT_PLAN_H_
 #define WEFT_KERNELS_GPU_MOVEMENT_PLAN_H_
 
@@ -18,6 +20,9 @@
 #include "kernels/cuda/gather_body.h"
 #include "kernels/cuda/pad_body.h"
 #include "kernels/cuda/slice_body.h"
+#include "kernels/gather_shape.h"
+#include "kernels/pad_shape.h"
+#include "kernels/slice_shape.h"
 #include "ops/common_shape_fns.h"
 
 namespace weft {
@@ -38,12 +43,15 @@ struct GpuSlicePlan {
   gpu::StridedCopyParams copy;
 };
 
-// Slice(input, begin, size), checked as the CPU kernel checks it.
+// Slice(input, begin, size), resolved by ResolveSlice (slice_shape.h) with
+// its errors; Unimplemented when the copy needs more than
+// gpu::kMaxMoveRank dimensions after merging.
 StatusOr<GpuSlicePlan> PlanGpuSlice(const Tensor& input, const Tensor& begin,
                                     const Tensor& size);
 
-// StridedSlice(input, begin, end, strides), resolved by PlanStridedSlice
-// like the CPU kernel and the shape function.
+// StridedSlice(input, begin, end, strides), resolved by
+// ResolveStridedSlice (slice_shape.h) with its errors; Unimplemented as
+// PlanGpuSlice.
 StatusOr<GpuSlicePlan> PlanGpuStridedSlice(const Tensor& input,
                                            const Tensor& begin,
                                            const Tensor& end,
@@ -57,11 +65,14 @@ struct GpuPadPlan {
   gpu::PadParams pad;
 };
 
-// Pad, PadV2 (kConstant) and MirrorPad of `input` by `paddings` (input 1).
+// Pad, PadV2 (kConstant) and MirrorPad of `input` by `paddings` (input 1),
+// checked by ResolvePad (pad_shape.h) with its errors; Unimplemented when
+// the padded dimensions need more than gpu::kMaxMoveRank after merging.
 StatusOr<GpuPadPlan> PlanGpuPad(const Tensor& input, const Tensor& paddings,
-                                gpu::PadMode mode);
+                                PadMode mode);
 
-// PadV2's constant_values (input 2): a scalar, as bits for the launcher.
+// PadV2's constant_values (input 2): a scalar (CheckPadConstant), as bits
+// for the launcher; InvalidArgument for a dtype wider than 8 bytes.
 StatusOr<uint64_t> PadConstantBits(const Tensor& constant_values);
 
 struct GpuGatherPlan {
@@ -69,8 +80,9 @@ struct GpuGatherPlan {
   gpu::GatherParams gather;
 };
 
-// GatherV2(params, indices, axis) with the batch_dims attr. Index values are
-// not looked at (they are in device memory; see gather_body.h).
+// GatherV2(params, indices, axis) with the batch_dims attr, checked by
+// ResolveGather (gather_shape.h) with its errors. Index values are not
+// looked at (they are in device memory; see gather_body.h).
 StatusOr<GpuGatherPlan> PlanGpuGather(const Tensor& params,
                                       const Tensor& indices, const Tensor& axis,
                                       int64_t batch_dims);
@@ -80,11 +92,12 @@ struct GpuFillPlan {
   uint64_t value_bits = 0;
 };
 
-// Fill(dims, value), both read on the host.
+// Fill(dims, value), both read on the host: the shape by ResolveFillShape
+// (fill_shape.h) with its errors, the value as bits for the launcher.
 StatusOr<GpuFillPlan> PlanGpuFill(const Tensor& dims, const Tensor& value);
 
-// The bits of one in `dtype` (OnesLike); InvalidArgument for a dtype without
-// a one.
+// The bits of one in `dtype` (OnesLike, by OneElement in fill_shape.h);
+// InvalidArgument for a dtype without a one or wider than 8 bytes.
 StatusOr<uint64_t> OneBits(DataType dtype);
 
 }  // namespace weft

@@ -1,7 +1,8 @@
 // Fill, ZerosLike, OnesLike and Range on the CPU. Fill and the *Like ops
 // repeat one element and are dtype-agnostic (element width only; strings
-// for Fill and ZerosLike, as in TensorFlow); Range computes values and has
-// one small instantiation per registered dtype.
+// for Fill and ZerosLike, as in TensorFlow); Fill's checks and OnesLike's
+// one come from kernels/fill_shape.h, which the CUDA kernels share. Range
+// computes values and has one small instantiation per registered dtype.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
 #include "kernels/cpu/copy_util.h"
+#include "kernels/fill_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 
@@ -25,26 +27,9 @@ class FillOp : public OpKernel {
   explicit FillOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) const override {
-    const Tensor& dims_t = ctx->input(0);
     const Tensor& value = ctx->input(1);
-    OP_REQUIRES(ctx, dims_t.dims() == 1,
-                errors::InvalidArgument("dims (input 0) must be a vector but "
-                                        "has shape ",
-                                        dims_t.shape().DebugString()));
-    // A one-element vector is TensorFlow's legacy spelling of the scalar.
-    OP_REQUIRES(
-        ctx, value.dims() == 0 || (value.dims() == 1 && value.dim_size(0) == 1),
-        errors::InvalidArgument("value (input 1) must be a scalar but "
-                                "has shape ",
-                                value.shape().DebugString()));
-    std::vector<int64_t> dims;
-    OP_REQUIRES_OK(ctx, ReadIndexTensor(dims_t, "dims (input 0)", &dims));
-    StatusOr<TensorShape> shape = TensorShape::Build(dims);
-    OP_REQUIRES(
-        ctx, shape.ok(),
-        errors::InvalidArgument(
-            "dims (input 0) are ", IndexListString(dims),
-            ", which is not a valid shape: ", shape.status().message()));
+    StatusOr<TensorShape> shape = ResolveFillShape(ctx->input(0), value);
+    OP_REQUIRES_OK(ctx, shape.status());
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
     copy_util::ParallelFillElements(*ctx, value.dtype(), value.raw_data(),
@@ -76,16 +61,7 @@ class ZerosLikeOp : public OpKernel {
 class OnesLikeOp : public OpKernel {
  public:
   explicit OnesLikeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    const bool known = VisitNumericType(ctx->input_type(0), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T one = static_cast<T>(1);
-      static_assert(sizeof(T) <= sizeof(one_));
-      std::memcpy(one_, &one, sizeof(T));
-    });
-    if (!known) {
-      ctx->SetStatus(errors::InvalidArgument("OnesLike has no one for ",
-                                             DataTypeName(ctx->input_type(0))));
-    }
+    OP_REQUIRES_OK(ctx, OneElement(ctx->input_type(0), one_));
   }
 
   void Compute(OpKernelContext* ctx) const override {

@@ -1,4 +1,5 @@
-// GatherV2 on the CPU:
+// GatherV2 on the CPU (shapes, axis and batch_dims checked by
+// kernels/gather_shape.h, which the CUDA kernel shares):
 //
 //   output[b, o, n, i] = params[b, o, indices[b, n], i]
 //
@@ -20,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
 #include "kernels/cpu/copy_util.h"
+#include "kernels/gather_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 
@@ -80,60 +82,10 @@ class GatherV2Op : public OpKernel {
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& params = ctx->input(0);
     const Tensor& indices = ctx->input(1);
-    int64_t axis = 0;
-    OP_REQUIRES_OK(ctx, ReadIndexScalar(ctx->input(2), "axis (input 2)",
-                                        /*allow_vector_of_one=*/false, &axis));
-    const int prank = params.dims();
-    const int irank = indices.dims();
-    OP_REQUIRES(ctx, prank >= 1,
-                errors::InvalidArgument(
-                    "params (input 0) must have rank >= 1 but is a scalar"));
-    OP_REQUIRES(
-        ctx, axis >= -prank && axis < prank,
-        errors::InvalidArgument("axis (input 2) is ", axis, " but must be in [",
-                                -prank, ", ", prank, ") for params (input 0) ",
-                                params.shape().DebugString()));
-    if (axis < 0) axis += prank;
-    int64_t batch_dims = batch_dims_;
-    OP_REQUIRES(ctx, batch_dims >= -irank && batch_dims <= irank,
-                errors::InvalidArgument("attr 'batch_dims' is ", batch_dims,
-                                        " but must be in [", -irank, ", ",
-                                        irank, "] for indices (input 1) ",
-                                        indices.shape().DebugString()));
-    if (batch_dims < 0) batch_dims += irank;
-    OP_REQUIRES(ctx, batch_dims < prank && batch_dims <= axis,
-                errors::InvalidArgument(
-                    "attr 'batch_dims' is ", batch_dims,
-                    " but must be less than the rank of params (input 0) ",
-                    params.shape().DebugString(), " and at most axis ", axis));
-    for (int d = 0; d < batch_dims; ++d) {
-      OP_REQUIRES(ctx, params.dim_size(d) == indices.dim_size(d),
-                  errors::InvalidArgument(
-                      "batch dimension ", d, " of params (input 0) ",
-                      params.shape().DebugString(), " and indices (input 1) ",
-                      indices.shape().DebugString(), " must agree"));
-    }
-
-    std::vector<int64_t> out_dims;
-    int64_t batch = 1;
-    int64_t outer = 1;
-    int64_t inner = 1;
-    for (int d = 0; d < axis; ++d) {
-      out_dims.push_back(params.dim_size(d));
-      (d < batch_dims ? batch : outer) *= params.dim_size(d);
-    }
-    int64_t n = 1;
-    for (int d = static_cast<int>(batch_dims); d < irank; ++d) {
-      out_dims.push_back(indices.dim_size(d));
-      n *= indices.dim_size(d);
-    }
-    for (int d = static_cast<int>(axis) + 1; d < prank; ++d) {
-      out_dims.push_back(params.dim_size(d));
-      inner *= params.dim_size(d);
-    }
-    const int64_t gather_dim = params.dim_size(static_cast<int>(axis));
-    StatusOr<TensorShape> shape = TensorShape::Build(out_dims);
-    OP_REQUIRES_OK(ctx, shape.status());
+    StatusOr<GatherDims> dims =
+        ResolveGather(params, indices, ctx->input(2), batch_dims_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const int64_t gather_dim = dims->gather_dim;
 
     int64_t bad = -1;
     int64_t bad_value = 0;
@@ -150,22 +102,22 @@ class GatherV2Op : public OpKernel {
                 errors::InvalidArgument(
                     "indices (input 1)", PositionString(indices.shape(), bad),
                     " = ", bad_value, " is not in [0, ", gather_dim,
-                    "), the size of dimension ", axis, " of params (input 0) ",
-                    params.shape().DebugString()));
+                    "), the size of dimension ", dims->axis,
+                    " of params (input 0) ", params.shape().DebugString()));
 
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    if (shape->num_elements() == 0) return;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims->shape, &out));
+    if (dims->shape.num_elements() == 0) return;
     copy_util::VisitElementType(params.dtype(), [&](auto tag) {
       using E = typename decltype(tag)::type;
       const E* p = static_cast<const E*>(params.raw_data());
       E* o = static_cast<E*>(out->raw_data());
       if (indices.dtype() == DT_INT32) {
-        GatherRows<E>(*ctx, p, indices.data<int32_t>(), batch, outer,
-                      gather_dim, n, inner, o);
+        GatherRows<E>(*ctx, p, indices.data<int32_t>(), dims->batch,
+                      dims->outer, gather_dim, dims->n, dims->inner, o);
       } else {
-        GatherRows<E>(*ctx, p, indices.data<int64_t>(), batch, outer,
-                      gather_dim, n, inner, o);
+        GatherRows<E>(*ctx, p, indices.data<int64_t>(), dims->batch,
+                      dims->outer, gather_dim, dims->n, dims->inner, o);
       }
     });
   }

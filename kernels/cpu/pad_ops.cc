@@ -1,4 +1,5 @@
-// Pad, PadV2 and MirrorPad on the CPU.
+// Pad, PadV2 and MirrorPad on the CPU. The paddings and the output shape
+// come from kernels/pad_shape.h, which the CUDA kernels share.
 //
 // Trailing dimensions without padding are folded into a "unit" of
 // contiguous elements, so padding H and W of an NHWC tensor moves whole
@@ -21,61 +22,10 @@
 #include "kernels/cpu/copy_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
+#include "kernels/pad_shape.h"
 
 namespace weft {
 namespace {
-
-enum class PadMode { kConstant, kReflect, kSymmetric };
-
-// Reads paddings (input 1) for `input`: a [rank, 2] matrix of values >= 0,
-// and for the mirror modes at most size - 1 (REFLECT) or size (SYMMETRIC).
-bool ReadPaddings(OpKernelContext* ctx, const Tensor& input, PadMode mode,
-                  std::vector<int64_t>* before, std::vector<int64_t>* after) {
-  const Tensor& p = ctx->input(1);
-  const int rank = input.dims();
-  if (p.dims() != 2 || p.dim_size(0) != rank || p.dim_size(1) != 2) {
-    ctx->SetStatus(errors::InvalidArgument(
-        "paddings (input 1) must be a [", rank,
-        ", 2] matrix, one row per dimension of input 0 ",
-        input.shape().DebugString(), ", but has shape ",
-        p.shape().DebugString()));
-    return false;
-  }
-  std::vector<int64_t> values;
-  Status s = ReadIndexTensor(p, "paddings (input 1)", &values);
-  if (!s.ok()) {
-    ctx->SetStatus(s);
-    return false;
-  }
-  before->resize(rank);
-  after->resize(rank);
-  const int64_t max_offset = mode == PadMode::kReflect     ? 1
-                             : mode == PadMode::kSymmetric ? 0
-                                                           : -1;
-  for (int d = 0; d < rank; ++d) {
-    const int64_t b = values[2 * d];
-    const int64_t a = values[2 * d + 1];
-    const int64_t size = input.dim_size(d);
-    if (b < 0 || a < 0) {
-      ctx->SetStatus(errors::InvalidArgument(
-          "paddings (input 1) are ", IndexListString(values),
-          " but must be >= 0 (dimension ", d, ")"));
-      return false;
-    }
-    if (max_offset >= 0 && (b > size - max_offset || a > size - max_offset)) {
-      ctx->SetStatus(errors::InvalidArgument(
-          "paddings (input 1) are ", IndexListString(values), " but ",
-          mode == PadMode::kReflect ? "REFLECT" : "SYMMETRIC",
-          " padding of dimension ", d, " of input 0 ",
-          input.shape().DebugString(), " allows at most ",
-          std::max<int64_t>(size - max_offset, 0), " on each side"));
-      return false;
-    }
-    (*before)[d] = b;
-    (*after)[d] = a;
-  }
-  return true;
-}
 
 // Where an output index i (already shifted by the padding before) reads in a
 // dimension of size n.
@@ -89,27 +39,23 @@ inline int64_t MirrorIndex(int64_t i, int64_t n, PadMode mode) {
 // Pads `input` into output 0. `value` is the constant (kConstant only).
 void PadCompute(OpKernelContext* ctx, const Tensor& input, PadMode mode,
                 const void* value) {
-  std::vector<int64_t> before;
-  std::vector<int64_t> after;
-  if (!ReadPaddings(ctx, input, mode, &before, &after)) return;
-  const int rank = input.dims();
-  int last = -1;  // the last padded dimension
-  for (int d = 0; d < rank; ++d) {
-    if (before[d] != 0 || after[d] != 0) last = d;
-  }
-  if (last < 0) {
+  StatusOr<PadShape> pad = ResolvePad(input, ctx->input(1), mode);
+  OP_REQUIRES_OK(ctx, pad.status());
+  if (!pad->padded) {
     ctx->set_output(0, input);
     return;
   }
-  std::vector<int64_t> out_dims(rank);
+  const std::vector<int64_t>& before = pad->before;
+  const int rank = input.dims();
+  int last = -1;  // the last padded dimension
   for (int d = 0; d < rank; ++d) {
-    out_dims[d] = input.dim_size(d) + before[d] + after[d];
+    if (before[d] != 0 || pad->after[d] != 0) last = d;
   }
-  StatusOr<TensorShape> shape = TensorShape::Build(out_dims);
-  OP_REQUIRES_OK(ctx, shape.status());
+  const TensorShape& shape = pad->shape;
+  const absl::Span<const int64_t> out_dims = shape.dim_sizes();
   Tensor* out = nullptr;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-  if (shape->num_elements() == 0) return;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+  if (shape.num_elements() == 0) return;
 
   const DataType dtype = input.dtype();
   const size_t bytes = copy_util::ElementBytes(dtype);
@@ -212,11 +158,7 @@ class PadV2Op : public OpKernel {
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& value = ctx->input(2);
-    OP_REQUIRES(ctx, value.dims() == 0,
-                errors::InvalidArgument(
-                    "constant_values (input 2) must be a scalar but has "
-                    "shape ",
-                    value.shape().DebugString()));
+    OP_REQUIRES_OK(ctx, CheckPadConstant(value));
     PadCompute(ctx, ctx->input(0), PadMode::kConstant, value.raw_data());
   }
 };
@@ -224,16 +166,9 @@ class PadV2Op : public OpKernel {
 class MirrorPadOp : public OpKernel {
  public:
   explicit MirrorPadOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::string mode;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("mode", &mode));
-    if (mode == "REFLECT") {
-      mode_ = PadMode::kReflect;
-    } else if (mode == "SYMMETRIC") {
-      mode_ = PadMode::kSymmetric;
-    } else {
-      ctx->SetStatus(errors::InvalidArgument(
-          "attr 'mode' is '", mode, "'; expected REFLECT or SYMMETRIC"));
-    }
+    StatusOr<PadMode> mode = ReadMirrorPadMode(ctx);
+    OP_REQUIRES_OK(ctx, mode.status());
+    mode_ = *mode;
   }
 
   void Compute(OpKernelContext* ctx) const override {

@@ -1,22 +1,21 @@
 // Pad, PadV2 and MirrorPad on CUDA. paddings (and PadV2's constant_values)
 // are HostMemory, as in TensorFlow's GPU kernels, and checked on the host
-// by the CPU kernel's rules (PlanGpuPad); the device runs one kernel per
+// by the rules the CPU kernels share (kernels/pad_shape.h, through
+// PlanGpuPad); the device runs one kernel per
 // element size that reads the input or writes the constant per output
 // element (pad_body.h). No padding at all returns the input itself.
-#include <string>
-
 #include "core/tensor.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/slice_ops_gpu.h"
 #include "kernels/gpu_movement_plan.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
+#include "kernels/pad_shape.h"
 
 namespace weft {
 namespace {
 
-void GpuPadCompute(OpKernelContext* ctx, gpu::PadMode mode,
-                   uint64_t value_bits) {
+void GpuPadCompute(OpKernelContext* ctx, PadMode mode, uint64_t value_bits) {
   const Tensor& input = ctx->input(0);
   StatusOr<GpuPadPlan> plan = PlanGpuPad(input, ctx->input(1), mode);
   OP_REQUIRES_OK(ctx, plan.status());
@@ -43,7 +42,7 @@ class CudaPadOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) const override {
-    GpuPadCompute(ctx, gpu::PadMode::kConstant, 0);
+    GpuPadCompute(ctx, PadMode::kConstant, 0);
   }
 };
 
@@ -54,23 +53,16 @@ class CudaPadV2Op : public OpKernel {
   void Compute(OpKernelContext* ctx) const override {
     StatusOr<uint64_t> bits = PadConstantBits(ctx->input(2));
     OP_REQUIRES_OK(ctx, bits.status());
-    GpuPadCompute(ctx, gpu::PadMode::kConstant, *bits);
+    GpuPadCompute(ctx, PadMode::kConstant, *bits);
   }
 };
 
 class CudaMirrorPadOp : public OpKernel {
  public:
   explicit CudaMirrorPadOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::string mode;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("mode", &mode));
-    if (mode == "REFLECT") {
-      mode_ = gpu::PadMode::kReflect;
-    } else if (mode == "SYMMETRIC") {
-      mode_ = gpu::PadMode::kSymmetric;
-    } else {
-      ctx->SetStatus(errors::InvalidArgument(
-          "attr 'mode' is '", mode, "'; expected REFLECT or SYMMETRIC"));
-    }
+    StatusOr<PadMode> mode = ReadMirrorPadMode(ctx);
+    OP_REQUIRES_OK(ctx, mode.status());
+    mode_ = *mode;
   }
 
   void Compute(OpKernelContext* ctx) const override {
@@ -78,7 +70,7 @@ class CudaMirrorPadOp : public OpKernel {
   }
 
  private:
-  gpu::PadMode mode_ = gpu::PadMode::kReflect;
+  PadMode mode_ = PadMode::kReflect;
 };
 
 REGISTER_KERNEL_BUILDER(Name("Pad")

@@ -1,6 +1,7 @@
 // Slice and StridedSlice on CUDA. begin, size, end and strides are
 // HostMemory, as in TensorFlow's GPU kernels, and resolved on the host by
-// the CPU kernels' rules (PlanGpuSlice, PlanGpuStridedSlice); the device
+// the rules the CPU kernels share (kernels/slice_shape.h, through
+// PlanGpuSlice and PlanGpuStridedSlice); the device
 // runs one strided copy (slice_ops_gpu.cu). A slice that keeps all of the
 // input in order shares its buffer, as on the CPU.
 #include "core/tensor.h"
@@ -9,6 +10,7 @@
 #include "kernels/gpu_movement_plan.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
+#include "kernels/slice_shape.h"
 
 namespace weft {
 namespace {
@@ -49,11 +51,7 @@ class CudaSliceOp : public OpKernel {
 class CudaStridedSliceOp : public OpKernel {
  public:
   explicit CudaStridedSliceOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("begin_mask", &masks_.begin));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("end_mask", &masks_.end));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("ellipsis_mask", &masks_.ellipsis));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("new_axis_mask", &masks_.new_axis));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("shrink_axis_mask", &masks_.shrink_axis));
+    OP_REQUIRES_OK(ctx, ReadStridedSliceMasks(ctx, &masks_));
   }
 
   void Compute(OpKernelContext* ctx) const override {

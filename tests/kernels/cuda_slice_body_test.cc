@@ -377,7 +377,7 @@ TEST(CudaSliceBodyTest, PadMatchesCpu) {
       // Pad: zero.
       {
         StatusOr<GpuPadPlan> plan =
-            PlanGpuPad(input, paddings, gpu::PadMode::kConstant);
+            PlanGpuPad(input, paddings, PadMode::kConstant);
         ASSERT_TRUE(plan.ok()) << plan.status();
         StatusOr<Tensor> want = RunCpu("Pad", {}, {input, paddings});
         ASSERT_TRUE(want.ok()) << want.status();
@@ -390,21 +390,19 @@ TEST(CudaSliceBodyTest, PadMatchesCpu) {
         StatusOr<uint64_t> bits = PadConstantBits(value);
         ASSERT_TRUE(bits.ok()) << bits.status();
         StatusOr<GpuPadPlan> plan =
-            PlanGpuPad(input, paddings, gpu::PadMode::kConstant);
+            PlanGpuPad(input, paddings, PadMode::kConstant);
         ASSERT_TRUE(plan.ok()) << plan.status();
         StatusOr<Tensor> want = RunCpu("PadV2", {}, {input, paddings, value});
         ASSERT_TRUE(want.ok()) << want.status();
         ExpectTensorEqual(RunPadBody(input, *plan, *bits), *want);
         ++checked;
       }
-      for (gpu::PadMode mode :
-           {gpu::PadMode::kReflect, gpu::PadMode::kSymmetric}) {
-        if (mode == gpu::PadMode::kReflect && !c.mirror) continue;
+      for (PadMode mode : {PadMode::kReflect, PadMode::kSymmetric}) {
+        if (mode == PadMode::kReflect && !c.mirror) continue;
         if (c.shape.size() == 2 && c.shape[0] == 0 && c.paddings[0] > 0) {
           continue;  // nothing to mirror
         }
-        const char* name =
-            mode == gpu::PadMode::kReflect ? "REFLECT" : "SYMMETRIC";
+        const char* name = mode == PadMode::kReflect ? "REFLECT" : "SYMMETRIC";
         SCOPED_TRACE(name);
         StatusOr<GpuPadPlan> plan = PlanGpuPad(input, paddings, mode);
         ASSERT_TRUE(plan.ok()) << plan.status();
@@ -424,26 +422,23 @@ TEST(CudaSliceBodyTest, PadErrorsAreTheCpuKernels) {
   const Tensor input = Random(DT_FLOAT, TensorShape({3, 4}), 8);
   struct Bad {
     Tensor paddings;
-    gpu::PadMode mode;
+    PadMode mode;
   };
   const Bad bad[] = {
-      {Ints(DT_INT32, {1, 1}, TensorShape({1, 2})), gpu::PadMode::kConstant},
-      {Ints(DT_INT32, {1, 1, 1, 1}, TensorShape({4})), gpu::PadMode::kConstant},
-      {Ints(DT_INT32, {0, -1, 0, 0}, TensorShape({2, 2})),
-       gpu::PadMode::kConstant},
-      {Ints(DT_INT32, {3, 0, 0, 0}, TensorShape({2, 2})),
-       gpu::PadMode::kReflect},
-      {Ints(DT_INT32, {0, 0, 0, 5}, TensorShape({2, 2})),
-       gpu::PadMode::kSymmetric},
+      {Ints(DT_INT32, {1, 1}, TensorShape({1, 2})), PadMode::kConstant},
+      {Ints(DT_INT32, {1, 1, 1, 1}, TensorShape({4})), PadMode::kConstant},
+      {Ints(DT_INT32, {0, -1, 0, 0}, TensorShape({2, 2})), PadMode::kConstant},
+      {Ints(DT_INT32, {3, 0, 0, 0}, TensorShape({2, 2})), PadMode::kReflect},
+      {Ints(DT_INT32, {0, 0, 0, 5}, TensorShape({2, 2})), PadMode::kSymmetric},
   };
   for (const Bad& c : bad) {
     StatusOr<GpuPadPlan> plan = PlanGpuPad(input, c.paddings, c.mode);
-    if (c.mode == gpu::PadMode::kConstant) {
+    if (c.mode == PadMode::kConstant) {
       ExpectSameError(plan.status(), RunCpu("Pad", {}, {input, c.paddings}));
     } else {
       AttrMap attrs;
       attrs["mode"] = AttrValue::String(
-          c.mode == gpu::PadMode::kReflect ? "REFLECT" : "SYMMETRIC");
+          c.mode == PadMode::kReflect ? "REFLECT" : "SYMMETRIC");
       ExpectSameError(plan.status(),
                       RunCpu("MirrorPad", attrs, {input, c.paddings}));
     }
