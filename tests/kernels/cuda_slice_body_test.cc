@@ -24,6 +24,7 @@
 #include "kernels/kernel_registry.h"
 #include "ops/op_registry.h"
 #include "tests/kernels/cuda_kernel_cases.h"
+#include "tests/kernels/index_tensor_testutil.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {
@@ -71,16 +72,6 @@ TensorShape Shape(const std::vector<int64_t>& dims) {
   return shape.ok() ? *shape : TensorShape();
 }
 
-Tensor Ints(DataType dtype, const std::vector<int64_t>& values,
-            const TensorShape& shape) {
-  return AsTensorOfType(
-      dtype, std::vector<double>(values.begin(), values.end()), shape);
-}
-Tensor Vec(const std::vector<int64_t>& values, DataType dtype = DT_INT32) {
-  return Ints(dtype, values,
-              TensorShape({static_cast<int64_t>(values.size())}));
-}
-
 // Random values of `dtype`; float inputs also get NaN, infinities and -0 so
 // that the copies are seen to move bits, not values.
 Tensor Random(DataType dtype, const TensorShape& shape, uint32_t seed) {
@@ -114,6 +105,15 @@ void ExpectSameError(const Status& gpu, const StatusOr<Tensor>& cpu) {
       std::string(cpu.status().message()).find(std::string(gpu.message())),
       std::string::npos)
       << "plan: " << gpu << "\ncpu: " << cpu.status();
+}
+
+// `got` (what the CUDA kernel's body computed) must be, bit for bit, what
+// the CPU kernel computes from the same inputs.
+void ExpectMatchesCpu(const Tensor& got, const std::string& op,
+                      const AttrMap& attrs, const std::vector<Tensor>& inputs) {
+  StatusOr<Tensor> want = RunCpu(op, attrs, inputs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  ExpectTensorEqual(got, *want);
 }
 
 // The CUDA kernel's output for a slice plan: the input itself or the
@@ -177,9 +177,8 @@ TEST(CudaSliceBodyTest, SliceMatchesCpu) {
         const Tensor size = Vec(c.size, index);
         StatusOr<GpuSlicePlan> plan = PlanGpuSlice(input, begin, size);
         ASSERT_TRUE(plan.ok()) << plan.status();
-        StatusOr<Tensor> want = RunCpu("Slice", {}, {input, begin, size});
-        ASSERT_TRUE(want.ok()) << want.status();
-        ExpectTensorEqual(RunSliceBody(input, *plan), *want);
+        ExpectMatchesCpu(RunSliceBody(input, *plan), "Slice", {},
+                         {input, begin, size});
         ++checked;
       }
     }
@@ -232,6 +231,17 @@ StridedSliceMasks Masks(int64_t begin, int64_t end, int64_t ellipsis,
   return m;
 }
 
+// The CPU kernel's attrs for `m`.
+AttrMap MaskAttrs(const StridedSliceMasks& m) {
+  AttrMap attrs;
+  attrs["begin_mask"] = AttrValue::Int(m.begin);
+  attrs["end_mask"] = AttrValue::Int(m.end);
+  attrs["ellipsis_mask"] = AttrValue::Int(m.ellipsis);
+  attrs["new_axis_mask"] = AttrValue::Int(m.new_axis);
+  attrs["shrink_axis_mask"] = AttrValue::Int(m.shrink_axis);
+  return attrs;
+}
+
 std::vector<StridedCase> StridedCases() {
   return {
       {{5, 6}, {1, -1}, {4, 0}, {1, -1}, Masks(0, 0, 0, 0, 0)},
@@ -272,15 +282,8 @@ TEST(CudaSliceBodyTest, StridedSliceMatchesCpu) {
         StatusOr<GpuSlicePlan> plan =
             PlanGpuStridedSlice(input, b, e, s, c.masks);
         ASSERT_TRUE(plan.ok()) << plan.status();
-        AttrMap attrs;
-        attrs["begin_mask"] = AttrValue::Int(c.masks.begin);
-        attrs["end_mask"] = AttrValue::Int(c.masks.end);
-        attrs["ellipsis_mask"] = AttrValue::Int(c.masks.ellipsis);
-        attrs["new_axis_mask"] = AttrValue::Int(c.masks.new_axis);
-        attrs["shrink_axis_mask"] = AttrValue::Int(c.masks.shrink_axis);
-        StatusOr<Tensor> want = RunCpu("StridedSlice", attrs, {input, b, e, s});
-        ASSERT_TRUE(want.ok()) << want.status();
-        ExpectTensorEqual(RunSliceBody(input, *plan), *want);
+        ExpectMatchesCpu(RunSliceBody(input, *plan), "StridedSlice",
+                         MaskAttrs(c.masks), {input, b, e, s});
         ++checked;
       }
     }
@@ -303,16 +306,10 @@ TEST(CudaSliceBodyTest, StridedSliceErrorsAreTheCpuKernels) {
        Masks(0, 0, 0, 0, 0)},
   };
   for (const Bad& c : bad) {
-    AttrMap attrs;
-    attrs["begin_mask"] = AttrValue::Int(c.masks.begin);
-    attrs["end_mask"] = AttrValue::Int(c.masks.end);
-    attrs["ellipsis_mask"] = AttrValue::Int(c.masks.ellipsis);
-    attrs["new_axis_mask"] = AttrValue::Int(c.masks.new_axis);
-    attrs["shrink_axis_mask"] = AttrValue::Int(c.masks.shrink_axis);
     StatusOr<GpuSlicePlan> plan =
         PlanGpuStridedSlice(input, c.b, c.e, c.s, c.masks);
-    ExpectSameError(plan.status(),
-                    RunCpu("StridedSlice", attrs, {input, c.b, c.e, c.s}));
+    ExpectSameError(plan.status(), RunCpu("StridedSlice", MaskAttrs(c.masks),
+                                          {input, c.b, c.e, c.s}));
   }
 }
 
@@ -338,6 +335,13 @@ Tensor RunPadBody(const Tensor& input, const GpuPadPlan& plan,
     Store(o, &out);
   });
   return out;
+}
+
+// MirrorPad's attrs for `mode` (REFLECT or SYMMETRIC).
+AttrMap ModeAttr(const std::string& mode) {
+  AttrMap attrs;
+  attrs["mode"] = AttrValue::String(mode);
+  return attrs;
 }
 
 struct PadCase {
@@ -379,9 +383,8 @@ TEST(CudaSliceBodyTest, PadMatchesCpu) {
         StatusOr<GpuPadPlan> plan =
             PlanGpuPad(input, paddings, PadMode::kConstant);
         ASSERT_TRUE(plan.ok()) << plan.status();
-        StatusOr<Tensor> want = RunCpu("Pad", {}, {input, paddings});
-        ASSERT_TRUE(want.ok()) << want.status();
-        ExpectTensorEqual(RunPadBody(input, *plan, 0), *want);
+        ExpectMatchesCpu(RunPadBody(input, *plan, 0), "Pad", {},
+                         {input, paddings});
         ++checked;
       }
       // PadV2: a random constant.
@@ -392,9 +395,8 @@ TEST(CudaSliceBodyTest, PadMatchesCpu) {
         StatusOr<GpuPadPlan> plan =
             PlanGpuPad(input, paddings, PadMode::kConstant);
         ASSERT_TRUE(plan.ok()) << plan.status();
-        StatusOr<Tensor> want = RunCpu("PadV2", {}, {input, paddings, value});
-        ASSERT_TRUE(want.ok()) << want.status();
-        ExpectTensorEqual(RunPadBody(input, *plan, *bits), *want);
+        ExpectMatchesCpu(RunPadBody(input, *plan, *bits), "PadV2", {},
+                         {input, paddings, value});
         ++checked;
       }
       for (PadMode mode : {PadMode::kReflect, PadMode::kSymmetric}) {
@@ -406,11 +408,8 @@ TEST(CudaSliceBodyTest, PadMatchesCpu) {
         SCOPED_TRACE(name);
         StatusOr<GpuPadPlan> plan = PlanGpuPad(input, paddings, mode);
         ASSERT_TRUE(plan.ok()) << plan.status();
-        AttrMap attrs;
-        attrs["mode"] = AttrValue::String(name);
-        StatusOr<Tensor> want = RunCpu("MirrorPad", attrs, {input, paddings});
-        ASSERT_TRUE(want.ok()) << want.status();
-        ExpectTensorEqual(RunPadBody(input, *plan, 0), *want);
+        ExpectMatchesCpu(RunPadBody(input, *plan, 0), "MirrorPad",
+                         ModeAttr(name), {input, paddings});
         ++checked;
       }
     }
@@ -436,11 +435,11 @@ TEST(CudaSliceBodyTest, PadErrorsAreTheCpuKernels) {
     if (c.mode == PadMode::kConstant) {
       ExpectSameError(plan.status(), RunCpu("Pad", {}, {input, c.paddings}));
     } else {
-      AttrMap attrs;
-      attrs["mode"] = AttrValue::String(
-          c.mode == PadMode::kReflect ? "REFLECT" : "SYMMETRIC");
-      ExpectSameError(plan.status(),
-                      RunCpu("MirrorPad", attrs, {input, c.paddings}));
+      ExpectSameError(plan.status(), RunCpu("MirrorPad",
+                                            ModeAttr(c.mode == PadMode::kReflect
+                                                         ? "REFLECT"
+                                                         : "SYMMETRIC"),
+                                            {input, c.paddings}));
     }
   }
   const Tensor paddings = Ints(DT_INT32, {1, 1, 1, 1}, TensorShape({2, 2}));
@@ -476,6 +475,13 @@ Tensor RunGatherBody(const Tensor& params, const Tensor& indices,
     Store(o, &out);
   });
   return out;
+}
+
+// GatherV2's attrs for `batch_dims`.
+AttrMap BatchDimsAttr(int64_t batch_dims) {
+  AttrMap attrs;
+  attrs["batch_dims"] = AttrValue::Int(batch_dims);
+  return attrs;
 }
 
 struct GatherCase {
@@ -522,12 +528,8 @@ TEST(CudaSliceBodyTest, GatherMatchesCpu) {
         StatusOr<GpuGatherPlan> plan =
             PlanGpuGather(params, indices, axis, c.batch_dims);
         ASSERT_TRUE(plan.ok()) << plan.status();
-        AttrMap attrs;
-        attrs["batch_dims"] = AttrValue::Int(c.batch_dims);
-        StatusOr<Tensor> want =
-            RunCpu("GatherV2", attrs, {params, indices, axis});
-        ASSERT_TRUE(want.ok()) << want.status();
-        ExpectTensorEqual(RunGatherBody(params, indices, *plan), *want);
+        ExpectMatchesCpu(RunGatherBody(params, indices, *plan), "GatherV2",
+                         BatchDimsAttr(c.batch_dims), {params, indices, axis});
         ++checked;
       }
     }
@@ -603,12 +605,11 @@ TEST(CudaSliceBodyTest, GatherErrorsAreTheCpuKernels) {
        Ints(DT_INT32, {0}, TensorShape()), 0},
   };
   for (const Bad& c : bad) {
-    AttrMap attrs;
-    attrs["batch_dims"] = AttrValue::Int(c.batch_dims);
     StatusOr<GpuGatherPlan> plan =
         PlanGpuGather(c.params, c.indices, c.axis, c.batch_dims);
     ExpectSameError(plan.status(),
-                    RunCpu("GatherV2", attrs, {c.params, c.indices, c.axis}));
+                    RunCpu("GatherV2", BatchDimsAttr(c.batch_dims),
+                           {c.params, c.indices, c.axis}));
   }
 }
 
@@ -645,10 +646,8 @@ TEST(CudaSliceBodyTest, FillMatchesCpu) {
           const Tensor value = Random(dtype, f.value, seed);
           StatusOr<GpuFillPlan> plan = PlanGpuFill(dims, value);
           ASSERT_TRUE(plan.ok()) << plan.status();
-          StatusOr<Tensor> want = RunCpu("Fill", {}, {dims, value});
-          ASSERT_TRUE(want.ok()) << want.status();
-          ExpectTensorEqual(RunFillBody(dtype, plan->shape, plan->value_bits),
-                            *want);
+          ExpectMatchesCpu(RunFillBody(dtype, plan->shape, plan->value_bits),
+                           "Fill", {}, {dims, value});
           ++checked;
         }
       }
@@ -661,10 +660,8 @@ TEST(CudaSliceBodyTest, FillMatchesCpu) {
     const Tensor value = AsScalar<float>(v);
     StatusOr<GpuFillPlan> plan = PlanGpuFill(dims, value);
     ASSERT_TRUE(plan.ok()) << plan.status();
-    StatusOr<Tensor> want = RunCpu("Fill", {}, {dims, value});
-    ASSERT_TRUE(want.ok()) << want.status();
-    ExpectTensorEqual(RunFillBody(DT_FLOAT, plan->shape, plan->value_bits),
-                      *want);
+    ExpectMatchesCpu(RunFillBody(DT_FLOAT, plan->shape, plan->value_bits),
+                     "Fill", {}, {dims, value});
   }
   EXPECT_EQ(checked, 6 * 2 * 5 * 2);
 }
@@ -687,14 +684,10 @@ TEST(CudaSliceBodyTest, ZerosLikeAndOnesLikeMatchCpu) {
     for (const TensorShape& shape :
          {TensorShape(), TensorShape({0, 3}), TensorShape({3, 5})}) {
       const Tensor x = Random(dtype, shape, 17);
-      StatusOr<Tensor> zeros = RunCpu("ZerosLike", {}, {x});
-      ASSERT_TRUE(zeros.ok()) << zeros.status();
-      ExpectTensorEqual(RunFillBody(dtype, shape, 0), *zeros);
+      ExpectMatchesCpu(RunFillBody(dtype, shape, 0), "ZerosLike", {}, {x});
       StatusOr<uint64_t> one = OneBits(dtype);
       ASSERT_TRUE(one.ok()) << one.status();
-      StatusOr<Tensor> ones = RunCpu("OnesLike", {}, {x});
-      ASSERT_TRUE(ones.ok()) << ones.status();
-      ExpectTensorEqual(RunFillBody(dtype, shape, *one), *ones);
+      ExpectMatchesCpu(RunFillBody(dtype, shape, *one), "OnesLike", {}, {x});
     }
   }
 }

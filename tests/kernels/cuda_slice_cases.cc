@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tests/kernels/cuda_kernel_cases.h"
+#include "tests/kernels/index_tensor_testutil.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {
@@ -15,16 +16,6 @@ namespace {
 
 const std::vector<DataType> kTypes = {DT_FLOAT, DT_HALF, DT_INT32, DT_INT64,
                                       DT_BOOL};
-
-Tensor Ints(DataType dtype, const std::vector<int64_t>& values,
-            const TensorShape& shape) {
-  return AsTensorOfType(
-      dtype, std::vector<double>(values.begin(), values.end()), shape);
-}
-Tensor Vec(const std::vector<int64_t>& values, DataType dtype = DT_INT32) {
-  return Ints(dtype, values,
-              TensorShape({static_cast<int64_t>(values.size())}));
-}
 
 Case Row(std::string op, std::vector<TensorShape> shapes, std::string label) {
   Case c;
