@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/tensor.h"
@@ -116,6 +117,28 @@ void ExpectMatchesCpu(const Tensor& got, const std::string& op,
   ExpectTensorEqual(got, *want);
 }
 
+// What a kernel's per-element body computes from `input` into an output of
+// `shape`: body(in, out, i) at every output index i, with the elements as
+// the unsigned type of their size (as the launchers instantiate the
+// bodies). Stops at the first fatal failure, such as a body's check that
+// it reads inside the input.
+template <typename Body>
+Tensor RunBody(const Tensor& input, const TensorShape& shape, Body&& body) {
+  Tensor out(input.dtype(), shape);
+  const int64_t n = out.NumElements();
+  if (n == 0) return out;
+  WithElement(input.dtype(), [&](auto tag) {
+    using E = decltype(tag);
+    const std::vector<E> in = Elements<E>(input);
+    std::vector<E> o(n);
+    for (int64_t i = 0; i < n && !::testing::Test::HasFatalFailure(); ++i) {
+      body(in.data(), o.data(), i);
+    }
+    Store(o, &out);
+  });
+  return out;
+}
+
 // The CUDA kernel's output for a slice plan: the input itself or the
 // strided copy's body at every index.
 Tensor RunSliceBody(const Tensor& input, const GpuSlicePlan& plan) {
@@ -124,22 +147,12 @@ Tensor RunSliceBody(const Tensor& input, const GpuSlicePlan& plan) {
     EXPECT_TRUE(t.ok()) << t.status();
     return t.ok() ? *t : Tensor();
   }
-  Tensor out(input.dtype(), plan.shape);
-  const int64_t n = out.NumElements();
-  if (n == 0) return out;
-  WithElement(input.dtype(), [&](auto tag) {
-    using E = decltype(tag);
-    const std::vector<E> in = Elements<E>(input);
-    std::vector<E> o(n);
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t s = gpu::StridedCopySource(plan.copy, i);
-      ASSERT_TRUE(s >= 0 && s < input.NumElements())
-          << "output " << i << " reads input " << s;
-      gpu::StridedCopyElement(plan.copy, in.data(), o.data(), i);
-    }
-    Store(o, &out);
+  return RunBody(input, plan.shape, [&](const auto* in, auto* out, int64_t i) {
+    const int64_t s = gpu::StridedCopySource(plan.copy, i);
+    ASSERT_TRUE(s >= 0 && s < input.NumElements())
+        << "output " << i << " reads input " << s;
+    gpu::StridedCopyElement(plan.copy, in, out, i);
   });
-  return out;
 }
 
 // ---- Slice -------------------------------------------------------------
@@ -315,26 +328,18 @@ TEST(CudaSliceBodyTest, StridedSliceErrorsAreTheCpuKernels) {
 
 // ---- Pad, PadV2, MirrorPad ------------------------------------------------
 
+// The CUDA kernel's output for a pad plan: the input itself or the pad
+// body at every index.
 Tensor RunPadBody(const Tensor& input, const GpuPadPlan& plan,
                   uint64_t value_bits) {
   if (plan.forward_input) return input;
-  Tensor out(input.dtype(), plan.shape);
-  const int64_t n = out.NumElements();
-  if (n == 0) return out;
-  WithElement(input.dtype(), [&](auto tag) {
-    using E = decltype(tag);
-    const std::vector<E> in = Elements<E>(input);
-    std::vector<E> o(n);
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t s = gpu::PadSource(plan.pad, i);
-      ASSERT_TRUE(s >= -1 && s < input.NumElements())
-          << "output " << i << " reads input " << s;
-      gpu::PadElement(plan.pad, in.data(), static_cast<E>(value_bits), o.data(),
-                      i);
-    }
-    Store(o, &out);
+  return RunBody(input, plan.shape, [&](const auto* in, auto* out, int64_t i) {
+    using E = std::remove_pointer_t<decltype(out)>;
+    const int64_t s = gpu::PadSource(plan.pad, i);
+    ASSERT_TRUE(s >= -1 && s < input.NumElements())
+        << "output " << i << " reads input " << s;
+    gpu::PadElement(plan.pad, in, static_cast<E>(value_bits), out, i);
   });
-  return out;
 }
 
 // MirrorPad's attrs for `mode` (REFLECT or SYMMETRIC).
@@ -460,21 +465,16 @@ void GatherBody(const GpuGatherPlan& plan, const E* params,
 
 Tensor RunGatherBody(const Tensor& params, const Tensor& indices,
                      const GpuGatherPlan& plan) {
-  Tensor out(params.dtype(), plan.shape);
-  const int64_t n = out.NumElements();
-  if (n == 0) return out;
-  WithElement(params.dtype(), [&](auto tag) {
-    using E = decltype(tag);
-    const std::vector<E> p = Elements<E>(params);
-    std::vector<E> o(n);
-    if (indices.dtype() == DT_INT64) {
-      GatherBody(plan, p.data(), indices.data<int64_t>(), o.data(), n);
+  const bool wide = indices.dtype() == DT_INT64;
+  const int64_t* i64 = wide ? indices.data<int64_t>() : nullptr;
+  const int32_t* i32 = wide ? nullptr : indices.data<int32_t>();
+  return RunBody(params, plan.shape, [&](const auto* p, auto* out, int64_t i) {
+    if (wide) {
+      gpu::GatherElement(plan.gather, p, i64, out, i);
     } else {
-      GatherBody(plan, p.data(), indices.data<int32_t>(), o.data(), n);
+      gpu::GatherElement(plan.gather, p, i32, out, i);
     }
-    Store(o, &out);
   });
-  return out;
 }
 
 // GatherV2's attrs for `batch_dims`.
