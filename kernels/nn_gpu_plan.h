@@ -1,28 +1,30 @@
 // Host-side planning of the CUDA NN kernels (kernels/cuda/conv_ops.cc,
-// pooling_ops.cc, batch_norm_op.cc, matmul_op.cc): shape checks and the POD
-// parameters the device code takes. Compiled in every build (also without
-// CUDA), so that cuda_nn_body_test.cc can build exactly the parameters the
-// OpKernel classes build and run the kernel bodies on them on the host.
+// pooling_ops.cc, batch_norm_op.cc, matmul_op.cc): the POD parameters the
+// device code takes and the cuBLAS calls. Compiled in every build (also
+// without CUDA), so that cuda_nn_body_test.cc can build exactly the
+// parameters the OpKernel classes build and run the kernel bodies on them
+// on the host.
 //
-// Shapes, paddings and errors come from the CPU kernels' own helpers
-// (kernels/cpu/conv2d.h, depthwise_conv.h, image_util.h), so both devices
-// agree on every output shape and error; the checks private to the CPU's
-// pooling_ops.cc, fused_batch_norm_op.cc and batch_matmul_op.cc are
-// repeated here with their messages.
+// Shapes, paddings and errors come from the contracts the CPU kernels use
+// too (kernels/cpu/conv2d.h, depthwise_conv.h, image_util.h,
+// kernels/pool_shape.h, batch_norm_shape.h, batch_matmul_shape.h), so both
+// devices agree on every output shape and error.
 #ifndef WEFT_KERNELS_NN_GPU_PLAN_H_
 #define WEFT_KERNELS_NN_GPU_PLAN_H_
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/tensor_shape.h"
+#include "kernels/batch_matmul_shape.h"
+#include "kernels/batch_norm_shape.h"
 #include "kernels/cpu/image_util.h"
 #include "kernels/cuda/batch_norm_body.h"
 #include "kernels/cuda/conv_body.h"
 #include "kernels/cuda/pool_body.h"
+#include "kernels/pool_shape.h"
 
 namespace weft {
 
@@ -39,31 +41,19 @@ Status PlanDepthwiseConv(const WindowAttrs& attrs, const Tensor& input,
                          const Tensor& filter, gpu::ConvParams* params,
                          TensorShape* out_shape);
 
-// The checks of the CPU's pooling kernels on attrs already read (format,
-// padding, ksize, strides): no pooling over the batch, EXPLICIT paddings
-// smaller than the window; MaxPool (`max`) may pool over depth alone
-// (ksize 1 along height and width, depth stride = depth window, no
-// EXPLICIT padding), AvgPool may not pool over depth. *depth_window is the
-// depth window (1 for spatial pools).
-Status CheckPoolAttrs(bool max, const WindowAttrs& attrs,
-                      int64_t* depth_window);
-
-// The pool of `input` (in attrs.format): kMax / kAvg, or kDepthMax when
-// depth_window > 1 (MaxPool only). `lowest` is MaxPool's start value (the
-// element type's lowest finite value). Errors as the CPU kernel's.
+// The pool of `input` (in attrs.format), with attrs and depth_window from
+// ReadPoolAttrs / CheckPoolAttrs (pool_shape.h): kMax / kAvg, or kDepthMax
+// when depth_window > 1 (MaxPool only). `lowest` is MaxPool's start value
+// (the element type's lowest finite value). Errors as GetPoolShape's.
 Status PlanPool(const WindowAttrs& attrs, bool max, int64_t depth_window,
                 float lowest, const TensorShape& input, gpu::PoolParams* params,
                 TensorShape* out_shape);
 
-// FusedBatchNormV3: `format` is data_format (NHWC, NCHW, NDHWC or NCDHW;
-// checked by the caller), `stats` the shapes of scale, offset, mean and
-// variance (inputs 1 to 4). Inference and training with
-// exponential_avg_factor != 1 need all four to be [channels]; training
-// with a factor of 1 needs scale and offset to be, and mean and variance
-// to be vectors. Errors as the CPU kernel's.
-Status PlanBatchNorm(const std::string& format, const TensorShape& x,
-                     const TensorShape* const stats[4], float epsilon,
-                     bool is_training, float exponential_avg_factor,
+// FusedBatchNormV3 of x, `stats` the shapes of scale, offset, mean and
+// variance (inputs 1 to 4). Errors as GetBatchNormLayout's
+// (batch_norm_shape.h).
+Status PlanBatchNorm(const BatchNormAttrs& attrs, const TensorShape& x,
+                     const TensorShape* const stats[4],
                      gpu::BatchNormParams* params);
 
 // One strided-batched GEMM of BatchMatMulV2: for j < count, output matrix
@@ -79,10 +69,9 @@ struct BatchMatMulCall {
 // How BatchMatMulV2 runs on cuBLAS. The batch dimensions broadcast as in
 // NumPy and are merged (BinaryBroadcast); one merged dimension is one
 // strided-batched call (strides 0 where an operand is broadcast), more are
-// a loop of calls over the outer ones, each batching the innermost. When y
-// is one matrix for the whole batch and x is not adjoint, the batch is
-// folded into the rows of a single product ([batch * m, k] x [k, n]):
-// `rows` is then batch * m (otherwise m), and `calls` one call of count 1.
+// a loop of calls over the outer ones, each batching the innermost. When
+// the batch folds into rows (BatchMatMulShape::batch_in_rows), `rows` is
+// batch * m (otherwise m), and `calls` one call of count 1.
 struct BatchMatMulPlan {
   bool adj_x = false, adj_y = false;
   int64_t m = 0, k = 0, n = 0;
@@ -94,8 +83,7 @@ struct BatchMatMulPlan {
   std::vector<BatchMatMulCall> calls;  // empty when the output is
 };
 
-// Errors as the CPU kernel's: ranks below 2, inner dimensions that differ,
-// batch dimensions that do not broadcast.
+// Errors as GetBatchMatMulShape's (batch_matmul_shape.h).
 Status PlanBatchMatMul(const TensorShape& x, const TensorShape& y, bool adj_x,
                        bool adj_y, BatchMatMulPlan* plan);
 

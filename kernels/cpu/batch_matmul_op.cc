@@ -18,6 +18,9 @@
 // accumulation and rounded once (as MatMul); int32 and int64 with wrapping
 // arithmetic (computed as uint32 / uint64, the same bits as
 // two's-complement wrapping).
+//
+// The shape checks, their errors and the walk over the broadcast batch are
+// shared with the CUDA kernel (kernels/batch_matmul_shape.h).
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -26,7 +29,7 @@
 #include <Eigen/Core>
 
 #include "core/tensor.h"
-#include "kernels/cpu/broadcast.h"
+#include "kernels/batch_matmul_shape.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/reduction_util.h"
 #include "kernels/kernel_registry.h"
@@ -88,30 +91,11 @@ BatchMap MapBatch(const BinaryBroadcast& bcast) {
   const int64_t batch = bcast.output_size();
   map.x.resize(batch);
   map.y.resize(batch);
-  const absl::Span<const int64_t> dims = bcast.reduced_dims();
-  if (dims.empty()) {
-    // A single matrix each (or none).
-    if (batch > 0) map.x[0] = map.y[0] = 0;
-    return map;
-  }
-  const absl::Span<const int64_t> xs = bcast.x_strides();
-  const absl::Span<const int64_t> ys = bcast.y_strides();
-  const int rank = static_cast<int>(dims.size());
-  std::vector<int64_t> index(rank, 0);
-  int64_t xo = 0;
-  int64_t yo = 0;
+  BroadcastOdometer at(bcast, static_cast<int>(bcast.reduced_dims().size()));
   for (int64_t i = 0; i < batch; ++i) {
-    map.x[i] = xo;
-    map.y[i] = yo;
-    // Odometer step, innermost dimension first.
-    for (int d = rank - 1; d >= 0; --d) {
-      xo += xs[d];
-      yo += ys[d];
-      if (++index[d] < dims[d]) break;
-      xo -= xs[d] * dims[d];
-      yo -= ys[d] * dims[d];
-      index[d] = 0;
-    }
+    map.x[i] = at.x();
+    map.y[i] = at.y();
+    at.Next();
   }
   return map;
 }
@@ -175,37 +159,19 @@ void Convert(const From* from, To* to, int64_t n) {
           .template cast<To>();
 }
 
-TensorShape BatchShape(const TensorShape& s) {
-  TensorShape batch;
-  for (int d = 0; d + 2 < s.dims(); ++d) {
-    // A sub-shape of a valid shape is valid.
-    batch.AddDim(s.dim_size(d)).IgnoreError();
-  }
-  return batch;
-}
-
-}  // namespace
-
-Status BatchMatMulCompute(OpKernelContext* ctx, const Tensor& x, bool adj_x,
-                          const Tensor& y, bool adj_y, Tensor* out) {
-  const int xr = x.dims();
-  const int yr = y.dims();
-  const int64_t m = x.dim_size(adj_x ? xr - 1 : xr - 2);
-  const int64_t k = x.dim_size(adj_x ? xr - 2 : xr - 1);
-  const int64_t n = y.dim_size(adj_y ? yr - 2 : yr - 1);
-  if (out->NumElements() == 0) return Status();
-  BinaryBroadcast bcast;
-  WEFT_RETURN_IF_ERROR(
-      bcast.Init(BatchShape(x.shape()), BatchShape(y.shape())));
+// The products of BatchMatMulCompute, `s` describing x and y.
+Status ComputeProducts(OpKernelContext* ctx, const BatchMatMulShape& s,
+                       const Tensor& x, bool adj_x, const Tensor& y, bool adj_y,
+                       Tensor* out) {
+  const auto [m, k, n] = s.dims;
   BatchMap map;
   int64_t rows = m;
-  if (!adj_x && bcast.y_is_scalar() && bcast.x_complete()) {
-    // One shared y: the batch is more rows of one product.
-    rows = m * bcast.output_size();
+  if (s.batch_in_rows) {
+    rows = m * s.batch.output_size();
     map.x = {0};
     map.y = {0};
   } else {
-    map = MapBatch(bcast);
+    map = MapBatch(s.batch);
   }
   switch (x.dtype()) {
     case DT_FLOAT:
@@ -261,6 +227,17 @@ Status BatchMatMulCompute(OpKernelContext* ctx, const Tensor& x, bool adj_x,
   }
 }
 
+}  // namespace
+
+Status BatchMatMulCompute(OpKernelContext* ctx, const Tensor& x, bool adj_x,
+                          const Tensor& y, bool adj_y, Tensor* out) {
+  if (out->NumElements() == 0) return Status();
+  BatchMatMulShape s;
+  WEFT_RETURN_IF_ERROR(
+      GetBatchMatMulShape(x.shape(), y.shape(), adj_x, adj_y, &s));
+  return ComputeProducts(ctx, s, x, adj_x, y, adj_y, out);
+}
+
 namespace {
 
 class BatchMatMulV2Op : public OpKernel {
@@ -273,44 +250,13 @@ class BatchMatMulV2Op : public OpKernel {
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
-    OP_REQUIRES(ctx, x.dims() >= 2,
-                errors::InvalidArgument("x (input 0) must have rank >= 2 but "
-                                        "has shape ",
-                                        x.shape().DebugString()));
-    OP_REQUIRES(ctx, y.dims() >= 2,
-                errors::InvalidArgument("y (input 1) must have rank >= 2 but "
-                                        "has shape ",
-                                        y.shape().DebugString()));
-    const int xr = x.dims();
-    const int yr = y.dims();
-    const int64_t m = x.dim_size(adj_x_ ? xr - 1 : xr - 2);
-    const int64_t k = x.dim_size(adj_x_ ? xr - 2 : xr - 1);
-    const int64_t k_y = y.dim_size(adj_y_ ? yr - 1 : yr - 2);
-    const int64_t n = y.dim_size(adj_y_ ? yr - 2 : yr - 1);
-    OP_REQUIRES(
-        ctx, k == k_y,
-        errors::InvalidArgument(
-            "inner dimensions differ: x has shape ", x.shape().DebugString(),
-            " (adj_x=", adj_x_ ? "true" : "false", ") and y has shape ",
-            y.shape().DebugString(), " (adj_y=", adj_y_ ? "true" : "false",
-            "), so x contributes ", k, " and y ", k_y));
-    BinaryBroadcast bcast;
-    const Status batch_ok =
-        bcast.Init(BatchShape(x.shape()), BatchShape(y.shape()));
-    OP_REQUIRES(ctx, batch_ok.ok(),
-                errors::InvalidArgument(
-                    "the batch dimensions of x ", x.shape().DebugString(),
-                    " and y ", y.shape().DebugString(),
-                    " do not broadcast: ", batch_ok.message()));
-    std::vector<int64_t> out_dims(bcast.output_shape().dim_sizes().begin(),
-                                  bcast.output_shape().dim_sizes().end());
-    out_dims.push_back(m);
-    out_dims.push_back(n);
-    StatusOr<TensorShape> out_shape = TensorShape::Build(out_dims);
-    OP_REQUIRES_OK(ctx, out_shape.status());
+    BatchMatMulShape s;
+    OP_REQUIRES_OK(
+        ctx, GetBatchMatMulShape(x.shape(), y.shape(), adj_x_, adj_y_, &s));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
-    OP_REQUIRES_OK(ctx, BatchMatMulCompute(ctx, x, adj_x_, y, adj_y_, out));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, s.out_shape, &out));
+    if (out->NumElements() == 0) return;
+    OP_REQUIRES_OK(ctx, ComputeProducts(ctx, s, x, adj_x_, y, adj_y_, out));
   }
 
  private:

@@ -18,6 +18,9 @@
 // statistics are summed in double over blocks fixed by the shape and
 // combined in order, so they do not depend on the thread count. An empty x
 // gives NaN batch_mean and batch_variance, as in TensorFlow.
+//
+// Attrs, shapes and errors are shared with the CUDA kernel
+// (kernels/batch_norm_shape.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -28,6 +31,7 @@
 #include <Eigen/Core>
 
 #include "core/tensor.h"
+#include "kernels/batch_norm_shape.h"
 #include "kernels/cpu/image_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
@@ -42,20 +46,10 @@ using ConstFloatMap = Eigen::Map<const FloatArray>;
 // Elements per unit of parallel work and per statistics block.
 constexpr int64_t kBlockElements = int64_t{1} << 14;
 
-// x viewed as [outer, channels, inner]: channels last has inner = 1 (outer
-// = every position), channels first has outer = batch and inner = the
-// spatial size.
-struct Layout {
-  bool channels_last = true;
-  int64_t outer = 0;
-  int64_t channels = 0;
-  int64_t inner = 0;
-};
-
 // y = (x - mean[c]) * factor[c] + offset[c] in float, TensorFlow's order of
 // operations, with factor = rsqrt(variance + epsilon) * scale.
 template <typename T>
-void Normalize(const OpKernelContext& ctx, const Layout& l, const T* x,
+void Normalize(const OpKernelContext& ctx, const BatchNormLayout& l, const T* x,
                const float* mean, const float* factor, const float* offset,
                T* y) {
   const int64_t c = l.channels;
@@ -91,8 +85,9 @@ void Normalize(const OpKernelContext& ctx, const Layout& l, const T* x,
 // Per channel: the sum of (x - center[c])^2, or of x when `center` is null,
 // in double, over blocks fixed by the shape and combined in block order.
 template <typename T>
-std::vector<double> ChannelSums(const OpKernelContext& ctx, const Layout& l,
-                                const T* x, const double* center) {
+std::vector<double> ChannelSums(const OpKernelContext& ctx,
+                                const BatchNormLayout& l, const T* x,
+                                const double* center) {
   const int64_t c = l.channels;
   auto term = [center](double v, int64_t ch) {
     if (center == nullptr) return v;
@@ -143,66 +138,20 @@ template <typename T>
 class FusedBatchNormV3Op : public OpKernel {
  public:
   explicit FusedBatchNormV3Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("epsilon", &epsilon_));
-    OP_REQUIRES_OK(
-        ctx, ctx->GetAttr("exponential_avg_factor", &exponential_avg_factor_));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("is_training", &is_training_));
-    std::string format;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format));
-    if (format == "NHWC" || format == "NDHWC") {
-      channels_last_ = true;
-    } else if (format == "NCHW" || format == "NCDHW") {
-      channels_last_ = false;
-    } else {
-      ctx->SetStatus(errors::InvalidArgument(
-          "data_format '", format,
-          "' is not supported; expected NHWC, NCHW, NDHWC or NCDHW"));
-      return;
-    }
-    rank_ = static_cast<int>(format.size());
-    format_ = format;
+    OP_REQUIRES_OK(ctx, ReadBatchNormAttrs(ctx, &attrs_));
   }
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& x = ctx->input(0);
-    OP_REQUIRES(
-        ctx, x.dims() == rank_,
-        errors::InvalidArgument("x must have rank ", rank_, " for ", format_,
-                                " but has shape ", x.shape().DebugString()));
-    Layout l;
-    l.channels_last = channels_last_;
-    const int channel_dim = channels_last_ ? rank_ - 1 : 1;
-    l.channels = x.dim_size(channel_dim);
-    if (channels_last_) {
-      l.outer = l.channels == 0 ? 0 : x.NumElements() / l.channels;
-      l.inner = 1;
-    } else {
-      l.outer = x.dim_size(0);
-      l.inner = 1;
-      for (int d = 2; d < rank_; ++d) l.inner *= x.dim_size(d);
-    }
-    // The per-channel inputs the mode needs.
-    const bool uses_estimates = !is_training_ || exponential_avg_factor_ != 1;
-    static constexpr const char* kNames[] = {"scale", "offset", "mean",
-                                             "variance"};
-    for (int i = 1; i <= (uses_estimates ? 4 : 2); ++i) {
-      const Tensor& v = ctx->input(i);
-      OP_REQUIRES(ctx, v.dims() == 1 && v.dim_size(0) == l.channels,
-                  errors::InvalidArgument(
-                      kNames[i - 1], " (input ", i, ") has shape ",
-                      v.shape().DebugString(), " but must be [", l.channels,
-                      "], one value per channel of x ", x.shape().DebugString(),
-                      is_training_ ? " (mean and variance are needed when "
-                                     "training with exponential_avg_factor "
-                                     "!= 1)"
-                                   : ""));
-    }
-    for (int i = 3; i <= 4 && !uses_estimates; ++i) {
-      OP_REQUIRES(ctx, ctx->input(i).dims() == 1,
-                  errors::InvalidArgument(kNames[i - 1], " (input ", i,
-                                          ") must be a vector but has shape ",
-                                          ctx->input(i).shape().DebugString()));
-    }
+    const TensorShape* stat_shapes[4];
+    for (int i = 0; i < 4; ++i) stat_shapes[i] = &ctx->input(i + 1).shape();
+    StatusOr<BatchNormLayout> layout =
+        GetBatchNormLayout(attrs_, x.shape(), stat_shapes);
+    OP_REQUIRES_OK(ctx, layout.status());
+    const BatchNormLayout& l = *layout;
+    // Whether the mean and variance inputs are read.
+    const bool uses_estimates = BatchNormUsesEstimates(attrs_);
+    const bool is_training = attrs_.is_training;
 
     Tensor* y = nullptr;
     OP_REQUIRES_OK(
@@ -226,19 +175,19 @@ class FusedBatchNormV3Op : public OpKernel {
     const float* var_in =
         uses_estimates ? ctx->input(4).data<float>() : nullptr;
     const int64_t c = l.channels;
-    const float eps = epsilon_;
+    const float eps = attrs_.epsilon;
 
     if (x.NumElements() == 0) {
       const float nan = std::numeric_limits<float>::quiet_NaN();
       std::fill_n(batch_mean, c, nan);
       std::fill_n(batch_var, c, nan);
-      std::fill_n(saved_mean, c, is_training_ ? nan : 0.0f);
-      std::fill_n(saved_var, c, is_training_ ? nan : 0.0f);
+      std::fill_n(saved_mean, c, is_training ? nan : 0.0f);
+      std::fill_n(saved_var, c, is_training ? nan : 0.0f);
       return;
     }
 
     std::vector<float> factor(c);
-    if (!is_training_) {
+    if (!is_training) {
       for (int64_t ch = 0; ch < c; ++ch) {
         factor[ch] = (1.0f / std::sqrt(var_in[ch] + eps)) * scale[ch];
       }
@@ -259,7 +208,7 @@ class FusedBatchNormV3Op : public OpKernel {
     std::vector<float> mean_f(c);
     const double adjust = static_cast<double>(n) /
                           static_cast<double>(std::max<int64_t>(n - 1, 1));
-    const double f = exponential_avg_factor_;
+    const double f = attrs_.exponential_avg_factor;
     for (int64_t ch = 0; ch < c; ++ch) {
       mean_f[ch] = static_cast<float>(mean[ch]);
       const float var_f = static_cast<float>(var[ch]);
@@ -281,12 +230,7 @@ class FusedBatchNormV3Op : public OpKernel {
   }
 
  private:
-  float epsilon_ = 1e-4f;
-  float exponential_avg_factor_ = 1.0f;
-  bool is_training_ = true;
-  bool channels_last_ = true;
-  int rank_ = 4;
-  std::string format_;
+  BatchNormAttrs attrs_;
 };
 
 #define WEFT_REGISTER_FUSED_BATCH_NORM(T)                  \

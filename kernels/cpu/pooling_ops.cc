@@ -19,7 +19,8 @@
 //
 // Output rows (n, oh) are independent units for ctx->ParallelFor; each
 // element's arithmetic is fixed, so results do not depend on the thread
-// count. NCHW is computed in NHWC between two layout changes.
+// count. NCHW is computed in NHWC between two layout changes. Attrs, shapes
+// and errors are shared with the CUDA kernels (kernels/pool_shape.h).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -30,16 +31,10 @@
 #include "kernels/cpu/image_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
+#include "kernels/pool_shape.h"
 
 namespace weft {
 namespace {
-
-struct PoolShape {
-  int64_t batch = 0;
-  int64_t depth = 0;
-  WindowDim rows;
-  WindowDim cols;
-};
 
 // The comparison type of MaxPool: float for half and bfloat16 (exact, and
 // returns one of the inputs), the type itself otherwise.
@@ -83,8 +78,6 @@ void MaxPoolRows(const PoolShape& s, const T* in, T* out, int64_t first,
   }
 }
 
-// Pixels [first, last) of the NHWC max pool over groups of `window`
-// channels.
 // Pixels [first, last) of the NHWC max pool over groups of `window` (>= 2)
 // channels. Like TensorFlow's reduction, each group starts from its first
 // value, so a leading NaN is kept while later ones are skipped.
@@ -144,72 +137,16 @@ void AvgPoolRows(const PoolShape& s, const T* in, T* out, int64_t first,
   }
 }
 
-// The attrs both pools read, and the checks they share: no pooling over the
-// batch, EXPLICIT paddings smaller than the window.
-Status ReadPoolAttrs(OpKernelConstruction* ctx, WindowAttrs* attrs) {
-  WEFT_RETURN_IF_ERROR(ReadFormatAndPadding(ctx, attrs));
-  WEFT_RETURN_IF_ERROR(ReadWindowList(ctx, "ksize", &attrs->ksize));
-  WEFT_RETURN_IF_ERROR(ReadWindowList(ctx, "strides", &attrs->strides));
-  const int n = attrs->index('N');
-  if (attrs->ksize[n] != 1 || attrs->strides[n] != 1) {
-    return errors::Unimplemented(
-        "attrs 'ksize' ", WindowListString(attrs->ksize), " and 'strides' ",
-        WindowListString(attrs->strides), " must be 1 at index ", n,
-        ": pooling over the batch dimension is not supported");
-  }
-  if (attrs->padding == Padding::kExplicit) {
-    for (char dim : {'H', 'W'}) {
-      const int i = attrs->index(dim);
-      for (int side = 0; side < 2; ++side) {
-        if (attrs->explicit_paddings[2 * i + side] >= attrs->ksize[i]) {
-          return errors::InvalidArgument(
-              side == 0 ? (dim == 'H' ? "top" : "left")
-                        : (dim == 'H' ? "bottom" : "right"),
-              " padding ", attrs->explicit_paddings[2 * i + side],
-              " must be smaller than the window size ", attrs->ksize[i],
-              " (attr 'explicit_paddings' is ",
-              WindowListString(attrs->explicit_paddings), ", 'ksize' ",
-              WindowListString(attrs->ksize), ")");
-        }
-      }
-    }
-  }
-  return Status();
-}
-
-// The spatial geometry of a pool over `input` (in attrs.format).
-StatusOr<PoolShape> GetPoolShape(const WindowAttrs& attrs,
-                                 const Tensor& input) {
-  if (input.dims() != 4) {
-    return errors::InvalidArgument("input must be 4-dimensional but has shape ",
-                                   input.shape().DebugString());
-  }
-  PoolShape s;
-  s.batch = input.dim_size(attrs.index('N'));
-  s.depth = input.dim_size(attrs.index('C'));
-  WEFT_ASSIGN_OR_RETURN(
-      s.rows, ComputeWindowDim(attrs, 'H', input.dim_size(attrs.index('H')),
-                               attrs.ksize[attrs.index('H')]));
-  WEFT_ASSIGN_OR_RETURN(
-      s.cols, ComputeWindowDim(attrs, 'W', input.dim_size(attrs.index('W')),
-                               attrs.ksize[attrs.index('W')]));
-  return s;
-}
-
 // The part MaxPool and AvgPool share: output shape, then `rows` (MaxPoolRows
 // or AvgPoolRows) over output rows of the NHWC view, split through `ctx`.
 template <typename T, typename RowsFn>
 void PoolWindows(OpKernelContext* ctx, const WindowAttrs& attrs,
                  const Tensor& input, RowsFn rows) {
-  StatusOr<PoolShape> shape = GetPoolShape(attrs, input);
+  StatusOr<PoolShape> shape = GetPoolShape(attrs, 1, input.shape());
   OP_REQUIRES_OK(ctx, shape.status());
   const PoolShape& s = *shape;
   Tensor* output = nullptr;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                          0,
-                          FormatShape(attrs.format, s.batch, s.rows.output,
-                                      s.cols.output, s.depth),
-                          &output));
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, s.OutputShape(attrs), &output));
   if (output->NumElements() == 0) return;
   const int64_t row_cost =
       s.cols.output * s.rows.window * s.cols.window * s.depth;
@@ -233,28 +170,7 @@ class MaxPoolOp : public OpKernel {
                 errors::InvalidArgument(
                     "data_format NCHW_VECT_C is only for qint8, which has no "
                     "CPU kernel; use NHWC or NCHW"));
-    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, &attrs_));
-    const int c = attrs_.index('C');
-    depth_window_ = attrs_.ksize[c];
-    if (depth_window_ != 1) {
-      OP_REQUIRES(ctx,
-                  attrs_.ksize[attrs_.index('H')] == 1 &&
-                      attrs_.ksize[attrs_.index('W')] == 1,
-                  errors::Unimplemented(
-                      "MaxPool pools either over depth or over height and "
-                      "width, not both; 'ksize' is ",
-                      WindowListString(attrs_.ksize)));
-      OP_REQUIRES(ctx, attrs_.strides[c] == depth_window_,
-                  errors::Unimplemented(
-                      "depthwise max pooling needs the depth stride to equal "
-                      "the depth window; 'ksize' is ",
-                      WindowListString(attrs_.ksize), " and 'strides' ",
-                      WindowListString(attrs_.strides)));
-      OP_REQUIRES(ctx, attrs_.padding != Padding::kExplicit,
-                  errors::Unimplemented(
-                      "depthwise max pooling does not support EXPLICIT "
-                      "padding"));
-    }
+    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, true, &attrs_, &depth_window_));
   }
 
   void Compute(OpKernelContext* ctx) const override {
@@ -268,30 +184,21 @@ class MaxPoolOp : public OpKernel {
 
  private:
   void ComputeDepthwise(OpKernelContext* ctx, const Tensor& input) const {
-    OP_REQUIRES(ctx, input.dims() == 4,
-                errors::InvalidArgument("input must be 4-dimensional but has "
-                                        "shape ",
-                                        input.shape().DebugString()));
-    const int64_t depth = input.dim_size(attrs_.index('C'));
-    OP_REQUIRES(ctx, depth % depth_window_ == 0,
-                errors::Unimplemented(
-                    "depthwise max pooling needs the depth window ",
-                    depth_window_, " to divide the input depth ", depth,
-                    " (input ", input.shape().DebugString(), ")"));
-    const int64_t n = input.dim_size(attrs_.index('N'));
-    const int64_t h = input.dim_size(attrs_.index('H'));
-    const int64_t w = input.dim_size(attrs_.index('W'));
+    StatusOr<PoolShape> shape =
+        GetPoolShape(attrs_, depth_window_, input.shape());
+    OP_REQUIRES_OK(ctx, shape.status());
+    const int64_t depth = shape->depth;
+    const int64_t pixels =
+        shape->batch * shape->rows.output * shape->cols.output;
     Tensor* output = nullptr;
     OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(
-                 0, FormatShape(attrs_.format, n, h, w, depth / depth_window_),
-                 &output));
+        ctx, ctx->allocate_output(0, shape->OutputShape(attrs_), &output));
     if (output->NumElements() == 0) return;
     WithNhwc(
         ctx, attrs_.format, input, output, [&](const Tensor& in, Tensor* out) {
           const T* x = in.data<T>();
           T* y = out->data<T>();
-          ctx->ParallelFor(n * h * w, depth, [&](int64_t first, int64_t last) {
+          ctx->ParallelFor(pixels, depth, [&](int64_t first, int64_t last) {
             DepthMaxPoolPixels<T>(x, y, depth, depth_window_, first, last);
           });
         });
@@ -305,13 +212,8 @@ template <typename T>
 class AvgPoolOp : public OpKernel {
  public:
   explicit AvgPoolOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, &attrs_));
-    const int c = attrs_.index('C');
-    OP_REQUIRES(ctx, attrs_.ksize[c] == 1,
-                errors::Unimplemented("AvgPool does not pool over depth; "
-                                      "'ksize' ",
-                                      WindowListString(attrs_.ksize),
-                                      " must be 1 at index ", c));
+    int64_t depth_window = 1;  // always 1: checked by ReadPoolAttrs
+    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, false, &attrs_, &depth_window));
   }
 
   void Compute(OpKernelContext* ctx) const override {

@@ -1,7 +1,7 @@
 // FusedBatchNormV3 on CUDA, x float or half with float statistics, NHWC /
 // NCHW (and NDHWC / NCDHW), with the CPU kernel's outputs
-// (fused_batch_norm_op.cc), arithmetic and errors (batch_norm_body.h,
-// nn_gpu_plan.h).
+// (fused_batch_norm_op.cc), arithmetic (batch_norm_body.h) and attrs,
+// shapes and errors (batch_norm_shape.h, through nn_gpu_plan.h).
 //
 // Inference (is_training = false): one thread per element of y; batch_mean
 // and batch_variance copy mean and variance, reserve_space_1/2 are zeros,
@@ -17,9 +17,9 @@
 // statistics in training), as in TensorFlow.
 #include <cmath>
 #include <limits>
-#include <string>
 
 #include "core/tensor.h"
+#include "kernels/batch_norm_shape.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/nn_ops_gpu.h"
 #include "kernels/kernel_registry.h"
@@ -33,17 +33,7 @@ template <typename T>
 class CudaFusedBatchNormV3Op : public OpKernel {
  public:
   explicit CudaFusedBatchNormV3Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("epsilon", &epsilon_));
-    OP_REQUIRES_OK(
-        ctx, ctx->GetAttr("exponential_avg_factor", &exponential_avg_factor_));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("is_training", &is_training_));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("data_format", &format_));
-    OP_REQUIRES(ctx,
-                format_ == "NHWC" || format_ == "NDHWC" || format_ == "NCHW" ||
-                    format_ == "NCDHW",
-                errors::InvalidArgument(
-                    "data_format '", format_,
-                    "' is not supported; expected NHWC, NCHW, NDHWC or NCDHW"));
+    OP_REQUIRES_OK(ctx, ReadBatchNormAttrs(ctx, &attrs_));
   }
 
   void Compute(OpKernelContext* ctx) const override {
@@ -51,9 +41,8 @@ class CudaFusedBatchNormV3Op : public OpKernel {
     const TensorShape* stats[4];
     for (int i = 0; i < 4; ++i) stats[i] = &ctx->input(i + 1).shape();
     gpu::BatchNormParams params;
-    OP_REQUIRES_OK(
-        ctx, PlanBatchNorm(format_, x.shape(), stats, epsilon_, is_training_,
-                           exponential_avg_factor_, &params));
+    OP_REQUIRES_OK(ctx, PlanBatchNorm(attrs_, x.shape(), stats, &params));
+    const bool is_training = attrs_.is_training;
     const int64_t c = params.channels;
     Tensor* y = nullptr;
     OP_REQUIRES_OK(
@@ -83,12 +72,12 @@ class CudaFusedBatchNormV3Op : public OpKernel {
         OP_REQUIRES_OK(ctx,
                        CudaCall(gpu::LaunchFillFloat(
                                     outs[i]->data<float>(), c,
-                                    i < 2 || is_training_ ? nan : 0.0f, stream),
+                                    i < 2 || is_training ? nan : 0.0f, stream),
                                 "launching the fill kernel"));
       }
       return;
     }
-    if (is_training_) {
+    if (is_training) {
       Tensor factor;
       OP_REQUIRES_OK(ctx,
                      ctx->allocate_temp(DT_FLOAT, TensorShape({c}), &factor));
@@ -126,10 +115,7 @@ class CudaFusedBatchNormV3Op : public OpKernel {
   }
 
  private:
-  float epsilon_ = 1e-4f;
-  float exponential_avg_factor_ = 1.0f;
-  bool is_training_ = true;
-  std::string format_;
+  BatchNormAttrs attrs_;
 };
 
 #define WEFT_CUDA_FUSED_BATCH_NORM(T)                      \

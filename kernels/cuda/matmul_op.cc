@@ -1,7 +1,15 @@
 // MatMul on CUDA through cuBLAS (cublasGemmEx), and BatchMatMulV2 through
 // cublasGemmStridedBatchedEx, float and half. half accumulates in float
-// (CUBLAS_COMPUTE_32F), as the CPU kernel does; float uses plain float32
-// math (no TF32) unless the device enables it.
+// (CUBLAS_COMPUTE_32F), as the CPU kernel does. float uses plain float32
+// math (CUBLAS_COMPUTE_32F) by default, so results match the CPU kernels
+// within float32 tolerance; when the session allows TF32
+// (SessionOptions.allow_tf32, CudaDevice::allow_tf32()) it passes
+// CUBLAS_COMPUTE_32F_FAST_TF32, which rounds the inputs to TF32 on tensor
+// cores: several times faster, about 1e-3 relative error. Shapes and errors
+// are the CPU kernels' (matmul_shape.h, batch_matmul_shape.h through
+// nn_gpu_plan.h).
+#include <type_traits>
+
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
 #include "kernels/cuda/cuda_kernel_util.h"
@@ -14,6 +22,16 @@
 
 namespace weft {
 namespace {
+
+// The cuBLAS compute type of a product of T on `device`: float may use
+// TF32 when the session allows it; half always accumulates in float32.
+template <typename T>
+cublasComputeType_t ComputeType(const CudaDevice& device) {
+  if (std::is_same_v<T, float> && device.allow_tf32()) {
+    return CUBLAS_COMPUTE_32F_FAST_TF32;
+  }
+  return CUBLAS_COMPUTE_32F;
+}
 
 template <typename T>
 class CudaMatMulOp : public OpKernel {
@@ -44,15 +62,15 @@ class CudaMatMulOp : public OpKernel {
     // C^T = op(B)^T op(A)^T, so B comes first and each matrix's leading
     // dimension is its stored row length.
     const cudaDataType type = std::is_same_v<T, half> ? CUDA_R_16F : CUDA_R_32F;
+    const cublasComputeType_t compute = ComputeType<T>(*device);
     const float alpha = 1.0f, beta = 0.0f;
     OP_REQUIRES_OK(ctx, device->WithBlas([&](const CublasApi& api,
                                              cublasHandle_t handle) -> Status {
-      cublasStatus_t s =
-          api.gemm_ex(handle, transpose_b_ ? CUBLAS_OP_T : CUBLAS_OP_N,
-                      transpose_a_ ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha,
-                      b.raw_data(), type, b.dim_size(1), a.raw_data(), type,
-                      a.dim_size(1), &beta, c->raw_data(), type, n,
-                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+      cublasStatus_t s = api.gemm_ex(
+          handle, transpose_b_ ? CUBLAS_OP_T : CUBLAS_OP_N,
+          transpose_a_ ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha,
+          b.raw_data(), type, b.dim_size(1), a.raw_data(), type, a.dim_size(1),
+          &beta, c->raw_data(), type, n, compute, CUBLAS_GEMM_DEFAULT);
       if (s != CUBLAS_STATUS_SUCCESS) {
         return errors::Internal("cublasGemmEx (m=", m, ", n=", n, ", k=", k,
                                 "): ", CublasStatusText(api, s));
@@ -98,6 +116,7 @@ class CudaBatchMatMulV2Op : public OpKernel {
     const T* xp = static_cast<const T*>(x.raw_data());
     const T* yp = static_cast<const T*>(y.raw_data());
     T* outp = static_cast<T*>(out->raw_data());
+    const cublasComputeType_t compute = ComputeType<T>(*device);
     const float alpha = 1.0f, beta = 0.0f;
     OP_REQUIRES_OK(ctx, device->WithBlas([&](const CublasApi& api,
                                              cublasHandle_t handle) -> Status {
@@ -108,7 +127,7 @@ class CudaBatchMatMulV2Op : public OpKernel {
             g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha,
             yp + g.a_offset, type, g.lda, g.stride_a, xp + g.b_offset, type,
             g.ldb, g.stride_b, &beta, outp + g.c_offset, type, g.ldc,
-            g.stride_c, g.count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+            g.stride_c, g.count, compute, CUBLAS_GEMM_DEFAULT);
         if (s != CUBLAS_STATUS_SUCCESS) {
           return errors::Internal("cublasGemmStridedBatchedEx (m=", plan.rows,
                                   ", n=", plan.n, ", k=", plan.k,

@@ -3,7 +3,7 @@
 // with the CPU kernels' semantics (pooling_ops.cc): MaxPool starts from the
 // lowest finite value and skips NaNs, pools over depth alone when asked;
 // AvgPool divides by the count of in-bounds elements. Attrs, shapes and
-// errors are the CPU kernels' (through nn_gpu_plan.h).
+// errors are the CPU kernels' (pool_shape.h, through nn_gpu_plan.h).
 #include <limits>
 #include <string>
 
@@ -14,6 +14,7 @@
 #include "kernels/kernel_registry.h"
 #include "kernels/nn_gpu_plan.h"
 #include "kernels/op_kernel.h"
+#include "kernels/pool_shape.h"
 
 namespace weft {
 namespace {
@@ -28,10 +29,7 @@ class CudaPoolOp : public OpKernel {
                 errors::InvalidArgument(
                     "data_format NCHW_VECT_C is only for qint8, which has no "
                     "CUDA kernel; use NHWC or NCHW"));
-    OP_REQUIRES_OK(ctx, ReadFormatAndPadding(ctx, &attrs_));
-    OP_REQUIRES_OK(ctx, ReadWindowList(ctx, "ksize", &attrs_.ksize));
-    OP_REQUIRES_OK(ctx, ReadWindowList(ctx, "strides", &attrs_.strides));
-    OP_REQUIRES_OK(ctx, CheckPoolAttrs(kMax, attrs_, &depth_window_));
+    OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, kMax, &attrs_, &depth_window_));
   }
 
   void Compute(OpKernelContext* ctx) const override {

@@ -585,9 +585,13 @@ bool CheckBatchNorm(const BatchNormMode& mode, const std::string& format,
       cpu.Run({x, stats[0], stats[1], stats[2], stats[3]});
   const TensorShape* shapes[4];
   for (int i = 0; i < 4; ++i) shapes[i] = &stats[i].shape();
+  BatchNormAttrs battrs;
+  battrs.epsilon = epsilon;
+  battrs.exponential_avg_factor = mode.factor;
+  battrs.is_training = mode.training;
+  battrs.format = format;
   gpu::BatchNormParams p;
-  const Status planned = PlanBatchNorm(format, shape, shapes, epsilon,
-                                       mode.training, mode.factor, &p);
+  const Status planned = PlanBatchNorm(battrs, shape, shapes, &p);
   EXPECT_EQ(planned.ok(), want.ok()) << planned << " vs " << want.status();
   if (!planned.ok() || !want.ok()) {
     ExpectSameError(planned, want.status());
@@ -674,10 +678,11 @@ TEST(CudaBatchNormBodyTest, NanAndInfPropagate) {
     cpu.set_forwardable(false);
     StatusOr<std::vector<Tensor>> want = cpu.Run({x, stat, stat, stat, stat});
     ASSERT_TRUE(want.ok()) << want.status();
+    BatchNormAttrs battrs;
+    battrs.is_training = training;
+    battrs.format = "NHWC";
     gpu::BatchNormParams p;
-    ASSERT_TRUE(
-        PlanBatchNorm("NHWC", x.shape(), shapes, 1e-4f, training, 1.0f, &p)
-            .ok());
+    ASSERT_TRUE(PlanBatchNorm(battrs, x.shape(), shapes, &p).ok());
     const std::vector<Tensor> got = EmulateBatchNorm<float>(
         p, {training, 1.0f}, x, {stat, stat, stat, stat});
     for (size_t i = 0; i < got.size(); ++i) {
