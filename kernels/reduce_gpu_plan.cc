@@ -22,11 +22,6 @@ constexpr int64_t kWantColumnThreads = 65536;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-struct Run {
-  int64_t size;
-  bool reduced;
-};
-
 }  // namespace
 
 std::vector<GpuReducePass> PlanGpuReduction(const ReductionPlan& plan,
@@ -48,21 +43,13 @@ std::vector<GpuReducePass> PlanGpuReduction(const ReductionPlan& plan,
     passes.push_back(pass);
     return passes;
   }
-  std::vector<Run> runs;
-  for (size_t i = 0; i < plan.runs.size(); ++i) {
-    runs.push_back({plan.runs[i], (i % 2 == 0) == plan.first_reduced});
-  }
-  // Innermost reduced run first, as the CPU kernel: each pass leaves the
-  // kept runs around it in place, so no transpose is needed.
-  while (true) {
-    int i = static_cast<int>(runs.size()) - 1;
-    while (i >= 0 && !runs[i].reduced) --i;
-    if (i < 0) break;
-    int64_t outer = 1;
-    int64_t inner = 1;
-    for (int j = 0; j < i; ++j) outer *= runs[j].size;
-    for (size_t j = i + 1; j < runs.size(); ++j) inner *= runs[j].size;
-    const int64_t len = runs[i].size;
+  // In the CPU kernel's order (ReductionPasses).
+  ReductionPasses runs(plan);
+  ReductionPassShape pass;
+  while (runs.Next(&pass)) {
+    const int64_t outer = pass.outer;
+    const int64_t len = pass.len;
+    const int64_t inner = pass.inner;
     gpu::ReduceParams p;
     p.op = op;
     p.outer = outer;
@@ -92,19 +79,9 @@ std::vector<GpuReducePass> PlanGpuReduction(const ReductionPlan& plan,
         p.segments = CeilDiv(len, p.segment_len);
       }
     }
-    if (p.segments > 1) {
-      // The pieces' results stay a reduced run, of `segments` elements.
-      runs[i].size = p.segments;
-    } else if (i > 0 && i + 1 < static_cast<int>(runs.size())) {
-      // The kept neighbours of the removed run become one run.
-      runs[i - 1].size *= runs[i + 1].size;
-      runs.erase(runs.begin() + i, runs.begin() + i + 2);
-    } else {
-      runs.erase(runs.begin() + i);
-    }
-    bool more = false;
-    for (const Run& r : runs) more = more || r.reduced;
-    p.finish = !more;
+    // The pieces' results stay a reduced run, of `segments` elements.
+    runs.Reduced(p.segments);
+    p.finish = pass.last && p.segments == 1;
     p.count = plan.reduced_count;
     passes.push_back({p});
   }

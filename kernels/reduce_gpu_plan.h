@@ -1,6 +1,8 @@
 // Host planning of the CUDA reductions (kernels/cuda/reduce_ops.cc): the
-// passes that reduce an input, planned from the CPU planner's
-// ReductionPlan. Compiled in every build so that the host tests
+// kernel launches that reduce an input, planned from the ReductionPlan and
+// the pass order both devices share (kernels/reduction_shape.h); what is
+// the GPU's own is the launch strategy of each pass and the cutting of
+// long runs into pieces. Compiled in every build so that the host tests
 // (tests/kernels/cuda_reduce_body_test.cc) run the same passes through the
 // kernel bodies of kernels/cuda/reduce_body.h.
 #ifndef WEFT_KERNELS_REDUCE_GPU_PLAN_H_
@@ -9,8 +11,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/cpu/reduction_util.h"
 #include "kernels/cuda/reduce_body.h"
+#include "kernels/reduction_shape.h"
 
 namespace weft {
 

@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <vector>
+#include <utility>
 
-#include "absl/container/inlined_vector.h"
 #include "core/tensor.h"
-#include "kernels/cpu/copy_util.h"
 
 namespace weft {
 namespace {
@@ -28,11 +26,6 @@ constexpr int64_t kMinWidth = 256;
 constexpr int64_t kWantUnits = 64;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-struct Run {
-  int64_t size;
-  bool reduced;
-};
 
 const char* At(const void* p, int64_t elements, size_t elem_size) {
   return static_cast<const char*>(p) +
@@ -126,57 +119,6 @@ Status ReducePass(OpKernelContext* ctx, const ReduceFns& fns, DataType in_dtype,
 
 }  // namespace
 
-bool ReductionPlan::IsCopy() const { return reduced_count == 1; }
-
-Status PlanReduction(const TensorShape& input, absl::Span<const int64_t> axes,
-                     bool keep_dims, ReductionPlan* plan) {
-  const int rank = input.dims();
-  absl::InlinedVector<bool, 8> reduced(rank, false);
-  for (const int64_t axis : axes) {
-    if (axis < -rank || axis >= rank) {
-      return errors::InvalidArgument(
-          "reduction axis ", axis, " is out of range for input 0 of shape ",
-          input.DebugString(), ": axes must be in [", -rank, ", ", rank,
-          ") (axes given: ", IndexListString(axes), ")");
-    }
-    const int64_t d = axis < 0 ? axis + rank : axis;
-    if (reduced[d]) {
-      return errors::InvalidArgument(
-          "reduction axes ", IndexListString(axes), " name dimension ", d,
-          " of input 0 (shape ", input.DebugString(),
-          ") more than once; each axis may be given once");
-    }
-    reduced[d] = true;
-  }
-  plan->runs.clear();
-  plan->first_reduced = false;
-  plan->reduced_count = 1;
-  absl::InlinedVector<int64_t, 8> out_dims;
-  for (int d = 0; d < rank; ++d) {
-    const int64_t size = input.dim_size(d);
-    if (!reduced[d]) {
-      out_dims.push_back(size);
-    } else {
-      plan->reduced_count *= size;
-      if (keep_dims) out_dims.push_back(1);
-    }
-    if (size == 1) continue;
-    // Runs alternate from first_reduced: the last, index k, is reduced when
-    // k is even exactly if the first is.
-    const bool last_reduced =
-        !plan->runs.empty() &&
-        ((plan->runs.size() - 1) % 2 == 0) == plan->first_reduced;
-    if (!plan->runs.empty() && last_reduced == reduced[d]) {
-      plan->runs.back() *= size;
-    } else {
-      if (plan->runs.empty()) plan->first_reduced = reduced[d];
-      plan->runs.push_back(size);
-    }
-  }
-  WEFT_ASSIGN_OR_RETURN(plan->output_shape, TensorShape::Build(out_dims));
-  return Status();
-}
-
 Status RunReduction(OpKernelContext* ctx, const ReduceFns& fns,
                     const Tensor& in, const ReductionPlan& plan, Tensor* out) {
   const int64_t n = out->NumElements();
@@ -189,46 +131,27 @@ Status RunReduction(OpKernelContext* ctx, const ReduceFns& fns,
     });
     return Status();
   }
-  std::vector<Run> runs;
-  for (size_t i = 0; i < plan.runs.size(); ++i) {
-    runs.push_back({plan.runs[i], (i % 2 == 0) == plan.first_reduced});
-  }
+  ReductionPasses passes(plan);
+  ReductionPassShape pass;
   const void* src = in.raw_data();
   bool from_input = true;
   Tensor held;  // keeps the partial results src points into
-  while (true) {
-    int i = static_cast<int>(runs.size()) - 1;
-    while (i >= 0 && !runs[i].reduced) --i;
-    if (i < 0) break;
-    int64_t outer = 1;
-    int64_t inner = 1;
-    bool last = true;
-    for (int j = 0; j < i; ++j) {
-      outer *= runs[j].size;
-      if (runs[j].reduced) last = false;
-    }
-    for (size_t j = i + 1; j < runs.size(); ++j) inner *= runs[j].size;
+  while (passes.Next(&pass)) {
     void* dst = nullptr;
     Tensor next;
-    if (last && fns.acc_is_output) {
+    if (pass.last && fns.acc_is_output) {
       dst = out->raw_data();
     } else {
       WEFT_RETURN_IF_ERROR(ctx->allocate_temp(
-          fns.acc_dtype, TensorShape({outer * inner}), &next));
+          fns.acc_dtype, TensorShape({pass.outer * pass.inner}), &next));
       dst = next.raw_data();
     }
     WEFT_RETURN_IF_ERROR(ReducePass(ctx, fns, in.dtype(), src, from_input,
-                                    outer, runs[i].size, inner, dst));
+                                    pass.outer, pass.len, pass.inner, dst));
     src = dst;
     from_input = false;
     held = std::move(next);
-    // The kept neighbours of the removed run become one run.
-    if (i > 0 && i + 1 < static_cast<int>(runs.size())) {
-      runs[i - 1].size *= runs[i + 1].size;
-      runs.erase(runs.begin() + i, runs.begin() + i + 2);
-    } else {
-      runs.erase(runs.begin() + i);
-    }
+    passes.Reduced(1);
   }
   if (!fns.acc_is_output) {
     ctx->ParallelFor(n, kCostPerElement, [&](int64_t begin, int64_t end) {
@@ -245,21 +168,11 @@ ReductionOp::ReductionOp(OpKernelConstruction* ctx, const ReduceFns& fns)
 }
 
 void ReductionOp::Compute(OpKernelContext* ctx) const {
-  const Tensor& in = ctx->input(0);
-  std::vector<int64_t> axes;
-  OP_REQUIRES_OK(ctx, ReadIndexTensor(ctx->input(1),
-                                      "reduction_indices (input 1)", &axes));
   ReductionPlan plan;
-  OP_REQUIRES_OK(ctx, PlanReduction(in.shape(), axes, keep_dims_, &plan));
-  if (plan.IsCopy()) {
-    StatusOr<Tensor> same = in.Reshaped(plan.output_shape);
-    OP_REQUIRES_OK(ctx, same.status());
-    ctx->set_output(0, *std::move(same));
-    return;
-  }
   Tensor* out = nullptr;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan.output_shape, &out));
-  OP_REQUIRES_OK(ctx, RunReduction(ctx, fns_, in, plan, out));
+  OP_REQUIRES_OK(ctx, StartReduction(ctx, keep_dims_, &plan, &out));
+  if (out == nullptr) return;
+  OP_REQUIRES_OK(ctx, RunReduction(ctx, fns_, ctx->input(0), plan, out));
 }
 
 }  // namespace weft

@@ -1,20 +1,19 @@
 // Shared machinery of the CPU reductions (Sum, Mean, Prod, Max, Min, All,
 // Any) and of the contractions built on them (BatchMatMulV2, Einsum).
 //
-// A reduction is planned once per call from the input shape and the axes:
-// dimensions of size 1 carry nothing and are dropped, and adjacent
-// dimensions that are both reduced or both kept are merged, so the input
-// becomes alternating runs such as [kept, reduced, kept]. Each reduced run
-// is then one pass over an [outer, len, inner] view: rows (inner == 1,
-// contiguous runs reduced with Eigen's vectorized redux) or columns (inner >
-// 1, whole rows of `inner` values combined element-wise, also vectorized).
-// Several reduced runs ([r, k, r] after merging) take one pass each,
-// innermost first, through a temporary of the accumulation type; no
-// transpose is needed.
+// A reduction is planned once per call from the input shape and the axes
+// (kernels/reduction_shape.h, shared with the CUDA kernels): size-1
+// dimensions dropped, neighbours of the same kind merged into alternating
+// runs, each reduced run one pass over an [outer, len, inner] view. Here a
+// pass is rows (inner == 1, contiguous runs reduced with Eigen's vectorized
+// redux) or columns (inner > 1, whole rows of `inner` values combined
+// element-wise, also vectorized). Several reduced runs ([r, k, r] after
+// merging) take one pass each, innermost first, through a temporary of the
+// accumulation type.
 //
 // The per-dtype code is a small table of element loops (ReduceFns) built
-// from a reducer and a dtype by ReduceFnsFor; everything else (the plan,
-// the passes, the parallel split, the temporaries) is compiled once in
+// from a reducer and a dtype by ReduceFnsFor; everything else (the passes,
+// the parallel split, the temporaries) is compiled once in
 // reduction_util.cc. Each reduction_ops_*.cc instantiates only the tables it
 // registers, which keeps the Eigen templates out of the shared code.
 //
@@ -59,37 +58,9 @@
 #include "core/tensor_shape.h"
 #include "core/types.h"
 #include "kernels/op_kernel.h"
+#include "kernels/reduction_shape.h"
 
 namespace weft {
-
-// ---- planning ---------------------------------------------------------------
-
-// A reduction of one input over a set of axes, simplified for the loops.
-struct ReductionPlan {
-  // The result's shape (reduced dimensions kept as 1 with keep_dims).
-  TensorShape output_shape;
-  // The input as alternating runs of kept and reduced dimensions (size-1
-  // dimensions dropped, neighbours of the same kind merged); empty when the
-  // input has no dimension larger than 1. Meaningful only when the input
-  // is not empty.
-  absl::InlinedVector<int64_t, 8> runs;
-  // Whether runs[0] is a reduced run (they alternate from there).
-  bool first_reduced = false;
-  // Input elements per output element: the product of the reduced
-  // dimensions (the divisor of a Mean).
-  int64_t reduced_count = 1;
-
-  // Whether each output element is exactly one input element, in order:
-  // the output is the input reshaped.
-  bool IsCopy() const;
-};
-
-// Plans reducing `input` over `axes`, each in [-rank, rank) (negative
-// counting from the end). InvalidArgument for an axis out of range or an
-// axis given twice (TensorFlow rejects duplicates), naming the input shape
-// and the axes.
-Status PlanReduction(const TensorShape& input, absl::Span<const int64_t> axes,
-                     bool keep_dims, ReductionPlan* plan);
 
 // ---- per-dtype loops ------------------------------------------------------
 

@@ -8,6 +8,7 @@
 // kernels give (its optional oneDNN float32 path differs there). half and
 // bfloat16 are computed in float and rounded once. Rows are split across the
 // session's arena; each row is computed the same way at any thread count.
+// The shape check is shared with the CUDA kernel (kernels/softmax_shape.h).
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -17,6 +18,7 @@
 #include "core/tensor.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
+#include "kernels/softmax_shape.h"
 
 namespace weft {
 namespace {
@@ -99,17 +101,15 @@ class SoftmaxOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& logits = ctx->input(0);
-    OP_REQUIRES(ctx, logits.dims() >= 1,
-                errors::InvalidArgument("logits must have rank >= 1, but has "
-                                        "shape ",
-                                        logits.shape().DebugString()));
+    StatusOr<SoftmaxDims> dims = GetSoftmaxDims(logits.shape());
+    OP_REQUIRES_OK(ctx, dims.status());
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
                             {0}, 0, logits.shape(), &out));
     const int64_t total = logits.NumElements();
     if (total == 0) return;
-    const int64_t depth = logits.dim_size(logits.dims() - 1);
-    const int64_t rows = total / depth;
+    const int64_t depth = dims->depth;
+    const int64_t rows = dims->rows;
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       SoftmaxRows<T, kLog>(*ctx, logits.data<T>(), out->data<T>(), rows, depth);
     } else {

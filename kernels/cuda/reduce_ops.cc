@@ -1,21 +1,20 @@
 // CUDA kernels of Sum, Mean, Prod, Max and Min, float and half. The axes
 // (reduction_indices, int32 or int64, negative counting from the end) stay
-// in host memory and are checked and planned here with the CPU kernels'
-// planner (PlanReduction: size-1 dimensions dropped, neighbours of the same
-// kind merged); PlanGpuReduction turns the plan into kernel passes, and the
-// device code is in reduce_ops_gpu.cu. Partial results are float for both
-// dtypes and the output is rounded once, as on the CPU; an empty reduction
-// gives the CPU's identities (NaN for Mean).
+// in host memory and are checked and planned here as the CPU kernels do
+// (StartReduction, reduction_shape.h: size-1 dimensions dropped, neighbours
+// of the same kind merged); PlanGpuReduction turns the plan into kernel
+// passes, and the device code is in reduce_ops_gpu.cu. Partial results are
+// float for both dtypes and the output is rounded once, as on the CPU; an
+// empty reduction gives the CPU's identities (NaN for Mean).
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/cpu/copy_util.h"
-#include "kernels/cpu/reduction_util.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/reduce_ops_gpu.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 #include "kernels/reduce_gpu_plan.h"
+#include "kernels/reduction_shape.h"
 
 namespace weft {
 namespace {
@@ -28,20 +27,11 @@ class CudaReductionOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) const override {
-    const Tensor& in = ctx->input(0);
-    std::vector<int64_t> axes;
-    OP_REQUIRES_OK(ctx, ReadIndexTensor(ctx->input(1),
-                                        "reduction_indices (input 1)", &axes));
     ReductionPlan plan;
-    OP_REQUIRES_OK(ctx, PlanReduction(in.shape(), axes, keep_dims_, &plan));
-    if (plan.IsCopy()) {
-      StatusOr<Tensor> same = in.Reshaped(plan.output_shape);
-      OP_REQUIRES_OK(ctx, same.status());
-      ctx->set_output(0, *std::move(same));
-      return;
-    }
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan.output_shape, &out));
+    OP_REQUIRES_OK(ctx, StartReduction(ctx, keep_dims_, &plan, &out));
+    if (out == nullptr) return;
+    const Tensor& in = ctx->input(0);
     const std::vector<GpuReducePass> passes =
         PlanGpuReduction(plan, in.NumElements(), out->NumElements(), kOp);
     if (passes.empty()) return;

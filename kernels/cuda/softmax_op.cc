@@ -1,12 +1,14 @@
 // CUDA kernels of Softmax and LogSoftmax over the last dimension, float and
 // half (computed in float, rounded once, as on the CPU). The device code is
-// in reduce_ops_gpu.cu, its per-element steps in softmax_body.h.
+// in reduce_ops_gpu.cu, its per-element steps in softmax_body.h; the shape
+// check is the CPU kernel's (softmax_shape.h).
 #include "core/tensor.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/reduce_ops_gpu.h"
 #include "kernels/cuda/softmax_body.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
+#include "kernels/softmax_shape.h"
 
 namespace weft {
 namespace {
@@ -18,18 +20,14 @@ class CudaSoftmaxOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& logits = ctx->input(0);
-    // The CPU kernel's check and message.
-    OP_REQUIRES(ctx, logits.dims() >= 1,
-                errors::InvalidArgument("logits must have rank >= 1, but has "
-                                        "shape ",
-                                        logits.shape().DebugString()));
+    StatusOr<SoftmaxDims> dims = GetSoftmaxDims(logits.shape());
+    OP_REQUIRES_OK(ctx, dims.status());
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
                             {0}, 0, logits.shape(), &out));
-    const int64_t total = logits.NumElements();
-    if (total == 0) return;
-    const int64_t depth = logits.dim_size(logits.dims() - 1);
-    const gpu::SoftmaxParams p = gpu::PlanSoftmax(total / depth, depth, kLog);
+    if (logits.NumElements() == 0) return;
+    const gpu::SoftmaxParams p =
+        gpu::PlanSoftmax(dims->rows, dims->depth, kLog);
     CudaDevice* device = CurrentCudaDevice(ctx);
     OP_REQUIRES_OK(ctx, CudaCall(gpu::LaunchSoftmax(
                                      p, GpuElementType<T>(), logits.raw_data(),
