@@ -1,14 +1,13 @@
 // The constants of the CUDA element-wise kernels (kernels/cuda/cwise_body.h)
-// for dtype T, rounded to T as the CPU kernels round them
-// (kernels/cpu/cwise_unary_ops_activation.cc). Header-only and free of CUDA,
-// so that the OpKernel classes (kernels/cuda/cwise_ops.cc) and the host
-// tests (tests/kernels/cuda_cwise_body_test.cc) make the same values.
+// for dtype T: the CPU kernels' own (kernels/activation_constants.h) in the
+// float the device computes in. Header-only and free of CUDA, so that the
+// OpKernel classes (kernels/cuda/cwise_ops.cc) and the host tests
+// (tests/kernels/cuda_cwise_body_test.cc) make the same values.
 #ifndef WEFT_KERNELS_CWISE_GPU_PARAMS_H_
 #define WEFT_KERNELS_CWISE_GPU_PARAMS_H_
 
-#include <Eigen/Core>
-
 #include "core/types.h"
+#include "kernels/activation_constants.h"
 #include "kernels/cuda/cwise_body.h"
 
 namespace weft {
@@ -17,15 +16,11 @@ namespace weft {
 template <typename T>
 gpu::UnaryParams MakeGpuUnaryParams(float alpha) {
   gpu::UnaryParams p;
-  auto rounded = [](double v) { return static_cast<float>(static_cast<T>(v)); };
-  p.alpha = rounded(alpha);
-  // TensorFlow's Selu constants: scale * alpha and scale (Klambauer et al.).
-  p.neg_scale = rounded(1.7580993408473768599402175208123);
-  p.scale = rounded(1.0507009873554804934193349852946);
-  // log(epsilon) + 2 in T's own arithmetic, as the CPU kernel (TensorFlow)
-  // computes it; -7.0078125 for half, -13.942385 for float.
-  p.threshold = static_cast<float>(
-      T(Eigen::numext::log(Eigen::NumTraits<T>::epsilon())) + T(2));
+  // Rounded to T, as the CPU kernel rounds it.
+  p.alpha = static_cast<float>(static_cast<T>(alpha));
+  p.neg_scale = static_cast<float>(SeluNegativeScale<T>());
+  p.scale = static_cast<float>(SeluScale<T>());
+  p.threshold = static_cast<float>(SoftplusThreshold<T>());
   return p;
 }
 

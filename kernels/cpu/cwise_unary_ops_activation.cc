@@ -11,13 +11,15 @@
 //   Softsign   x / (|x| + 1)
 // half and bfloat16 are computed in float and rounded once; TensorFlow rounds
 // some intermediate results to T as well, so those dtypes agree to a few of
-// their ulps.
+// their ulps. The Selu and Softplus constants are shared with the CUDA
+// kernels (kernels/activation_constants.h).
 #include <cmath>
 #include <cstdint>
 
 #include <Eigen/Core>
 
 #include "core/tensor.h"
+#include "kernels/activation_constants.h"
 #include "kernels/cpu/cwise_unary_op.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
@@ -130,20 +132,15 @@ ExpLinearFunctor<CwiseComputeT<T>> MakeElu() {
   return {1, 1};
 }
 
-// TensorFlow's constants: scale * alpha and scale of Klambauer et al.
 template <typename T>
 ExpLinearFunctor<CwiseComputeT<T>> MakeSelu() {
-  return {RoundedConstant<T>(1.7580993408473768599402175208123),
-          RoundedConstant<T>(1.0507009873554804934193349852946)};
+  return {static_cast<CwiseComputeT<T>>(SeluNegativeScale<T>()),
+          static_cast<CwiseComputeT<T>>(SeluScale<T>())};
 }
 
-// log(epsilon) + 2 in T's own arithmetic, as TensorFlow computes it. Eigen's
-// epsilon for half is 2^-13 (not 2^-10), so half's threshold is -7.0078125;
-// bfloat16's is -2.84375, float's -13.942385, double's -34.043653.
 template <typename T>
 SoftplusFunctor<CwiseComputeT<T>> MakeSoftplus() {
-  return {static_cast<CwiseComputeT<T>>(
-      T(Eigen::numext::log(Eigen::NumTraits<T>::epsilon())) + T(2))};
+  return {static_cast<CwiseComputeT<T>>(SoftplusThreshold<T>())};
 }
 
 template <typename T>
