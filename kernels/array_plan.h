@@ -1,13 +1,13 @@
 // Host-side planning of the CUDA data-movement kernels
-// (kernels/cuda/alias_ops.cc, array_ops.cc): the shape checks, with the CPU
-// kernels' messages, and the launch parameters of the kernel bodies in
+// (kernels/cuda/array_ops.cc): the shape checks, with the CPU kernels'
+// messages, and the launch parameters of the kernel bodies in
 // kernels/cuda/*_body.h. Compiled in every build, with or without CUDA, so
 // that tests/kernels/cuda_array_body_test.cc can build the same parameters
 // as the OpKernel classes and run the bodies on the host.
 //
-// The checks repeat those of the CPU kernels in kernels/cpu/reshape_ops.cc,
-// transpose_op.cc, concat_ops.cc and tile_ops.cc, which keep them inside
-// their Compute methods; the host test compares the two on the same inputs.
+// The checks repeat those of the CPU kernels in kernels/cpu/transpose_op.cc,
+// concat_ops.cc and tile_ops.cc, which keep them inside their Compute
+// methods; the host test compares the two on the same inputs.
 #ifndef WEFT_KERNELS_ARRAY_PLAN_H_
 #define WEFT_KERNELS_ARRAY_PLAN_H_
 
@@ -23,17 +23,6 @@
 #include "kernels/cuda/transpose_body.h"
 
 namespace weft {
-
-// Reshape's output shape for `input` and its `shape` input (one -1
-// inferred, TensorFlow's rules for zero sizes).
-StatusOr<TensorShape> PlanReshape(const TensorShape& input,
-                                  const Tensor& sizes);
-// ExpandDims' output shape for `input` and its `dim` input.
-StatusOr<TensorShape> PlanExpandDims(const TensorShape& input,
-                                     const Tensor& dim);
-// Squeeze's output shape for `input` and its squeeze_dims attr.
-StatusOr<TensorShape> PlanSqueeze(const TensorShape& input,
-                                  absl::Span<const int64_t> squeeze_dims);
 
 struct TransposePlan {
   TensorShape out_shape;

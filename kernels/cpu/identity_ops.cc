@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/tensor.h"
+#include "kernels/alias_output.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 
@@ -35,19 +36,17 @@ REGISTER_KERNEL_BUILDER(Name("PreventGradient").Device(DEVICE_CPU),
 REGISTER_KERNEL_BUILDER(Name("PlaceholderWithDefault").Device(DEVICE_CPU),
                         PassThroughOp);
 
-// A value that later in-place writes to the input cannot change. When
-// nothing else holds the input its buffer is already private, so it is
-// taken over (as TensorFlow does); otherwise the elements are copied.
+// A value that later in-place writes to the input cannot change: the
+// input's buffer when it can be taken over, else a copy of its elements
+// (kernels/alias_output.h, shared with the CUDA kernel).
 class SnapshotOp : public OpKernel {
  public:
   explicit SnapshotOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) const override {
+    Tensor* out = SnapshotOutputToFill(ctx);
+    if (out == nullptr) return;
     const Tensor& input = ctx->input(0);
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
-                            {0}, 0, input.shape(), &out));
-    if (out->SharesBufferWith(input) || input.NumElements() == 0) return;
     if (input.dtype() == DT_STRING) {
       const std::string* from = input.data<std::string>();
       std::copy(from, from + input.NumElements(), out->data<std::string>());

@@ -4,7 +4,8 @@
 // build (kernels/array_plan.h), against the CPU kernels on the same inputs.
 // Runs without a GPU and in builds without CUDA. Also checks that the
 // planning accepts and rejects exactly what the CPU kernels do, with the
-// same messages, and the alias ops' output shapes.
+// same messages, and the alias ops' shape contracts
+// (kernels/reshape_shape.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include "kernels/cuda/concat_body.h"
 #include "kernels/cuda/tile_body.h"
 #include "kernels/cuda/transpose_body.h"
+#include "kernels/reshape_shape.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {
@@ -987,15 +989,15 @@ TEST(CudaAliasPlanTest, ReshapeMatchesTheCpuKernel) {
     const Tensor x(DT_FLOAT, MakeShape(dims));
     for (DataType st : {DT_INT32, DT_INT64}) {
       const Tensor shape = IndexVector(st, target);
-      CheckShapeOp("Reshape", {}, x, &shape, PlanReshape(x.shape(), shape));
+      CheckShapeOp("Reshape", {}, x, &shape, GetReshapeShape(x.shape(), shape));
     }
   }
   // A scalar shape is a one-element vector; a matrix is refused.
   const Tensor x(DT_FLOAT, TensorShape({5}));
   const Tensor scalar = AsTensorOfType(DT_INT32, {5}, TensorShape());
-  CheckShapeOp("Reshape", {}, x, &scalar, PlanReshape(x.shape(), scalar));
+  CheckShapeOp("Reshape", {}, x, &scalar, GetReshapeShape(x.shape(), scalar));
   const Tensor matrix = AsTensorOfType(DT_INT32, {5}, TensorShape({1, 1}));
-  CheckShapeOp("Reshape", {}, x, &matrix, PlanReshape(x.shape(), matrix));
+  CheckShapeOp("Reshape", {}, x, &matrix, GetReshapeShape(x.shape(), matrix));
 }
 
 TEST(CudaAliasPlanTest, ExpandDimsMatchesTheCpuKernel) {
@@ -1007,11 +1009,12 @@ TEST(CudaAliasPlanTest, ExpandDimsMatchesTheCpuKernel) {
       for (DataType dt : {DT_INT32, DT_INT64}) {
         const Tensor dim =
             AsTensorOfType(dt, {static_cast<double>(d)}, TensorShape());
-        CheckShapeOp("ExpandDims", {}, x, &dim, PlanExpandDims(x.shape(), dim));
+        CheckShapeOp("ExpandDims", {}, x, &dim,
+                     GetExpandDimsShape(x.shape(), dim));
       }
     }
     const Tensor two = IndexVector(DT_INT32, {0, 1});
-    CheckShapeOp("ExpandDims", {}, x, &two, PlanExpandDims(x.shape(), two));
+    CheckShapeOp("ExpandDims", {}, x, &two, GetExpandDimsShape(x.shape(), two));
   }
 }
 
@@ -1023,7 +1026,7 @@ TEST(CudaAliasPlanTest, SqueezeMatchesTheCpuKernel) {
     const Tensor x(DT_BOOL, MakeShape(dims));
     for (const std::vector<int64_t>& s : squeezes) {
       CheckShapeOp("Squeeze", {{"squeeze_dims", AttrValue::IntList(s)}}, x,
-                   nullptr, PlanSqueeze(x.shape(), s));
+                   nullptr, GetSqueezeShape(x.shape(), s));
     }
   }
 }
