@@ -62,6 +62,7 @@ struct weft_session_options {
   void* cuda_stream = nullptr;
   bool allow_tf32 = false;
   int64_t device_memory_limit_bytes = 0;
+  bool capture_device_graphs = false;
 };
 
 namespace weft {
@@ -478,6 +479,11 @@ void weft_session_options_set_device_memory_limit(weft_session_options* options,
   if (options != nullptr) options->device_memory_limit_bytes = bytes;
 }
 
+void weft_session_options_set_capture_device_graphs(
+    weft_session_options* options, int enabled) {
+  if (options != nullptr) options->capture_device_graphs = enabled != 0;
+}
+
 weft_session* weft_session_new_with_options(const weft_graph* graph,
                                             const weft_session_options* options,
                                             weft_status* status) {
@@ -499,6 +505,7 @@ weft_session* weft_session_new_with_options(const weft_graph* graph,
     session_options.cuda_stream = given.cuda_stream;
     session_options.allow_tf32 = given.allow_tf32;
     session_options.device_memory_limit_bytes = given.device_memory_limit_bytes;
+    session_options.capture_device_graphs = given.capture_device_graphs;
     session_options.source_name = graph->source_name;
     auto session = weft::Session::Create(graph->graph, session_options);
     if (!session.ok()) return SetCStatus(status, session.status());

@@ -9,4 +9,12 @@ Device::Device(std::string name, std::string device_type)
 
 Device::~Device() = default;
 
+Status Device::BeginCapture() {
+  return errors::Unimplemented(name_, " cannot record its work for replay");
+}
+
+StatusOr<std::unique_ptr<CapturedWork>> Device::EndCapture() {
+  return errors::Unimplemented(name_, " cannot record its work for replay");
+}
+
 }  // namespace weft

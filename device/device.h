@@ -66,6 +66,17 @@ class DeviceContext {
   virtual void ThenExecute(std::function<void(Status)> fn) const = 0;
 };
 
+// Device work recorded once and replayed (on CUDA, a CUDA Graph): the same
+// kernels on the same buffers, without the host enqueuing them one by one.
+class CapturedWork {
+ public:
+  virtual ~CapturedWork() = default;
+  // Enqueues the recorded work on the device's stream, after what is already
+  // enqueued there (copies into its input buffers included); completion and
+  // errors are observed as for any work, through ThenExecute.
+  virtual Status Launch() = 0;
+};
+
 class Device {
  public:
   Device(const Device&) = delete;
@@ -110,6 +121,21 @@ class Device {
   virtual void ParallelFor(
       int64_t n, int64_t cost_per_unit,
       const std::function<void(int64_t begin, int64_t end)>& fn) const = 0;
+
+  // Stream capture, for SessionOptions.capture_device_graphs. Between
+  // BeginCapture and EndCapture, work the calling thread enqueues on this
+  // device (kernels; not copies) is recorded instead of run, and the device
+  // memory that thread allocates comes from memory owned by the recording, so
+  // that every replay finds its buffers where the recording put them (freeing
+  // such a tensor is a no-op; the memory goes when the CapturedWork does, and
+  // tensors allocated during capture must be released before it). Other
+  // threads keep running as usual. Devices that cannot record return
+  // Unimplemented.
+  virtual Status BeginCapture();
+  // Stops recording and returns the work, or why it could not be recorded
+  // (a call that is not allowed while capturing, ...); either way the device
+  // is out of capture mode on this thread afterwards.
+  virtual StatusOr<std::unique_ptr<CapturedWork>> EndCapture();
 
  protected:
   Device(std::string name, std::string device_type);

@@ -11,6 +11,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "executor/device_graph.h"
 #include "kernels/op_kernel.h"
 #include "oneapi/tbb/task_arena.h"
 #include "oneapi/tbb/task_group.h"
@@ -43,6 +44,12 @@ class RunState {
       traces_.resize(plan.nodes.size());
       start_ = Clock::now();
     }
+  }
+
+  // Recording mode (RecordPlan): copy steps hand over tensors instead of
+  // copying; `inputs` is indexed by plan node.
+  void SetRecording(const std::vector<Tensor>* inputs) {
+    recording_inputs_ = inputs;
   }
 
   void Preset(const std::vector<Tensor>& feeds) {
@@ -316,6 +323,13 @@ class RunState {
     const PlanNode& pn = plan_.nodes[id];
     const bool to_host = pn.step == PlanStep::kCopyToHost;
     const Tensor& src = slots_[pn.input_base];
+    if (recording_inputs_ != nullptr) {
+      // The device tensor itself goes to the fetch; an upload's consumers
+      // read the buffer the replay uploads the feed into.
+      Tensor handed = to_host ? src : (*recording_inputs_)[id];
+      Finish(id, absl::MakeSpan(&handed, 1), ready);
+      return;
+    }
     StatusOr<Tensor> dst = Tensor::Allocate(
         to_host ? plan_.host_allocator : pn.device->allocator(), src.dtype(),
         src.shape());
@@ -447,6 +461,7 @@ class RunState {
   std::vector<NodeTrace> traces_;
   Clock::time_point start_;
 
+  const std::vector<Tensor>* recording_inputs_ = nullptr;
   std::atomic<int> async_outstanding_{0};
   std::mutex async_mu_;
   std::condition_variable async_cv_;
@@ -455,10 +470,29 @@ class RunState {
 
 }  // namespace
 
+Status RecordPlan(const Plan& plan, const std::vector<Tensor>& feeds,
+                  const std::vector<Tensor>& device_inputs,
+                  std::vector<Tensor>* outputs) {
+  outputs->assign(plan.num_fetches, Tensor());
+  RunState state(plan, /*arena=*/nullptr, RunOptions(), outputs,
+                 /*trace=*/false);
+  state.SetRecording(&device_inputs);
+  state.Preset(feeds);
+  state.RunInline();
+  Status s = state.status();
+  if (!s.ok()) outputs->clear();
+  return s;
+}
+
 Status ExecutePlan(const Plan& plan, tbb::task_arena* arena,
                    const std::vector<Tensor>& feeds,
                    std::vector<Tensor>* outputs, const RunOptions& options,
                    RunMetadata* metadata) {
+  if (plan.device_graph != nullptr && !options.trace) {
+    bool replayed = false;
+    Status s = plan.device_graph->Run(plan, feeds, outputs, options, &replayed);
+    if (replayed) return s;
+  }
   outputs->assign(plan.num_fetches, Tensor());
   const bool trace = options.trace && metadata != nullptr;
   RunState state(plan, arena, options, outputs, trace);

@@ -20,6 +20,16 @@ Status ExecutePlan(const Plan& plan, tbb::task_arena* arena,
                    std::vector<Tensor>* outputs, const RunOptions& options,
                    RunMetadata* metadata);
 
+// Runs `plan`'s kernels once on the calling thread while its accelerator
+// records them (executor/device_graph.h): each copy step to the device hands
+// its consumers `device_inputs[step]` (indexed by plan node; the buffer a
+// replay uploads the feed into) instead of copying, and each copy step to the
+// host hands the device tensor itself to the fetch, so `outputs` holds device
+// tensors there. Nothing waits for the device.
+Status RecordPlan(const Plan& plan, const std::vector<Tensor>& feeds,
+                  const std::vector<Tensor>& device_inputs,
+                  std::vector<Tensor>* outputs);
+
 }  // namespace weft
 
 #endif  // WEFT_EXECUTOR_EXECUTOR_H_

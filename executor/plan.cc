@@ -9,10 +9,15 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "device/device.h"
+#include "executor/device_graph.h"
 #include "graph/import.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {
+
+Plan::Plan() = default;
+Plan::~Plan() = default;
+
 namespace {
 
 struct EndpointKey {

@@ -17,6 +17,7 @@ namespace weft {
 
 class Allocator;
 class Device;
+class DeviceGraph;
 class OpKernel;
 class OptimizedGraph;
 
@@ -70,6 +71,9 @@ struct PresetTensor {
 
 class Plan {
  public:
+  Plan();
+  ~Plan();
+
   std::vector<PlanNode> nodes;
   std::vector<int> out_begin;  // per node output, plus one end marker per node
   std::vector<PlanEdge> edges;
@@ -102,6 +106,9 @@ class Plan {
   // Where copies to the host allocate (the session's host allocator).
   Allocator* host_allocator = nullptr;
   int num_copies = 0;
+  // With SessionOptions.capture_device_graphs and an accelerator: the
+  // plan's recording, which runs replay (executor/device_graph.h).
+  std::unique_ptr<DeviceGraph> device_graph;
 };
 
 // What BuildPlan needs from the session for each node it keeps.

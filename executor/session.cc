@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "device/bfc_allocator.h"
 #include "device/cpu_device.h"
+#include "executor/device_graph.h"
 #include "executor/device_selection.h"
 #include "executor/executor.h"
 #include "executor/graph_optimizer.h"
@@ -217,6 +218,14 @@ int Callable::num_nodes() const {
   return static_cast<int>(plan_->nodes.size()) - plan_->num_copies;
 }
 int Callable::num_copies() const { return plan_->num_copies; }
+
+Status Callable::device_graph_status() const {
+  if (plan_->device_graph == nullptr) {
+    return errors::FailedPrecondition(
+        "capture_device_graphs is off for this session");
+  }
+  return plan_->device_graph->status();
+}
 std::vector<std::pair<std::string, std::string>> Callable::placement() const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const PlanNode& pn : plan_->nodes) {
@@ -267,9 +276,13 @@ StatusOr<std::shared_ptr<const Callable>> SessionImpl::Prepare(
   std::shared_ptr<Callable> callable(new Callable());
   callable->feeds_ = feeds;
   callable->fetches_ = fetches;
-  // Device copies of constants are freed into the accelerator's allocator,
-  // which must outlive them even when the callable outlives the session.
-  if (!plan->device_constants.empty()) plan->accelerator = accelerator_;
+  // Device copies of constants and recordings are freed into the
+  // accelerator, which must outlive them even when the callable outlives the
+  // session.
+  plan->accelerator = accelerator_;
+  if (options_.capture_device_graphs) {
+    plan->device_graph = std::make_unique<DeviceGraph>(*plan);
+  }
   callable->plan_ = std::move(plan);
   return std::shared_ptr<const Callable>(std::move(callable));
 }

@@ -118,6 +118,15 @@ struct SessionOptions {
   // The most GPU memory in bytes the session's tensors may hold; 0 for no
   // limit. A node whose output would pass it fails with ResourceExhausted.
   int64_t device_memory_limit_bytes = 0;
+  // Record each prepared signature's device work on its first run (on CUDA,
+  // a CUDA Graph) and replay it in later runs: one launch per run instead of
+  // one host call per node, for fixed shapes (a run whose feed shapes differ
+  // from the recording's records again). Applies where every kernel runs on
+  // the accelerator and only feeds and fetches cross to and from the host;
+  // elsewhere, and for traced runs, runs go node by node, and
+  // Callable::device_graph_status() says why. Runs of one signature are
+  // serialized while it is recorded: they share its input buffers.
+  bool capture_device_graphs = false;
 };
 
 // Cancels runs that carry it. Thread-safe; cancelling is sticky.
@@ -186,6 +195,11 @@ class Callable {
   // alone), and each kernel node's device as (node name, device name).
   int num_copies() const;
   std::vector<std::pair<std::string, std::string>> placement() const;
+  // With SessionOptions.capture_device_graphs: OK when runs replay a
+  // recording of the whole run on the accelerator, else why they run node by
+  // node ("node 'probs' (Softmax) runs on cpu:0 ..."). FailedPrecondition
+  // when the option is off.
+  Status device_graph_status() const;
 
  private:
   friend class Session;

@@ -24,7 +24,7 @@ constexpr char kHelp[] =
     "                  [--device DEV]\n"
     "                  [--input NAME=SOURCE ...] [--output NAME ...]\n"
     "                  [--load LIB.so ...] [--no-memory-cache]\n"
-    "                  [--no-optimize] [--allow-tf32]\n"
+    "                  [--no-optimize] [--allow-tf32] [--capture-graph]\n"
     "\n"
     "Prepares a session once, then times N runs of a TensorFlow graph file\n"
     "and prints the min, median, 90th-percentile and mean latency of one\n"
@@ -45,6 +45,10 @@ constexpr char kHelp[] =
     "                folding, no fusion (to measure what the optimizer saves)\n"
     "  --allow-tf32  with a CUDA device, let float32 matrix products use\n"
     "                TF32 tensor cores (faster, ~1e-3 relative error)\n"
+    "  --capture-graph\n"
+    "                record the run's device work once (a CUDA Graph) and\n"
+    "                replay it: one launch per run; prints why when the\n"
+    "                graph cannot be recorded\n"
     "  --input NAME=SOURCE, --output NAME, --load LIB.so\n"
     "                as for 'weft run' (see 'weft run --help')\n";
 
@@ -119,6 +123,7 @@ int BenchMain(const std::vector<std::string>& argv) {
   args.Flag("no-memory-cache", false);
   args.Flag("no-optimize", false);
   args.Flag("allow-tf32", false);
+  args.Flag("capture-graph", false);
   if (Status s = args.Parse(); !s.ok()) return UsageError("bench", s.message());
   if (args.Has("help")) {
     std::fputs(kHelp, stdout);
@@ -135,6 +140,7 @@ int BenchMain(const std::vector<std::string>& argv) {
   options.cache_host_memory = !args.Has("no-memory-cache");
   options.optimize = !args.Has("no-optimize");
   options.allow_tf32 = args.Has("allow-tf32");
+  options.capture_device_graphs = args.Has("capture-graph");
   if (args.Has("threads")) {
     auto threads = ParseCount(args, "threads", -1, 0);
     if (!threads.ok()) return UsageError("bench", threads.status().message());
@@ -215,6 +221,14 @@ int BenchMain(const std::vector<std::string>& argv) {
                       ? " (not optimized)"
                       : absl::StrCat(" (optimized: ", optimized, ")"),
                   "\n");
+  if (options.capture_device_graphs) {
+    const Status recorded = (*callable)->device_graph_status();
+    absl::StrAppend(&out, "device graph: ",
+                    recorded.ok()
+                        ? "recorded, one launch per run"
+                        : absl::StrCat("not used: ", recorded.message()),
+                    "\n");
+  }
   // What the host allocator saw over all runs: the peak of live tensors,
   // and for the caching allocator the memory it held to serve them.
   const AllocatorStats stats =

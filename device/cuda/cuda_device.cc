@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
@@ -236,6 +239,177 @@ void CudaStreamContext::ThenExecute(std::function<void(Status)> fn) const {
 }
 
 // ---------------------------------------------------------------------------
+// Capture
+
+namespace {
+
+// Device memory for the tensors a recording allocates: bump-allocated from
+// chunks of cudaMalloc (allowed in relaxed capture mode), never reused, so
+// that every replay finds each tensor where the recording put it. Freed
+// with the recording.
+class CudaCaptureArena final : public Allocator {
+ public:
+  explicit CudaCaptureArena(int ordinal) : ordinal_(ordinal) {}
+  ~CudaCaptureArena() override {
+    cudaSetDevice(ordinal_);
+    for (void* chunk : chunks_) cudaFree(chunk);  // waits for the device
+    cudaGetLastError();
+  }
+  std::string Name() const override {
+    return absl::StrCat("cuda:", ordinal_, "_capture_arena");
+  }
+  MemorySpace memory_space() const override { return MemorySpace::kDevice; }
+  void* AllocateRaw(size_t alignment, size_t num_bytes) override {
+    constexpr size_t kMinAlignment = 256;  // what cudaMalloc guarantees
+    alignment = std::max(alignment, kMinAlignment);
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t offset = (used_ + alignment - 1) / alignment * alignment;
+    if (chunks_.empty() || offset + num_bytes > chunk_bytes_) {
+      constexpr size_t kChunkBytes = size_t{64} << 20;
+      const size_t bytes = std::max(kChunkBytes, num_bytes);
+      void* chunk = nullptr;
+      if (cudaMalloc(&chunk, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+      }
+      chunks_.push_back(chunk);
+      chunk_bytes_ = bytes;
+      offset = 0;
+    }
+    used_ = offset + num_bytes;
+    total_ += num_bytes;
+    return static_cast<char*>(chunks_.back()) + offset;
+  }
+  // The memory belongs to the recording until it is destroyed.
+  void DeallocateRaw(void*, size_t) override {}
+  AllocatorStats GetStats() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    AllocatorStats stats;
+    stats.bytes_in_use = static_cast<int64_t>(total_);
+    stats.peak_bytes_in_use = static_cast<int64_t>(total_);
+    return stats;
+  }
+
+ private:
+  const int ordinal_;
+  mutable std::mutex mu_;
+  std::vector<void*> chunks_;
+  size_t chunk_bytes_ = 0;
+  size_t used_ = 0;   // in the last chunk
+  size_t total_ = 0;  // handed out
+};
+
+// What the calling thread is recording, if anything.
+struct CudaCapture {
+  const CudaDevice* device = nullptr;
+  cudaStream_t stream = nullptr;
+  std::shared_ptr<CudaCaptureArena> arena;
+};
+thread_local CudaCapture* t_capture = nullptr;
+
+class CudaGraphWork final : public CapturedWork {
+ public:
+  CudaGraphWork(const CudaDevice* device, cudaStream_t stream,
+                cudaGraph_t graph, cudaGraphExec_t exec,
+                std::shared_ptr<CudaCaptureArena> arena)
+      : device_(device),
+        stream_(stream),
+        graph_(graph),
+        exec_(exec),
+        arena_(std::move(arena)) {}
+  ~CudaGraphWork() override {
+    device_->MakeCurrent();
+    cudaGraphExecDestroy(exec_);
+    cudaGraphDestroy(graph_);
+    cudaGetLastError();
+    arena_.reset();  // after the graph: its kernels use this memory
+  }
+  Status Launch() override {
+    device_->MakeCurrent();
+    return CudaCall(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
+  }
+
+ private:
+  const CudaDevice* const device_;
+  cudaStream_t const stream_;
+  cudaGraph_t const graph_;
+  cudaGraphExec_t const exec_;
+  std::shared_ptr<CudaCaptureArena> arena_;
+};
+
+}  // namespace
+
+Allocator* CudaDevice::allocator() const {
+  if (t_capture != nullptr && t_capture->device == this) {
+    return t_capture->arena.get();
+  }
+  return allocator_.get();
+}
+
+cudaStream_t CudaDevice::compute_stream() const {
+  if (t_capture != nullptr && t_capture->device == this) {
+    return t_capture->stream;
+  }
+  return compute_;
+}
+
+Status CudaDevice::BeginCapture() {
+  if (t_capture != nullptr) {
+    return errors::FailedPrecondition(
+        "this thread is already recording work for ",
+        t_capture->device->name());
+  }
+  MakeCurrent();
+  auto capture = std::make_unique<CudaCapture>();
+  capture->device = this;
+  capture->arena = std::make_shared<CudaCaptureArena>(ordinal_);
+  WEFT_RETURN_IF_ERROR(CudaCall(
+      cudaStreamCreateWithFlags(&capture->stream, cudaStreamNonBlocking),
+      "cudaStreamCreate (capture)"));
+  // Relaxed: the arena may call cudaMalloc while this thread captures.
+  Status s = CudaCall(
+      cudaStreamBeginCapture(capture->stream, cudaStreamCaptureModeRelaxed),
+      "cudaStreamBeginCapture");
+  if (!s.ok()) {
+    cudaStreamDestroy(capture->stream);
+    return s;
+  }
+  t_capture = capture.release();
+  return Status();
+}
+
+StatusOr<std::unique_ptr<CapturedWork>> CudaDevice::EndCapture() {
+  if (t_capture == nullptr || t_capture->device != this) {
+    return errors::FailedPrecondition("this thread is not recording work for ",
+                                      name());
+  }
+  std::unique_ptr<CudaCapture> capture(t_capture);
+  t_capture = nullptr;
+  MakeCurrent();
+  cudaGraph_t graph = nullptr;
+  cudaError_t err = cudaStreamEndCapture(capture->stream, &graph);
+  cudaStreamDestroy(capture->stream);
+  if (err != cudaSuccess || graph == nullptr) {
+    cudaGetLastError();
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    return errors::FailedPrecondition(
+        "CUDA stream capture failed [", CudaErrorString(err),
+        "]: a kernel of the run made a call that a CUDA graph cannot "
+        "record (a synchronization, a synchronous copy or allocation)");
+  }
+  cudaGraphExec_t exec = nullptr;
+  err = cudaGraphInstantiate(&exec, graph, 0);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    cudaGraphDestroy(graph);
+    return errors::FailedPrecondition("cudaGraphInstantiate failed [",
+                                      CudaErrorString(err), "]");
+  }
+  return std::unique_ptr<CapturedWork>(
+      new CudaGraphWork(this, compute_, graph, exec, capture->arena));
+}
+
+// ---------------------------------------------------------------------------
 // CudaDevice
 
 CudaDevice::CudaDevice(std::string name, int ordinal)
@@ -406,7 +580,13 @@ Status CudaDevice::WithBlas(
   }
   std::lock_guard<std::mutex> lock(blas_mu_);
   MakeCurrent();
-  return fn(*blas_api_, blas_);
+  // The handle follows the calling thread's stream: the stream being
+  // captured while this thread records, the compute stream otherwise.
+  const cudaStream_t stream = compute_stream();
+  if (stream != compute_) blas_api_->set_stream(blas_, stream);
+  Status s = fn(*blas_api_, blas_);
+  if (stream != compute_) blas_api_->set_stream(blas_, compute_);
+  return s;
 }
 
 Status CudaDevice::ReleaseCached() {

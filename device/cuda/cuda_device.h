@@ -143,7 +143,9 @@ class CudaDevice final : public Device {
 
   int ordinal() const { return ordinal_; }
 
-  Allocator* allocator() const override { return allocator_.get(); }
+  // The stream-ordered pool; while the calling thread records
+  // (BeginCapture), memory owned by the recording instead.
+  Allocator* allocator() const override;
   CudaAllocator* cuda_allocator() const { return allocator_.get(); }
   // Pageable host memory for HostMemory args (the CPU's allocator).
   Allocator* host_allocator() const override;
@@ -160,7 +162,9 @@ class CudaDevice final : public Device {
       int64_t n, int64_t cost_per_unit,
       const std::function<void(int64_t begin, int64_t end)>& fn) const override;
 
-  cudaStream_t compute_stream() const { return compute_; }
+  // Where kernels enqueue: the compute stream, or while the calling thread
+  // records (BeginCapture), the stream being captured.
+  cudaStream_t compute_stream() const;
   // Whether the compute stream is the host's (CudaDeviceOptions).
   bool uses_host_stream() const { return !owns_compute_; }
   bool allow_tf32() const { return allow_tf32_; }
@@ -172,6 +176,14 @@ class CudaDevice final : public Device {
   // FailedPrecondition when cuBLAS could not be loaded or initialized.
   Status WithBlas(
       const std::function<Status(const CublasApi&, cublasHandle_t)>& fn) const;
+
+  // CUDA Graph capture (Device::BeginCapture): the calling thread's kernels
+  // go to a stream of its own in relaxed capture mode, and its allocations
+  // to a bump arena the recording owns; the recording is instantiated as a
+  // CUDA Graph and launched on the compute stream. Other threads use the
+  // device as usual meanwhile.
+  Status BeginCapture() override;
+  StatusOr<std::unique_ptr<CapturedWork>> EndCapture() override;
 
   // Waits for the compute stream, then returns the pool's cached (free)
   // memory to the driver. Memory of live tensors stays.

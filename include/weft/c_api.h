@@ -211,6 +211,11 @@ WEFT_API void weft_session_options_set_allow_tf32(weft_session_options* options,
  * is no limit. */
 WEFT_API void weft_session_options_set_device_memory_limit(
     weft_session_options* options, int64_t bytes);
+/* Non-zero records each run's device work on its first run (a CUDA Graph)
+ * and replays it: one launch per run, for fixed shapes, where every node
+ * runs on the GPU; other runs go node by node. 0 (default): node by node. */
+WEFT_API void weft_session_options_set_capture_device_graphs(
+    weft_session_options* options, int enabled);
 
 WEFT_API weft_session* weft_session_new_with_options(
     const weft_graph* graph, const weft_session_options* options,

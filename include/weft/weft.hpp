@@ -337,6 +337,7 @@ class Session {
     void* cuda_stream = nullptr;  // a cudaStream_t
     bool allow_tf32 = false;
     int64_t device_memory_limit_bytes = 0;
+    bool capture_device_graphs = false;
   };
 
   Session() = default;
@@ -370,6 +371,8 @@ class Session {
     weft_session_options_set_allow_tf32(o.get(), options.allow_tf32 ? 1 : 0);
     weft_session_options_set_device_memory_limit(
         o.get(), options.device_memory_limit_bytes);
+    weft_session_options_set_capture_device_graphs(
+        o.get(), options.capture_device_graphs ? 1 : 0);
     s_.reset(weft_session_new_with_options(graph.get(), o.get(), s.get()));
     internal::Report(s.ToStatus(), status);
   }

@@ -87,6 +87,37 @@ TEST_F(CudaDeviceTest, RunsOnAHostStreamWithoutOwningIt) {
   EXPECT_EQ(cudaStreamDestroy(host_stream), cudaSuccess);
 }
 
+TEST_F(CudaDeviceTest, RecordsWorkAndReplaysIt) {
+  auto device = MakeDevice();
+  ASSERT_NE(device, nullptr);
+  Allocator* pool = device->allocator();
+  cudaStream_t compute = device->compute_stream();
+  ASSERT_TRUE(device->BeginCapture().ok());
+  // While recording, this thread allocates from the recording's arena and
+  // enqueues on the captured stream.
+  EXPECT_NE(device->allocator(), pool);
+  EXPECT_NE(device->compute_stream(), compute);
+  auto t = Tensor::Allocate(device->allocator(), DT_INT32, TensorShape({256}));
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(cudaMemsetAsync(t->raw_data(), 0x01, t->TotalBytes(),
+                            device->compute_stream()),
+            cudaSuccess);
+  auto work = device->EndCapture();
+  ASSERT_TRUE(work.ok()) << work.status();
+  EXPECT_EQ(device->allocator(), pool);
+  EXPECT_EQ(device->compute_stream(), compute);
+  // Nothing ran while recording; a launch fills the buffer.
+  ASSERT_TRUE((*work)->Launch().ok());
+  Tensor back(DT_INT32, t->shape());
+  DeviceContext* ctx = device->device_context();
+  ASSERT_TRUE(
+      Await([&](auto done) { ctx->CopyDeviceToHost(*t, &back, done); }).ok());
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(back.data<int32_t>()[i], 0x01010101);
+  *t = Tensor();  // before the recording that owns its memory
+  work->reset();
+  EXPECT_TRUE(device->Sync().ok());
+}
+
 TEST_F(CudaDeviceTest, CopiesRoundTrip) {
   auto device = MakeDevice();
   ASSERT_NE(device, nullptr);

@@ -272,7 +272,58 @@ FakeGpuDevice::~FakeGpuDevice() {
   worker_.join();
 }
 
+namespace {
+
+// The device whose work the calling thread is recording, if any.
+thread_local FakeGpuDevice* t_capturing = nullptr;
+
+class FakeCapturedWork final : public CapturedWork {
+ public:
+  FakeCapturedWork(FakeGpuDevice* device,
+                   std::vector<std::function<void()>> work)
+      : device_(device), work_(std::move(work)) {}
+  Status Launch() override {
+    FakeGpu().capture_launches++;
+    for (const auto& fn : work_) device_->Enqueue(fn);
+    return Status();
+  }
+
+ private:
+  FakeGpuDevice* const device_;
+  const std::vector<std::function<void()>> work_;
+};
+
+}  // namespace
+
+Status FakeGpuDevice::BeginCapture() {
+  if (t_capturing != nullptr) {
+    return errors::FailedPrecondition("fake capture: already capturing");
+  }
+  t_capturing = this;
+  recording_.clear();
+  return Status();
+}
+
+StatusOr<std::unique_ptr<CapturedWork>> FakeGpuDevice::EndCapture() {
+  if (t_capturing != this) {
+    return errors::FailedPrecondition("fake capture: not capturing");
+  }
+  t_capturing = nullptr;
+  std::vector<std::function<void()>> work = std::move(recording_);
+  recording_.clear();
+  if (FakeGpu().fail_capture) {
+    return errors::Internal("injected capture failure");
+  }
+  FakeGpu().captures++;
+  return std::unique_ptr<CapturedWork>(
+      new FakeCapturedWork(this, std::move(work)));
+}
+
 void FakeGpuDevice::Enqueue(std::function<void()> fn) {
+  if (t_capturing == this) {
+    recording_.push_back(std::move(fn));
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(fn));

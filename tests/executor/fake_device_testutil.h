@@ -16,6 +16,10 @@
 //  - MatMul: an AsyncOpKernel whose shape check and math run on the worker,
 //    so its errors are found asynchronously;
 //  - Reshape, with its `shape` input in host memory (HostMemory).
+//
+// Capture (Device::BeginCapture) records what the capturing thread enqueues
+// and replays it on Launch; the recorded closures hold their tensors, so the
+// buffers stay where the recording put them.
 #ifndef WEFT_TESTS_EXECUTOR_FAKE_DEVICE_TESTUTIL_H_
 #define WEFT_TESTS_EXECUTOR_FAKE_DEVICE_TESTUTIL_H_
 
@@ -28,6 +32,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/allocator.h"
 #include "device/device.h"
@@ -46,15 +51,24 @@ struct FakeGpuKnobs {
   // Report Internal to every ThenExecute callback, as a GPU reports a
   // kernel that faulted after it was enqueued.
   std::atomic<bool> fail_stream{false};
+  // Make EndCapture fail, as a GPU does when a captured call is not
+  // allowed in a graph.
+  std::atomic<bool> fail_capture{false};
   // Copies started, each direction.
   std::atomic<int64_t> copies_to_device{0};
   std::atomic<int64_t> copies_to_host{0};
+  // Successful recordings, and launches of recorded work.
+  std::atomic<int64_t> captures{0};
+  std::atomic<int64_t> capture_launches{0};
   void Reset() {
     delay_us = 0;
     fail_copies = false;
     fail_stream = false;
+    fail_capture = false;
     copies_to_device = 0;
     copies_to_host = 0;
+    captures = 0;
+    capture_launches = 0;
   }
 };
 FakeGpuKnobs& FakeGpu();
@@ -81,8 +95,12 @@ class FakeGpuDevice final : public Device {
     if (n > 0) fn(0, n);
   }
 
-  // Runs `fn` on the worker after everything enqueued before it.
+  // Runs `fn` on the worker after everything enqueued before it; while the
+  // calling thread captures, records it instead.
   void Enqueue(std::function<void()> fn);
+
+  Status BeginCapture() override;
+  StatusOr<std::unique_ptr<CapturedWork>> EndCapture() override;
 
  private:
   void Loop();
@@ -94,6 +112,8 @@ class FakeGpuDevice final : public Device {
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
+  // What the capturing thread has enqueued since BeginCapture.
+  std::vector<std::function<void()>> recording_;
   std::thread worker_;
 };
 

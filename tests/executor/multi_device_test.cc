@@ -2,6 +2,7 @@
 // fake_device_testutil.h: placement decisions, copies between memory
 // spaces, results equal to CPU-only runs (also on the real models), errors,
 // cancellation and concurrency.
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -450,6 +451,210 @@ TEST_P(MultiDeviceModelTest, MatchesTheCpu) {
 
 INSTANTIATE_TEST_SUITE_P(Models, MultiDeviceModelTest,
                          ::testing::Values("mlp", "cnn"));
+
+// ---- Recorded runs (SessionOptions.capture_device_graphs) ----------------
+
+// x [?, 3] -> r = Relu(x) -> m = Mul(r, r) -> a = AddV2(m, x): every kernel
+// on the fake device.
+std::string DeviceOnlyChain() {
+  return Placeholder("x", "dim { size: -1 } dim { size: 3 }") +
+         Op("r", "Relu", {"x"}) + Op("m", "Mul", {"r", "r"}) +
+         Op("a", "AddV2", {"m", "x"});
+}
+
+std::unique_ptr<Session> MakeRecordingSession(
+    std::shared_ptr<const Graph> graph, const std::string& device,
+    int threads) {
+  SessionOptions options;
+  options.device = device;
+  options.threads = threads;
+  options.source_name = "test.pbtxt";
+  options.capture_device_graphs = true;
+  auto s = Session::Create(std::move(graph), options);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
+// x with values from `start`, [rows, 3], half of them negative.
+Tensor Rows(int rows, float start) {
+  Tensor t = Matrix(rows, 3, start);
+  for (int i = 0; i < rows * 3; i += 2) t.data<float>()[i] *= -1;
+  return t;
+}
+
+TEST_F(MultiDeviceTest,
+       RecordedRunsReplayWithNewValuesAndRecordAgainOnNewShapes) {
+  auto graph = MakeGraph(DeviceOnlyChain());
+  auto cpu = MakeSession(graph, "cpu", 0);
+  for (int threads : {0, 2}) {
+    FakeGpu().Reset();
+    auto session = MakeRecordingSession(graph, "fake_gpu", threads);
+    auto callable = session->Prepare({"x"}, {"a", "m", "x"});
+    ASSERT_TRUE(callable.ok()) << callable.status();
+    EXPECT_TRUE((*callable)->device_graph_status().ok())
+        << (*callable)->device_graph_status();
+    int run = 0;
+    for (int rows : {2, 2, 2, 5, 5, 2}) {
+      SCOPED_TRACE(absl::StrCat("run ", run, ", ", rows, " rows"));
+      Tensor x = Rows(rows, 0.25f * ++run);
+      std::vector<Tensor> got;
+      Status s = session->Run(**callable, {x}, &got);
+      ASSERT_TRUE(s.ok()) << s;
+      auto want = cpu->Run({{"x", x}}, {"a", "m", "x"});
+      ASSERT_TRUE(want.ok()) << want.status();
+      ASSERT_EQ(got.size(), 3u);
+      for (int i = 0; i < 3; ++i) ExpectNear(got[i], (*want)[i]);
+    }
+    // Recorded on the first run and at each change of shape (2 -> 5 -> 2);
+    // every run is one launch of a recording.
+    EXPECT_EQ(FakeGpu().captures, 3);
+    EXPECT_EQ(FakeGpu().capture_launches, 6);
+    EXPECT_TRUE((*callable)->device_graph_status().ok());
+  }
+}
+
+TEST_F(MultiDeviceTest, RecordedRunsSayWhyTheyCannotBeRecorded) {
+  struct Case {
+    std::string graph;
+    std::string device;
+    std::vector<std::string> fetches;
+    std::string why;
+  };
+  const Case cases[] = {
+      {MixedChain(), "fake_gpu", {"m"}, "node 'n' (Neg) runs on cpu:0"},
+      {Placeholder("a", Dims(2, 3)) + Placeholder("b", Dims(3, 4)) +
+           Op("mm", "MatMul", {"a", "b"}),
+       "fake_gpu",
+       {"mm"},
+       "node 'mm' (MatMul) has an asynchronous kernel"},
+      {DeviceOnlyChain(), "cpu", {"a"}, "the session runs on the CPU only"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.why);
+    FakeGpu().Reset();
+    auto graph = MakeGraph(c.graph);
+    auto session = MakeRecordingSession(graph, c.device, 0);
+    std::vector<std::string> feeds = c.fetches[0] == "mm"
+                                         ? std::vector<std::string>{"a", "b"}
+                                         : std::vector<std::string>{"x"};
+    auto callable = session->Prepare(feeds, c.fetches);
+    ASSERT_TRUE(callable.ok()) << callable.status();
+    Status why = (*callable)->device_graph_status();
+    EXPECT_EQ(why.code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(why.message(), HasSubstr(c.why));
+    // The runs still happen, node by node.
+    std::vector<Tensor> inputs;
+    if (c.fetches[0] == "mm") {
+      inputs = {Matrix(2, 3, 1), Matrix(3, 4, 2)};
+    } else {
+      inputs = {Matrix(2, 3, -1)};
+    }
+    std::vector<Tensor> got;
+    Status s = session->Run(**callable, inputs, &got);
+    ASSERT_TRUE(s.ok()) << s;
+    auto cpu = MakeSession(graph, "cpu", 0);
+    auto cpu_callable = cpu->Prepare(feeds, c.fetches);
+    ASSERT_TRUE(cpu_callable.ok());
+    std::vector<Tensor> want;
+    ASSERT_TRUE(cpu->Run(**cpu_callable, inputs, &want).ok());
+    ExpectNear(got[0], want[0]);
+    EXPECT_EQ(FakeGpu().captures, 0);
+  }
+  // Off: the status says so.
+  auto session = MakeSession(MakeGraph(DeviceOnlyChain()), "fake_gpu", 0);
+  auto callable = session->Prepare({"x"}, {"a"});
+  ASSERT_TRUE(callable.ok());
+  EXPECT_THAT((*callable)->device_graph_status().message(),
+              HasSubstr("capture_device_graphs is off"));
+}
+
+TEST_F(MultiDeviceTest, AFailedRecordingFallsBackToNodeByNodeRuns) {
+  auto graph = MakeGraph(DeviceOnlyChain());
+  auto cpu = MakeSession(graph, "cpu", 0);
+  auto session = MakeRecordingSession(graph, "fake_gpu", 2);
+  auto callable = session->Prepare({"x"}, {"a"});
+  ASSERT_TRUE(callable.ok());
+  FakeGpu().fail_capture = true;
+  for (int run = 0; run < 3; ++run) {
+    Tensor x = Rows(4, run);
+    std::vector<Tensor> got;
+    Status s = session->Run(**callable, {x}, &got);
+    ASSERT_TRUE(s.ok()) << s;
+    auto want = cpu->Run({{"x", x}}, {"a"});
+    ASSERT_TRUE(want.ok());
+    ExpectNear(got[0], (*want)[0]);
+  }
+  Status why = (*callable)->device_graph_status();
+  EXPECT_THAT(why.message(), HasSubstr("capturing the run"));
+  EXPECT_THAT(why.message(), HasSubstr("injected capture failure"));
+  EXPECT_EQ(FakeGpu().captures, 0);
+  EXPECT_EQ(FakeGpu().capture_launches, 0);
+}
+
+TEST_F(MultiDeviceTest, ReplayErrorsFailTheRun) {
+  auto session =
+      MakeRecordingSession(MakeGraph(DeviceOnlyChain()), "fake_gpu", 0);
+  auto callable = session->Prepare({"x"}, {"a"});
+  ASSERT_TRUE(callable.ok());
+  std::vector<Tensor> got;
+  ASSERT_TRUE(session->Run(**callable, {Rows(2, 1)}, &got).ok());
+  FakeGpu().fail_stream = true;
+  Status s = session->Run(**callable, {Rows(2, 1)}, &got);
+  FakeGpu().fail_stream = false;
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("replaying the recorded run on "
+                                     "fake_gpu:0"));
+  EXPECT_THAT(s.message(), HasSubstr("injected asynchronous device error"));
+  EXPECT_TRUE(got.empty());
+  ASSERT_TRUE(session->Run(**callable, {Rows(2, 1)}, &got).ok());
+}
+
+TEST_F(MultiDeviceTest, ConcurrentRecordedRuns) {
+  auto graph = MakeGraph(DeviceOnlyChain());
+  auto cpu = MakeSession(graph, "cpu", 0);
+  auto session = MakeRecordingSession(graph, "fake_gpu", 2);
+  auto callable = session->Prepare({"x"}, {"a"});
+  ASSERT_TRUE(callable.ok());
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        Tensor x = Rows(2 + (i % 2), t * 100 + i);
+        std::vector<Tensor> got;
+        auto want = cpu->Run({{"x", x}}, {"a"});
+        if (!session->Run(**callable, {x}, &got).ok() || !want.ok() ||
+            got[0].NumElements() != (*want)[0].NumElements()) {
+          wrong++;
+          continue;
+        }
+        for (int64_t k = 0; k < got[0].NumElements(); ++k) {
+          if (got[0].data<float>()[k] != (*want)[0].data<float>()[k]) {
+            wrong++;
+            break;
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST_F(MultiDeviceTest, TracedRunsGoNodeByNode) {
+  auto session =
+      MakeRecordingSession(MakeGraph(DeviceOnlyChain()), "fake_gpu", 0);
+  auto callable = session->Prepare({"x"}, {"a"});
+  ASSERT_TRUE(callable.ok());
+  RunOptions options;
+  options.trace = true;
+  RunMetadata metadata;
+  std::vector<Tensor> got;
+  ASSERT_TRUE(
+      session->Run(**callable, {Rows(2, 1)}, &got, options, &metadata).ok());
+  EXPECT_EQ(metadata.node_traces.size(), 3u);
+  EXPECT_EQ(FakeGpu().capture_launches, 0);
+}
 
 }  // namespace
 }  // namespace weft

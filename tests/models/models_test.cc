@@ -183,7 +183,8 @@ class ModelTest : public testing::TestWithParam<ModelFiles> {
     }
   }
 
-  void CheckAgainstTensorFlow(const std::string& device);
+  void CheckAgainstTensorFlow(const std::string& device,
+                              bool capture_device_graphs = false);
 
   Sidecar sidecar_;
 };
@@ -274,7 +275,8 @@ double ExpectClose(const std::string& what, const Tensor& got,
 
 // Runs the model on `device` (optimized and not) and compares every output
 // with TensorFlow's within the bound.
-void ModelTest::CheckAgainstTensorFlow(const std::string& device) {
+void ModelTest::CheckAgainstTensorFlow(const std::string& device,
+                                       bool capture_device_graphs) {
   const std::string& path = sidecar_.graph_path;
   auto graph_def = LoadGraphDef(path);
   ASSERT_TRUE(graph_def.ok()) << graph_def.status();
@@ -327,6 +329,7 @@ void ModelTest::CheckAgainstTensorFlow(const std::string& device) {
     options.source_name = path;
     options.optimize = optimize;
     options.device = device;
+    options.capture_device_graphs = capture_device_graphs;
     // Create() then prepares the run, so a missing kernel fails there.
     options.feeds = {sidecar_.input_node};
     options.fetches = fetches;
@@ -355,6 +358,9 @@ TEST_P(ModelTest, MatchesTensorFlowOnCuda) {
     GTEST_SKIP() << usable.message();
   }
   CheckAgainstTensorFlow("cuda");
+  // Recorded into a CUDA Graph and replayed where every node runs on the
+  // GPU; node by node otherwise.
+  CheckAgainstTensorFlow("cuda", /*capture_device_graphs=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelTest, testing::ValuesIn(kModels),

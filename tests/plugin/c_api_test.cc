@@ -307,6 +307,8 @@ TEST_F(CApiTest, SessionOptionsReachTheSession) {
   EXPECT_EQ(RunScaleShift(o, status_), expected) << message();
   weft_session_options_set_threads(o, 2);
   weft_session_options_set_optimize(o, 1);
+  // Accepted on the CPU: runs go node by node.
+  weft_session_options_set_capture_device_graphs(o, 1);
   weft_session_options_set_host_memory_cache(o, 1);
   weft_session_options_set_host_memory_limit(o, int64_t{1} << 20);
   weft_session_options_set_device(o, "cpu");

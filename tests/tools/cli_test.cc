@@ -268,6 +268,14 @@ TEST_F(CliTest, RunDeviceFlag) {
   EXPECT_EQ(tf32.code, 1);
   EXPECT_THAT(tf32.err, HasSubstr("allow_tf32 is set but the session runs on "
                                   "'cpu'"));
+  // Recording asked for on a CPU session: the bench says why it is unused.
+  Result graph_bench = Run("bench " + graph +
+                           " --input x=random:1,4 --runs 2 --warmup 0 "
+                           "--threads 0 --capture-graph");
+  EXPECT_EQ(graph_bench.code, 0) << graph_bench.err;
+  EXPECT_THAT(graph_bench.out,
+              HasSubstr("device graph: not used: the session runs on the CPU "
+                        "only"));
   const weft::CudaInfo& cuda = weft::GetCudaInfo();
   if (cuda.status.ok()) return;  // what "cuda" does with a GPU is tested there
   for (const char* cmd : {"run", "bench"}) {
