@@ -9,6 +9,35 @@
 #include "kernels/cpu/copy_util.h"
 
 namespace weft {
+namespace {
+
+gpu::CastType ToCastType(DataType dt) {
+  switch (dt) {
+    case DT_BOOL:
+      return gpu::CastType::kBool;
+    case DT_INT32:
+      return gpu::CastType::kInt32;
+    case DT_INT64:
+      return gpu::CastType::kInt64;
+    case DT_HALF:
+      return gpu::CastType::kHalf;
+    default:
+      return gpu::CastType::kFloat;
+  }
+}
+
+}  // namespace
+
+CastPlan PlanCast(DataType src, DataType dst, bool truncate) {
+  CastPlan plan;
+  plan.src = ToCastType(src);
+  plan.params.dst = ToCastType(dst);
+  // The CPU kernel honours Truncate only where the destination has fewer
+  // mantissa bits than a floating source; among these dtypes that is
+  // float -> half.
+  plan.params.truncate = truncate && src == DT_FLOAT && dst == DT_HALF;
+  return plan;
+}
 
 StatusOr<TransposePlan> PlanTranspose(const TensorShape& input,
                                       const Tensor& perm_t) {

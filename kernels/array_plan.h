@@ -1,6 +1,6 @@
 // Host-side planning of the CUDA data-movement kernels
-// (kernels/cuda/array_ops.cc): the shape checks, with the CPU kernels'
-// messages, and the launch parameters of the kernel bodies in
+// (kernels/cuda/cast_op.cc, array_ops.cc): the shape checks, with the CPU
+// kernels' messages, and the launch parameters of the kernel bodies in
 // kernels/cuda/*_body.h. Compiled in every build, with or without CUDA, so
 // that tests/kernels/cuda_array_body_test.cc can build the same parameters
 // as the OpKernel classes and run the bodies on the host.
@@ -18,11 +18,21 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/tensor_shape.h"
+#include "core/types.h"
+#include "kernels/cuda/cast_body.h"
 #include "kernels/cuda/concat_body.h"
 #include "kernels/cuda/tile_body.h"
 #include "kernels/cuda/transpose_body.h"
 
 namespace weft {
+
+// The CUDA Cast kernel's launch for a cast from `src` to `dst`, two of its
+// dtypes (float, half, int32, int64, bool).
+struct CastPlan {
+  gpu::CastType src = gpu::CastType::kFloat;
+  gpu::CastParams params;
+};
+CastPlan PlanCast(DataType src, DataType dst, bool truncate);
 
 struct TransposePlan {
   TensorShape out_shape;

@@ -1,6 +1,7 @@
 // Cast on the CPU between bool, int8, int16, int32, int64, uint8, uint16,
 // half, bfloat16, float and double, every pair (a cast to the same dtype
-// passes the input through).
+// passes the input through: kernels/cast_op_base.h, shared with the CUDA
+// kernel).
 //
 // Conversions, as TensorFlow's CPU kernel computes them:
 //  - To bool: x != 0 (NaN is true). From bool: 0 or 1.
@@ -32,6 +33,7 @@
 #include "core/dtype_traits.h"
 #include "core/tensor.h"
 #include "core/types.h"
+#include "kernels/cast_op_base.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 
@@ -181,47 +183,27 @@ CastFn FindCast(DataType src, DataType dst) {
   return fn;
 }
 
-class CastOp : public OpKernel {
+class CastOp : public CastOpBase {
  public:
-  explicit CastOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    DataType src, dst;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("SrcT", &src));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("DstT", &dst));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("Truncate", &truncate_));
-    identity_ = src == dst;
-    if (!identity_) {
-      fn_ = FindCast(src, dst);
-      OP_REQUIRES(
-          ctx, fn_ != nullptr,
-          errors::Unimplemented("Cast from ", DataTypeName(src), " to ",
-                                DataTypeName(dst), " is not supported"));
-    }
-    // Converting elements in a loop costs a few cycles each; passing the
-    // input through costs nothing.
-    expensive_ = !identity_;
-  }
-
-  bool IsExpensive() const override { return expensive_; }
-
-  void Compute(OpKernelContext* ctx) const override {
-    const Tensor& x = ctx->input(0);
-    if (identity_) {
-      ctx->set_output(0, x);
-      return;
-    }
-    Tensor* y = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
-    const void* in = x.raw_data();
-    void* out = y->raw_data();
-    ctx->ParallelFor(x.NumElements(), 3, [&](int64_t begin, int64_t end) {
-      fn_(in, out, begin, end, truncate_);
-    });
+  explicit CastOp(OpKernelConstruction* ctx) : CastOpBase(ctx) {
+    if (!ctx->status().ok() || identity()) return;
+    fn_ = FindCast(src(), dst());
+    OP_REQUIRES(
+        ctx, fn_ != nullptr,
+        errors::Unimplemented("Cast from ", DataTypeName(src()), " to ",
+                              DataTypeName(dst()), " is not supported"));
   }
 
  private:
-  bool truncate_ = false;
-  bool identity_ = false;
-  bool expensive_ = true;
+  void Convert(OpKernelContext* ctx, const Tensor& x,
+               Tensor* y) const override {
+    const void* in = x.raw_data();
+    void* out = y->raw_data();
+    ctx->ParallelFor(x.NumElements(), 3, [&](int64_t begin, int64_t end) {
+      fn_(in, out, begin, end, truncate());
+    });
+  }
+
   CastFn fn_ = nullptr;
 };
 

@@ -1,10 +1,13 @@
 // Cast on CUDA between float, half, int32, int64 and bool, every pair, with
 // the CPU kernel's results bit for bit (see kernels/cuda/cast_body.h for the
-// conversions, Truncate included). A cast to the same dtype passes the
-// input through.
+// conversions, Truncate included). The attrs and the pass-through of a cast
+// to the same dtype are the CPU kernel's (kernels/cast_op_base.h); the
+// launch is planned by PlanCast (kernels/array_plan.h).
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernels/array_plan.h"
+#include "kernels/cast_op_base.h"
 #include "kernels/cuda/array_ops_gpu.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/kernel_registry.h"
@@ -13,60 +16,24 @@
 namespace weft {
 namespace {
 
-gpu::CastType ToCastType(DataType dt) {
-  switch (dt) {
-    case DT_BOOL:
-      return gpu::CastType::kBool;
-    case DT_INT32:
-      return gpu::CastType::kInt32;
-    case DT_INT64:
-      return gpu::CastType::kInt64;
-    case DT_HALF:
-      return gpu::CastType::kHalf;
-    default:
-      return gpu::CastType::kFloat;
-  }
-}
-
-class CudaCastOp : public OpKernel {
+class CudaCastOp : public CastOpBase {
  public:
-  explicit CudaCastOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    DataType src, dst;
-    bool truncate = false;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("SrcT", &src));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("DstT", &dst));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("Truncate", &truncate));
-    identity_ = src == dst;
-    src_ = ToCastType(src);
-    params_.dst = ToCastType(dst);
-    // The CPU kernel honours Truncate only where the destination has fewer
-    // mantissa bits than a floating source; among these dtypes that is
-    // float -> half.
-    params_.truncate = truncate && src == DT_FLOAT && dst == DT_HALF;
-  }
-
-  bool IsExpensive() const override { return !identity_; }
-
-  void Compute(OpKernelContext* ctx) const override {
-    const Tensor& x = ctx->input(0);
-    if (identity_) {
-      ctx->set_output(0, x);
-      return;
-    }
-    Tensor* y = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
-    if (x.NumElements() == 0) return;
-    CudaDevice* device = CurrentCudaDevice(ctx);
-    OP_REQUIRES_OK(ctx, CudaCall(gpu::LaunchCast(src_, params_, x.raw_data(),
-                                                 y->raw_data(), x.NumElements(),
-                                                 device->compute_stream()),
-                                 "launching the Cast kernel"));
-  }
+  explicit CudaCastOp(OpKernelConstruction* ctx)
+      : CastOpBase(ctx), plan_(PlanCast(src(), dst(), truncate())) {}
 
  private:
-  bool identity_ = false;
-  gpu::CastType src_ = gpu::CastType::kFloat;
-  gpu::CastParams params_;
+  void Convert(OpKernelContext* ctx, const Tensor& x,
+               Tensor* y) const override {
+    if (x.NumElements() == 0) return;
+    CudaDevice* device = CurrentCudaDevice(ctx);
+    OP_REQUIRES_OK(
+        ctx, CudaCall(gpu::LaunchCast(plan_.src, plan_.params, x.raw_data(),
+                                      y->raw_data(), x.NumElements(),
+                                      device->compute_stream()),
+                      "launching the Cast kernel"));
+  }
+
+  const CastPlan plan_;
 };
 
 std::vector<DataType> CudaCastTypes() {

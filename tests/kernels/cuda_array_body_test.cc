@@ -112,47 +112,32 @@ void ExpectSameError(const Status& cpu, const Status& plan,
 // ---------------------------------------------------------------------------
 // Cast
 
-gpu::CastType CastTypeOf(DataType dt) {
-  switch (dt) {
-    case DT_BOOL:
-      return gpu::CastType::kBool;
-    case DT_INT32:
-      return gpu::CastType::kInt32;
-    case DT_INT64:
-      return gpu::CastType::kInt64;
-    case DT_HALF:
-      return gpu::CastType::kHalf;
-    default:
-      return gpu::CastType::kFloat;
+// The body's per-element conversion from `src`.
+using CastElementFn = void (*)(const gpu::CastParams&, const void*, void*,
+                               int64_t);
+CastElementFn CastElementFrom(gpu::CastType src) {
+  switch (src) {
+    case gpu::CastType::kBool:
+      return &gpu::CastElement<gpu::CastType::kBool>;
+    case gpu::CastType::kInt32:
+      return &gpu::CastElement<gpu::CastType::kInt32>;
+    case gpu::CastType::kInt64:
+      return &gpu::CastElement<gpu::CastType::kInt64>;
+    case gpu::CastType::kHalf:
+      return &gpu::CastElement<gpu::CastType::kHalf>;
+    case gpu::CastType::kFloat:
+      break;
   }
+  return &gpu::CastElement<gpu::CastType::kFloat>;
 }
 
 // What the CUDA kernel class computes, with the body run on the host.
 Tensor HostCast(const Tensor& x, DataType dst, bool truncate) {
-  gpu::CastParams p;
-  p.dst = CastTypeOf(dst);
-  p.truncate = truncate && x.dtype() == DT_FLOAT && dst == DT_HALF;
+  const CastPlan plan = PlanCast(x.dtype(), dst, truncate);
+  const CastElementFn element = CastElementFrom(plan.src);
   Tensor y(dst, x.shape());
-  const void* in = x.raw_data();
-  void* out = y.raw_data();
   for (int64_t i = 0; i < x.NumElements(); ++i) {
-    switch (CastTypeOf(x.dtype())) {
-      case gpu::CastType::kBool:
-        gpu::CastElement<gpu::CastType::kBool>(p, in, out, i);
-        break;
-      case gpu::CastType::kInt32:
-        gpu::CastElement<gpu::CastType::kInt32>(p, in, out, i);
-        break;
-      case gpu::CastType::kInt64:
-        gpu::CastElement<gpu::CastType::kInt64>(p, in, out, i);
-        break;
-      case gpu::CastType::kHalf:
-        gpu::CastElement<gpu::CastType::kHalf>(p, in, out, i);
-        break;
-      case gpu::CastType::kFloat:
-        gpu::CastElement<gpu::CastType::kFloat>(p, in, out, i);
-        break;
-    }
+    element(plan.params, x.raw_data(), y.raw_data(), i);
   }
   return y;
 }
