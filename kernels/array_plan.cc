@@ -26,6 +26,14 @@ gpu::CastType ToCastType(DataType dt) {
   }
 }
 
+// A move of `merged` dimensions, left after merging, by a kernel that
+// takes at most `max`; `what` names the op and its inputs.
+Status TooManyDimensions(const std::string& what, int merged, int max) {
+  return errors::Unimplemented(
+      what, " needs ", merged,
+      " dimensions after merging; the CUDA kernel takes at most ", max);
+}
+
 }  // namespace
 
 CastPlan PlanCast(DataType src, DataType dst, bool truncate) {
@@ -40,36 +48,10 @@ CastPlan PlanCast(DataType src, DataType dst, bool truncate) {
 }
 
 StatusOr<TransposePlan> PlanTranspose(const TensorShape& input,
-                                      const Tensor& perm_t) {
-  if (perm_t.dims() != 1) {
-    return errors::InvalidArgument("perm (input 1) must be a vector but has ",
-                                   "shape ", perm_t.shape().DebugString());
-  }
-  std::vector<int64_t> perm;
-  WEFT_RETURN_IF_ERROR(ReadIndexTensor(perm_t, "perm (input 1)", &perm));
+                                      const TransposeDims& dims) {
   const int rank = input.dims();
-  if (static_cast<int64_t>(perm.size()) != rank) {
-    return errors::InvalidArgument(
-        "perm (input 1) is ", IndexListString(perm), " with ", perm.size(),
-        " entries but input 0 ", input.DebugString(), " has rank ", rank);
-  }
-  std::vector<bool> seen(rank, false);
-  std::vector<int64_t> out_dims(rank);
-  for (int i = 0; i < rank; ++i) {
-    const int64_t d = perm[i] < 0 ? perm[i] + rank : perm[i];
-    if (d < 0 || d >= rank || seen[d]) {
-      return errors::InvalidArgument(
-          "perm (input 1) is ", IndexListString(perm),
-          " but must be a permutation of the dimensions of input 0 (rank ",
-          rank, "); entry ", i, " is ",
-          d >= 0 && d < rank ? "repeated" : "out of range");
-    }
-    seen[d] = true;
-    perm[i] = d;
-    out_dims[i] = input.dim_size(static_cast<int>(d));
-  }
+  const std::vector<int64_t>& perm = dims.perm;
   TransposePlan plan;
-  WEFT_ASSIGN_OR_RETURN(plan.out_shape, TensorShape::Build(out_dims));
   // Only the dimensions larger than 1 decide the layout.
   std::vector<int> kept_index(rank, -1);
   std::vector<int64_t> kept_dims;
@@ -94,15 +76,12 @@ StatusOr<TransposePlan> PlanTranspose(const TensorShape& input,
       runs.push_back({d, d});
     }
   }
-  plan.moves_data = runs.size() > 1;
-  if (!plan.moves_data) return plan;
   const int merged = static_cast<int>(runs.size());
   if (merged > gpu::kMaxTransposeRank) {
-    return errors::Unimplemented(
-        "transposing input 0 ", input.DebugString(), " by perm (input 1) ",
-        IndexListString(perm), " needs ", merged,
-        " dimensions after merging; the CUDA kernel takes at most ",
-        gpu::kMaxTransposeRank);
+    return TooManyDimensions(
+        absl::StrCat("transposing input 0 ", input.DebugString(),
+                     " by perm (input 1) ", IndexListString(perm)),
+        merged, gpu::kMaxTransposeRank);
   }
   // Input strides of the runs: the product of the kept sizes after each.
   std::vector<int64_t> kept_strides(kept_dims.size());
@@ -138,40 +117,12 @@ StatusOr<TransposePlan> PlanTranspose(const TensorShape& input,
   return plan;
 }
 
-StatusOr<TilePlan> PlanTile(const TensorShape& input,
-                            const Tensor& multiples_t) {
+StatusOr<gpu::TileParams> PlanTile(const TensorShape& input,
+                                   const TileDims& dims) {
+  gpu::TileParams params;
+  if (dims.out_shape.num_elements() == 0) return params;
   const int rank = input.dims();
-  if (multiples_t.dims() != 1 || multiples_t.dim_size(0) != rank) {
-    return errors::InvalidArgument(
-        "multiples (input 1) must be a vector of ", rank,
-        " values, one per dimension of input 0 ", input.DebugString(),
-        ", but has shape ", multiples_t.shape().DebugString());
-  }
-  std::vector<int64_t> multiples;
-  WEFT_RETURN_IF_ERROR(
-      ReadIndexTensor(multiples_t, "multiples (input 1)", &multiples));
-  std::vector<int64_t> out_dims(rank);
-  TilePlan plan;
-  plan.same = true;
-  for (int d = 0; d < rank; ++d) {
-    if (multiples[d] < 0) {
-      return errors::InvalidArgument("multiples (input 1) are ",
-                                     IndexListString(multiples),
-                                     " but must be >= 0");
-    }
-    if (__builtin_mul_overflow(input.dim_size(d), multiples[d], &out_dims[d])) {
-      return errors::InvalidArgument("tiling input 0 ", input.DebugString(),
-                                     " by ", IndexListString(multiples),
-                                     " overflows");
-    }
-    plan.same = plan.same && multiples[d] == 1;
-  }
-  if (plan.same) {
-    plan.out_shape = input;
-    return plan;
-  }
-  WEFT_ASSIGN_OR_RETURN(plan.out_shape, TensorShape::Build(out_dims));
-  if (plan.out_shape.num_elements() == 0) return plan;
+  const std::vector<int64_t>& multiples = dims.multiples;
   // A dimension tiled once continues the one before it: (in_a, m) then
   // (in_b, 1) reads the same elements as (in_a * in_b, m). Dimensions of
   // size 1 tiled once are dropped.
@@ -190,21 +141,20 @@ StatusOr<TilePlan> PlanTile(const TensorShape& input,
   }
   const int merged = static_cast<int>(in_dims.size());
   if (merged > gpu::kMaxTileRank) {
-    return errors::Unimplemented(
-        "tiling input 0 ", input.DebugString(), " by ",
-        IndexListString(multiples), " needs ", merged,
-        " dimensions after merging; the CUDA kernel takes at most ",
-        gpu::kMaxTileRank);
+    return TooManyDimensions(
+        absl::StrCat("tiling input 0 ", input.DebugString(), " by ",
+                     IndexListString(multiples)),
+        merged, gpu::kMaxTileRank);
   }
-  plan.params.rank = merged;
+  params.rank = merged;
   int64_t stride = 1;
   for (int d = merged - 1; d >= 0; --d) {
-    plan.params.in_dims[d] = in_dims[d];
-    plan.params.out_dims[d] = in_dims[d] * mults[d];
-    plan.params.in_strides[d] = stride;
+    params.in_dims[d] = in_dims[d];
+    params.out_dims[d] = in_dims[d] * mults[d];
+    params.in_strides[d] = stride;
     stride *= in_dims[d];
   }
-  return plan;
+  return params;
 }
 
 StatusOr<ConcatPlan> PlanConcatV2(absl::Span<const TensorShape> shapes,

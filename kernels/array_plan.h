@@ -5,9 +5,11 @@
 // that tests/kernels/cuda_array_body_test.cc can build the same parameters
 // as the OpKernel classes and run the bodies on the host.
 //
-// The checks repeat those of the CPU kernels in kernels/cpu/transpose_op.cc,
-// concat_ops.cc and tile_ops.cc, which keep them inside their Compute
-// methods; the host test compares the two on the same inputs.
+// Transpose and Tile are checked by the shape contracts the CPU kernels
+// share (kernels/transpose_shape.h, tile_shape.h). The concat checks repeat
+// those of the CPU kernels in kernels/cpu/concat_ops.cc, which keep them
+// inside their Compute methods; the host test compares the two on the same
+// inputs.
 #ifndef WEFT_KERNELS_ARRAY_PLAN_H_
 #define WEFT_KERNELS_ARRAY_PLAN_H_
 
@@ -23,6 +25,8 @@
 #include "kernels/cuda/concat_body.h"
 #include "kernels/cuda/tile_body.h"
 #include "kernels/cuda/transpose_body.h"
+#include "kernels/tile_shape.h"
+#include "kernels/transpose_shape.h"
 
 namespace weft {
 
@@ -35,11 +39,6 @@ struct CastPlan {
 CastPlan PlanCast(DataType src, DataType dst, bool truncate);
 
 struct TransposePlan {
-  TensorShape out_shape;
-  // False when the dimensions larger than 1 keep their order: the output
-  // is the input's buffer under out_shape.
-  bool moves_data = false;
-  // Set when moves_data.
   gpu::TransposeParams params;
   // Set when the move swaps the last two dimensions of [batch, rows, cols]
   // and both are at least kMinSwapSide, where staging tiles in shared
@@ -49,21 +48,20 @@ struct TransposePlan {
   static constexpr int64_t kMinSwapSide = 16;
 };
 
-// Errors: perm not a vector of the input's rank, not a permutation (entries
-// may be negative, counting from the end), or, as Unimplemented, more than
-// gpu::kMaxTransposeRank dimensions left after merging.
+// The launch of a transpose of `input` that moves data (dims.moves_data),
+// its dimensions merged where they move together.
+// Errors: Unimplemented when more than gpu::kMaxTransposeRank dimensions
+// are left after merging.
 StatusOr<TransposePlan> PlanTranspose(const TensorShape& input,
-                                      const Tensor& perm);
+                                      const TransposeDims& dims);
 
-struct TilePlan {
-  TensorShape out_shape;
-  // All multiples are 1: the output is the input.
-  bool same = false;
-  // Set when !same and the output is not empty.
-  gpu::TileParams params;
-};
-
-StatusOr<TilePlan> PlanTile(const TensorShape& input, const Tensor& multiples);
+// The launch of a tile of `input` whose multiples are not all 1
+// (!dims.same), its dimensions merged where they can be; rank 0 (nothing to
+// launch) when the output is empty.
+// Errors: Unimplemented when more than gpu::kMaxTileRank dimensions are
+// left after merging.
+StatusOr<gpu::TileParams> PlanTile(const TensorShape& input,
+                                   const TileDims& dims);
 
 struct ConcatPlan {
   TensorShape out_shape;

@@ -4,8 +4,9 @@
 // [0, s_0, 0, s_1, ...], BroadcastTo gives each stretched dimension stride
 // 0, and StridedGather copies the view (contiguous input rows as memcpy
 // runs, a stretched innermost dimension as a fill). An output that equals
-// the input returns the input itself. Dtype-agnostic (element width only),
-// strings included.
+// the input returns the input itself. Tile's checks are kernels/tile_shape.h,
+// shared with the CUDA kernel. Dtype-agnostic (element width only), strings
+// included.
 #include <cstdint>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "kernels/cpu/copy_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
+#include "kernels/tile_shape.h"
 
 namespace weft {
 namespace {
@@ -23,47 +25,22 @@ class TileOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
-    const Tensor& multiples_t = ctx->input(1);
-    const int rank = input.dims();
-    OP_REQUIRES(
-        ctx, multiples_t.dims() == 1 && multiples_t.dim_size(0) == rank,
-        errors::InvalidArgument("multiples (input 1) must be a vector of ",
-                                rank, " values, one per dimension of input 0 ",
-                                input.shape().DebugString(), ", but has shape ",
-                                multiples_t.shape().DebugString()));
-    std::vector<int64_t> multiples;
-    OP_REQUIRES_OK(
-        ctx, ReadIndexTensor(multiples_t, "multiples (input 1)", &multiples));
-    std::vector<int64_t> out_dims(rank);
-    bool same = true;
-    for (int d = 0; d < rank; ++d) {
-      OP_REQUIRES(ctx, multiples[d] >= 0,
-                  errors::InvalidArgument("multiples (input 1) are ",
-                                          IndexListString(multiples),
-                                          " but must be >= 0"));
-      OP_REQUIRES(ctx,
-                  !__builtin_mul_overflow(input.dim_size(d), multiples[d],
-                                          &out_dims[d]),
-                  errors::InvalidArgument(
-                      "tiling input 0 ", input.shape().DebugString(), " by ",
-                      IndexListString(multiples), " overflows"));
-      same = same && multiples[d] == 1;
-    }
-    if (same) {
+    StatusOr<TileDims> tile = GetTileDims(input.shape(), ctx->input(1));
+    OP_REQUIRES_OK(ctx, tile.status());
+    if (tile->same) {
       ctx->set_output(0, input);
       return;
     }
-    StatusOr<TensorShape> shape = TensorShape::Build(out_dims);
-    OP_REQUIRES_OK(ctx, shape.status());
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    if (shape->num_elements() == 0) return;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, tile->out_shape, &out));
+    if (tile->out_shape.num_elements() == 0) return;
+    const int rank = input.dims();
     const copy_util::Dims in_strides =
         copy_util::RowMajorStrides(input.shape());
     copy_util::Dims dims;
     copy_util::Dims strides;
     for (int d = 0; d < rank; ++d) {
-      dims.push_back(multiples[d]);
+      dims.push_back(tile->multiples[d]);
       strides.push_back(0);
       dims.push_back(input.dim_size(d));
       strides.push_back(in_strides[d]);

@@ -1,7 +1,8 @@
 // CUDA kernels of the layout ops: Transpose, ConcatV2, Pack and Tile, for
-// float, half, int32, int64 and bool. Shapes are checked and the copies
-// planned on the host (kernels/array_plan.h, the CPU kernels' rules and
-// messages); the device code, compiled per element size, is in
+// float, half, int32, int64 and bool. Shapes are checked (Transpose and
+// Tile by the contracts the CPU kernels share, kernels/transpose_shape.h
+// and tile_shape.h) and the copies planned on the host
+// (kernels/array_plan.h); the device code, compiled per element size, is in
 // array_ops_gpu.cu. Outputs that equal an input (an order-keeping
 // permutation, multiples of 1, one non-empty concat input) share its
 // buffer, as on the CPU.
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernels/alias_output.h"
 #include "kernels/array_plan.h"
 #include "kernels/cuda/array_ops_gpu.h"
 #include "kernels/cuda/cuda_kernel_util.h"
@@ -35,14 +37,16 @@ class CudaTransposeOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& x = ctx->input(0);
-    StatusOr<TransposePlan> plan = PlanTranspose(x.shape(), ctx->input(1));
-    OP_REQUIRES_OK(ctx, plan.status());
-    if (!plan->moves_data) {
-      ShareInput(ctx, 0, plan->out_shape);
+    StatusOr<TransposeDims> dims = GetTransposeDims(x.shape(), ctx->input(1));
+    OP_REQUIRES_OK(ctx, dims.status());
+    if (!dims->moves_data) {
+      ForwardInputWithShape(ctx, 0, dims->out_shape);
       return;
     }
+    StatusOr<TransposePlan> plan = PlanTranspose(x.shape(), *dims);
+    OP_REQUIRES_OK(ctx, plan.status());
     Tensor* y = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan->out_shape, &y));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims->out_shape, &y));
     if (y->NumElements() == 0) return;
     CudaDevice* device = CurrentCudaDevice(ctx);
     OP_REQUIRES_OK(ctx, CudaCall(gpu::LaunchTranspose(
@@ -59,21 +63,23 @@ class CudaTileOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& x = ctx->input(0);
-    StatusOr<TilePlan> plan = PlanTile(x.shape(), ctx->input(1));
-    OP_REQUIRES_OK(ctx, plan.status());
-    if (plan->same) {
+    StatusOr<TileDims> dims = GetTileDims(x.shape(), ctx->input(1));
+    OP_REQUIRES_OK(ctx, dims.status());
+    if (dims->same) {
       ctx->set_output(0, x);
       return;
     }
+    StatusOr<gpu::TileParams> params = PlanTile(x.shape(), *dims);
+    OP_REQUIRES_OK(ctx, params.status());
     Tensor* y = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan->out_shape, &y));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims->out_shape, &y));
     if (y->NumElements() == 0) return;
     CudaDevice* device = CurrentCudaDevice(ctx);
-    OP_REQUIRES_OK(ctx, CudaCall(gpu::LaunchTile(ElementSize(x), plan->params,
-                                                 x.raw_data(), y->raw_data(),
-                                                 y->NumElements(),
-                                                 device->compute_stream()),
-                                 "launching the Tile kernel"));
+    OP_REQUIRES_OK(
+        ctx, CudaCall(gpu::LaunchTile(ElementSize(x), *params, x.raw_data(),
+                                      y->raw_data(), y->NumElements(),
+                                      device->compute_stream()),
+                      "launching the Tile kernel"));
   }
 };
 

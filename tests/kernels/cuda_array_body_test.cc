@@ -27,6 +27,8 @@
 #include "kernels/cuda/tile_body.h"
 #include "kernels/cuda/transpose_body.h"
 #include "kernels/reshape_shape.h"
+#include "kernels/tile_shape.h"
+#include "kernels/transpose_shape.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {
@@ -107,6 +109,51 @@ void ExpectSameError(const Status& cpu, const Status& plan,
   EXPECT_TRUE(c.size() >= p.size() &&
               c.compare(c.size() - p.size(), p.size(), p) == 0)
       << what << "\n  CPU:  " << c << "\n  plan: " << p;
+}
+
+// Whether both the CPU kernel (`want`) and the plan succeed, so that their
+// outputs can be compared. Where the CPU kernel fails, the plan must fail
+// with the same error.
+template <typename T>
+bool BothSucceed(const StatusOr<Tensor>& want, const StatusOr<T>& plan,
+                 const std::string& what) {
+  if (!want.ok()) {
+    ExpectSameError(want.status(), plan.status(), what);
+    return false;
+  }
+  EXPECT_TRUE(plan.ok()) << what << ": " << plan.status();
+  return plan.ok();
+}
+
+// Every output element written exactly once: no gaps, no overlaps.
+void ExpectEachWrittenOnce(const std::vector<int>& writes) {
+  for (size_t i = 0; i < writes.size(); ++i) {
+    if (writes[i] != 1) {
+      ADD_FAILURE() << "output element " << i << " written " << writes[i]
+                    << " times";
+      break;
+    }
+  }
+}
+
+// A gather kernel's output of `shape`: out[i] = x[source(i)], with the
+// body's index function run on the host for every output index.
+template <typename Source>
+Tensor HostGather(const Tensor& x, const TensorShape& shape, Source source) {
+  Tensor y(x.dtype(), shape);
+  const size_t es = DataTypeSize(x.dtype());
+  const auto* in = static_cast<const char*>(x.raw_data());
+  auto* out = static_cast<char*>(y.raw_data());
+  for (int64_t i = 0; i < y.NumElements(); ++i) {
+    const int64_t src = source(i);
+    if (src < 0 || src >= x.NumElements()) {
+      ADD_FAILURE() << "output " << i << " reads input element " << src
+                    << " of " << x.NumElements();
+      break;
+    }
+    std::memcpy(out + i * es, in + src * es, es);
+  }
+  return y;
 }
 
 // ---------------------------------------------------------------------------
@@ -312,30 +359,19 @@ TEST(CudaCastBodyTest, EmptyAndScalar) {
 
 // The gather kernel's output, with the body run at index width Index.
 template <typename Index>
-Tensor HostTransposeGather(const Tensor& x, const TransposePlan& plan) {
-  Tensor y(x.dtype(), plan.out_shape);
-  const size_t es = DataTypeSize(x.dtype());
-  const auto* in = static_cast<const char*>(x.raw_data());
-  auto* out = static_cast<char*>(y.raw_data());
-  const int64_t n = y.NumElements();
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t src =
-        gpu::TransposeSource<Index>(plan.params, static_cast<Index>(i));
-    if (src < 0 || src >= x.NumElements()) {
-      ADD_FAILURE() << "output " << i << " reads input element " << src
-                    << " of " << x.NumElements();
-      break;
-    }
-    std::memcpy(out + i * es, in + src * es, es);
-  }
-  return y;
+Tensor HostTransposeGather(const Tensor& x, const TensorShape& shape,
+                           const TransposePlan& plan) {
+  return HostGather(x, shape, [&](int64_t i) -> int64_t {
+    return gpu::TransposeSource<Index>(plan.params, static_cast<Index>(i));
+  });
 }
 
 // The tiled kernel's output: every block's tiles, its threads' loads into
 // the shared tile and stores from it in the kernel's order. Also checks
 // that every output element is written exactly once.
-Tensor HostTransposeSwap(const Tensor& x, const TransposePlan& plan) {
-  Tensor y(x.dtype(), plan.out_shape);
+Tensor HostTransposeSwap(const Tensor& x, const TensorShape& shape,
+                         const TransposePlan& plan) {
+  Tensor y(x.dtype(), shape);
   const size_t es = DataTypeSize(x.dtype());
   const auto* in = static_cast<const char*>(x.raw_data());
   auto* out = static_cast<char*>(y.raw_data());
@@ -374,14 +410,25 @@ Tensor HostTransposeSwap(const Tensor& x, const TransposePlan& plan) {
       }
     }
   }
-  for (int64_t i = 0; i < y.NumElements(); ++i) {
-    if (writes[i] != 1) {
-      ADD_FAILURE() << "output element " << i << " written " << writes[i]
-                    << " times";
-      break;
-    }
-  }
+  ExpectEachWrittenOnce(writes);
   return y;
+}
+
+// What the kernel class computes: the shape contract, and the launch when
+// data moves.
+struct TransposeRun {
+  TransposeDims dims;
+  TransposePlan plan;
+};
+
+StatusOr<TransposeRun> PlanTransposeRun(const TensorShape& shape,
+                                        const Tensor& perm) {
+  TransposeRun run;
+  WEFT_ASSIGN_OR_RETURN(run.dims, GetTransposeDims(shape, perm));
+  if (run.dims.moves_data) {
+    WEFT_ASSIGN_OR_RETURN(run.plan, PlanTranspose(shape, run.dims));
+  }
+  return run;
 }
 
 // Runs one transpose both ways; returns the plan's merged rank (0 when no
@@ -391,28 +438,25 @@ int CheckTranspose(const Tensor& x, const Tensor& perm) {
       "Transpose ", ShapeString(x.shape()), " by ",
       absl::StrJoin(ToDoubles(perm), ","), " (", DataTypeName(x.dtype()), ")");
   StatusOr<Tensor> want = RunCpu("Transpose", {}, {x, perm});
-  StatusOr<TransposePlan> plan = PlanTranspose(x.shape(), perm);
-  if (!want.ok()) {
-    ExpectSameError(want.status(), plan.status(), what);
-    return -1;
-  }
-  EXPECT_TRUE(plan.ok()) << what << ": " << plan.status();
-  if (!plan.ok()) return -1;
-  if (!plan->moves_data) {
+  StatusOr<TransposeRun> run = PlanTransposeRun(x.shape(), perm);
+  if (!BothSucceed(want, run, what)) return -1;
+  const TensorShape& shape = run->dims.out_shape;
+  if (!run->dims.moves_data) {
     // The kernel class shares the input's buffer.
-    EXPECT_EQ(plan->out_shape, want->shape()) << what;
-    ExpectSameBits(*x.Reshaped(plan->out_shape), *want, what);
+    EXPECT_EQ(shape, want->shape()) << what;
+    ExpectSameBits(*x.Reshaped(shape), *want, what);
     return 0;
   }
   // Both kernels, at both index widths, whichever the kernel class picks.
-  ExpectSameBits(HostTransposeGather<int32_t>(x, *plan), *want,
+  const TransposePlan& plan = run->plan;
+  ExpectSameBits(HostTransposeGather<int32_t>(x, shape, plan), *want,
                  what + " (gather, int32 indices)");
-  ExpectSameBits(HostTransposeGather<int64_t>(x, *plan), *want,
+  ExpectSameBits(HostTransposeGather<int64_t>(x, shape, plan), *want,
                  what + " (gather, int64 indices)");
-  if (plan->swap_params.batch > 0) {
-    ExpectSameBits(HostTransposeSwap(x, *plan), *want, what + " (tiled)");
+  if (plan.swap_params.batch > 0) {
+    ExpectSameBits(HostTransposeSwap(x, shape, plan), *want, what + " (tiled)");
   }
-  return plan->params.rank;
+  return plan.params.rank;
 }
 
 TEST(CudaTransposeBodyTest, FixedCases) {
@@ -479,9 +523,9 @@ TEST(CudaTransposeBodyTest, LargeSwapsUseTheTiledKernel) {
   };
   for (const Case& c : cases) {
     const Tensor perm = IndexVector(DT_INT32, c.perm);
-    StatusOr<TransposePlan> plan = PlanTranspose(MakeShape(c.dims), perm);
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    EXPECT_EQ(plan->swap, c.swap) << MakeShape(c.dims).DebugString();
+    StatusOr<TransposeRun> run = PlanTransposeRun(MakeShape(c.dims), perm);
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_EQ(run->plan.swap, c.swap) << MakeShape(c.dims).DebugString();
     for (DataType dt : kLayoutTypes) {
       std::mt19937 rng(37);
       EXPECT_GT(CheckTranspose(RandomValues(dt, MakeShape(c.dims), &rng), perm),
@@ -533,40 +577,45 @@ TEST(CudaTransposeBodyTest, BadPermutationsFailAsOnTheCpu) {
 TEST(CudaTransposeBodyTest, TooManyDimensionsAfterMergingIsUnimplemented) {
   const TensorShape shape({2, 2, 2, 2, 2, 2, 2, 2, 2});
   const Tensor perm = IndexVector(DT_INT32, {8, 7, 6, 5, 4, 3, 2, 1, 0});
-  StatusOr<TransposePlan> plan = PlanTranspose(shape, perm);
-  ASSERT_FALSE(plan.ok());
-  EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(std::string(plan.status().message()).find("at most 8"),
+  StatusOr<TransposeRun> run = PlanTransposeRun(shape, perm);
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(std::string(run.status().message()).find("at most 8"),
             std::string::npos)
-      << plan.status();
+      << run.status();
   // The same rank with mergeable runs fits.
   const Tensor runs = IndexVector(DT_INT32, {4, 5, 6, 7, 8, 0, 1, 2, 3});
-  StatusOr<TransposePlan> merged = PlanTranspose(shape, runs);
+  StatusOr<TransposeRun> merged = PlanTransposeRun(shape, runs);
   ASSERT_TRUE(merged.ok()) << merged.status();
-  EXPECT_EQ(merged->params.rank, 2);
+  EXPECT_EQ(merged->plan.params.rank, 2);
 }
 
 // ---------------------------------------------------------------------------
 // Tile
 
-template <typename Index>
-Tensor HostTile(const Tensor& x, const TilePlan& plan) {
-  if (plan.same) return x;
-  Tensor y(x.dtype(), plan.out_shape);
-  const size_t es = DataTypeSize(x.dtype());
-  const auto* in = static_cast<const char*>(x.raw_data());
-  auto* out = static_cast<char*>(y.raw_data());
-  for (int64_t i = 0; i < y.NumElements(); ++i) {
-    const int64_t src =
-        gpu::TileSource<Index>(plan.params, static_cast<Index>(i));
-    if (src < 0 || src >= x.NumElements()) {
-      ADD_FAILURE() << "output " << i << " reads input element " << src
-                    << " of " << x.NumElements();
-      break;
-    }
-    std::memcpy(out + i * es, in + src * es, es);
+// What the kernel class computes: the shape contract, and the launch when
+// the multiples are not all 1.
+struct TileRun {
+  TileDims dims;
+  gpu::TileParams params;
+};
+
+StatusOr<TileRun> PlanTileRun(const TensorShape& shape,
+                              const Tensor& multiples) {
+  TileRun run;
+  WEFT_ASSIGN_OR_RETURN(run.dims, GetTileDims(shape, multiples));
+  if (!run.dims.same) {
+    WEFT_ASSIGN_OR_RETURN(run.params, PlanTile(shape, run.dims));
   }
-  return y;
+  return run;
+}
+
+template <typename Index>
+Tensor HostTile(const Tensor& x, const TileRun& run) {
+  if (run.dims.same) return x;
+  return HostGather(x, run.dims.out_shape, [&](int64_t i) -> int64_t {
+    return gpu::TileSource<Index>(run.params, static_cast<Index>(i));
+  });
 }
 
 int CheckTile(const Tensor& x, const Tensor& multiples) {
@@ -575,16 +624,11 @@ int CheckTile(const Tensor& x, const Tensor& multiples) {
                    absl::StrJoin(ToDoubles(multiples), ","), " (",
                    DataTypeName(x.dtype()), ")");
   StatusOr<Tensor> want = RunCpu("Tile", {}, {x, multiples});
-  StatusOr<TilePlan> plan = PlanTile(x.shape(), multiples);
-  if (!want.ok()) {
-    ExpectSameError(want.status(), plan.status(), what);
-    return -1;
-  }
-  EXPECT_TRUE(plan.ok()) << what << ": " << plan.status();
-  if (!plan.ok()) return -1;
-  ExpectSameBits(HostTile<int32_t>(x, *plan), *want, what + " (int32)");
-  ExpectSameBits(HostTile<int64_t>(x, *plan), *want, what + " (int64)");
-  return plan->params.rank;
+  StatusOr<TileRun> run = PlanTileRun(x.shape(), multiples);
+  if (!BothSucceed(want, run, what)) return -1;
+  ExpectSameBits(HostTile<int32_t>(x, *run), *want, what + " (int32)");
+  ExpectSameBits(HostTile<int64_t>(x, *run), *want, what + " (int64)");
+  return run->params.rank;
 }
 
 TEST(CudaTileBodyTest, FixedCases) {

@@ -1,0 +1,35 @@
+// The shape contract of Transpose, shared by its kernels on every device so
+// that they accept the same permutations and report the same errors.
+#ifndef WEFT_KERNELS_TRANSPOSE_SHAPE_H_
+#define WEFT_KERNELS_TRANSPOSE_SHAPE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "core/tensor_shape.h"
+
+namespace weft {
+
+struct TransposeDims {
+  // The perm input with negative entries resolved: output dimension i is
+  // input dimension perm[i], in [0, rank).
+  std::vector<int64_t> perm;
+  TensorShape out_shape;
+  // False when the dimensions larger than 1 keep their order: the output
+  // is the input's buffer viewed as out_shape, and no data moves.
+  bool moves_data = false;
+};
+
+// Checks `perm` (input 1) against `input` (input 0), TensorFlow's rules:
+// entries may be negative, counting from the end.
+// Errors (InvalidArgument): perm is not a vector of int32/int64, its length
+// is not the input's rank, or it is not a permutation (an entry repeated or
+// out of range).
+StatusOr<TransposeDims> GetTransposeDims(const TensorShape& input,
+                                         const Tensor& perm);
+
+}  // namespace weft
+
+#endif  // WEFT_KERNELS_TRANSPOSE_SHAPE_H_
