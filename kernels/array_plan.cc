@@ -1,6 +1,5 @@
 #include "kernels/array_plan.h"
 
-#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,115 +156,16 @@ StatusOr<gpu::TileParams> PlanTile(const TensorShape& input,
   return params;
 }
 
-StatusOr<ConcatPlan> PlanConcatV2(absl::Span<const TensorShape> shapes,
-                                  const Tensor& axis_t) {
-  const int n = static_cast<int>(shapes.size());
-  int64_t axis = 0;
-  // A one-element vector is TensorFlow's legacy spelling of the scalar.
-  WEFT_RETURN_IF_ERROR(ReadIndexScalar(axis_t,
-                                       absl::StrCat("axis (input ", n, ")"),
-                                       /*allow_vector_of_one=*/true, &axis));
-  const TensorShape& first = shapes[0];
-  const int rank = first.dims();
-  if (rank == 0) {
-    return errors::InvalidArgument(
-        "input 0 is a scalar; scalars cannot be concatenated (Pack stacks "
-        "them)");
-  }
-  if (axis < -rank || axis >= rank) {
-    return errors::InvalidArgument("axis (input ", n, ") is ", axis,
-                                   " but must be in [", -rank, ", ", rank,
-                                   ") for inputs of rank ", rank);
-  }
-  if (axis < 0) axis += rank;
-  int64_t axis_total = 0;
-  int non_empty = 0;
-  int last_non_empty = 0;
-  for (int i = 0; i < n; ++i) {
-    const TensorShape& s = shapes[i];
-    bool match = s.dims() == rank;
-    for (int d = 0; match && d < rank; ++d) {
-      match = d == axis || s.dim_size(d) == first.dim_size(d);
-    }
-    if (!match) {
-      return errors::InvalidArgument(
-          "input ", i, " has shape ", s.DebugString(),
-          " but must match input 0 ", first.DebugString(),
-          " in rank and in every dimension but the axis ", axis);
-    }
-    axis_total += s.dim_size(static_cast<int>(axis));
-    if (s.num_elements() > 0) {
-      ++non_empty;
-      last_non_empty = i;
-    }
-  }
-  std::vector<int64_t> out_dims(first.dim_sizes().begin(),
-                                first.dim_sizes().end());
-  out_dims[axis] = axis_total;
-  ConcatPlan plan;
-  WEFT_ASSIGN_OR_RETURN(plan.out_shape, TensorShape::Build(out_dims));
-  if (non_empty == 1 && shapes[last_non_empty] == plan.out_shape) {
-    plan.forward_input = last_non_empty;
-    return plan;
-  }
-  plan.rows = 1;
-  for (int d = 0; d < axis; ++d) plan.rows *= first.dim_size(d);
-  plan.widths.resize(n);
-  for (int i = 0; i < n; ++i) {
-    plan.widths[i] = plan.rows == 0 ? 0 : shapes[i].num_elements() / plan.rows;
-  }
-  return plan;
-}
-
-StatusOr<ConcatPlan> PlanPack(absl::Span<const TensorShape> shapes,
-                              int64_t axis) {
-  const int n = static_cast<int>(shapes.size());
-  const TensorShape& first = shapes[0];
-  const int rank = first.dims();
-  if (axis < -(rank + 1) || axis > rank) {
-    return errors::InvalidArgument("attr 'axis' is ", axis, " but must be in [",
-                                   -(rank + 1), ", ", rank + 1,
-                                   ") to stack inputs of rank ", rank);
-  }
-  if (rank >= kMaxRank) {
-    return errors::InvalidArgument("stacking inputs of rank ", rank,
-                                   " exceeds the maximum rank ", kMaxRank);
-  }
-  if (axis < 0) axis += rank + 1;
-  for (int i = 1; i < n; ++i) {
-    if (shapes[i] != first) {
-      return errors::InvalidArgument(
-          "all inputs to stack must have one shape, but input 0 is ",
-          first.DebugString(), " and input ", i, " is ",
-          shapes[i].DebugString());
-    }
-  }
-  std::vector<int64_t> out_dims(first.dim_sizes().begin(),
-                                first.dim_sizes().end());
-  out_dims.insert(out_dims.begin() + axis, n);
-  ConcatPlan plan;
-  WEFT_ASSIGN_OR_RETURN(plan.out_shape, TensorShape::Build(out_dims));
-  if (n == 1) {
-    plan.forward_input = 0;
-    return plan;
-  }
-  plan.rows = 1;
-  for (int d = 0; d < axis; ++d) plan.rows *= first.dim_size(d);
-  const int64_t width = plan.rows == 0 ? 0 : first.num_elements() / plan.rows;
-  plan.widths.assign(n, width);
-  return plan;
-}
-
 std::vector<gpu::ConcatParams> ConcatLaunches(
-    const ConcatPlan& plan, absl::Span<const void* const> inputs) {
+    const ConcatDims& dims, absl::Span<const void* const> inputs) {
   std::vector<gpu::ConcatParams> launches;
-  if (plan.forward_input >= 0 || plan.rows == 0) return launches;
+  if (dims.forward_input >= 0 || dims.rows == 0) return launches;
   int64_t row_width = 0;
-  for (int64_t w : plan.widths) row_width += w;
+  for (int64_t w : dims.widths) row_width += w;
   if (row_width == 0) return launches;
   int64_t col = 0;
-  for (size_t k = 0; k < plan.widths.size(); ++k) {
-    const int64_t w = plan.widths[k];
+  for (size_t k = 0; k < dims.widths.size(); ++k) {
+    const int64_t w = dims.widths[k];
     if (w == 0) continue;
     if (launches.empty() ||
         launches.back().num_inputs == gpu::kMaxConcatInputs) {

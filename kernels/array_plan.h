@@ -1,15 +1,10 @@
-// Host-side planning of the CUDA data-movement kernels
-// (kernels/cuda/cast_op.cc, array_ops.cc): the shape checks, with the CPU
-// kernels' messages, and the launch parameters of the kernel bodies in
-// kernels/cuda/*_body.h. Compiled in every build, with or without CUDA, so
-// that tests/kernels/cuda_array_body_test.cc can build the same parameters
-// as the OpKernel classes and run the bodies on the host.
-//
-// Transpose and Tile are checked by the shape contracts the CPU kernels
-// share (kernels/transpose_shape.h, tile_shape.h). The concat checks repeat
-// those of the CPU kernels in kernels/cpu/concat_ops.cc, which keep them
-// inside their Compute methods; the host test compares the two on the same
-// inputs.
+// Host-side launch planning of the CUDA data-movement kernels
+// (kernels/cuda/cast_op.cc, array_ops.cc): the parameters of the kernel
+// bodies in kernels/cuda/*_body.h, built from the shapes that the CPU and
+// CUDA kernels share (kernels/transpose_shape.h, tile_shape.h,
+// concat_shape.h), which check the inputs. Compiled in every build, with or
+// without CUDA, so that tests/kernels/cuda_array_body_test.cc can build the
+// same parameters as the OpKernel classes and run the bodies on the host.
 #ifndef WEFT_KERNELS_ARRAY_PLAN_H_
 #define WEFT_KERNELS_ARRAY_PLAN_H_
 
@@ -18,9 +13,9 @@
 
 #include "absl/types/span.h"
 #include "core/status.h"
-#include "core/tensor.h"
 #include "core/tensor_shape.h"
 #include "core/types.h"
+#include "kernels/concat_shape.h"
 #include "kernels/cuda/cast_body.h"
 #include "kernels/cuda/concat_body.h"
 #include "kernels/cuda/tile_body.h"
@@ -63,29 +58,13 @@ StatusOr<TransposePlan> PlanTranspose(const TensorShape& input,
 StatusOr<gpu::TileParams> PlanTile(const TensorShape& input,
                                    const TileDims& dims);
 
-struct ConcatPlan {
-  TensorShape out_shape;
-  // >= 0: the output is this input's buffer viewed as out_shape (it holds
-  // all the data); nothing is copied.
-  int forward_input = -1;
-  // Every input viewed as [rows, widths[k]].
-  int64_t rows = 0;
-  std::vector<int64_t> widths;
-};
-
-// ConcatV2 of inputs of `shapes` along the value of `axis` (its last input,
-// number shapes.size(), which names it in messages).
-StatusOr<ConcatPlan> PlanConcatV2(absl::Span<const TensorShape> shapes,
-                                  const Tensor& axis);
-// Pack of inputs of `shapes` along a new dimension `axis` (the attr).
-StatusOr<ConcatPlan> PlanPack(absl::Span<const TensorShape> shapes,
-                              int64_t axis);
-
-// The launches that copy a plan's non-empty inputs (`inputs`, one pointer
-// per shape given to the plan) into the output: none when the output is
-// empty, ceil(non-empty inputs / gpu::kMaxConcatInputs) otherwise.
+// The launches that copy the non-empty inputs of a ConcatV2 or Pack
+// (`inputs`, one pointer per input shape given to GetConcatV2Dims or
+// GetPackDims) into the output: none when an input is forwarded or the
+// output is empty, ceil(non-empty inputs / gpu::kMaxConcatInputs)
+// otherwise.
 std::vector<gpu::ConcatParams> ConcatLaunches(
-    const ConcatPlan& plan, absl::Span<const void* const> inputs);
+    const ConcatDims& dims, absl::Span<const void* const> inputs);
 
 }  // namespace weft
 

@@ -1,11 +1,10 @@
 // CUDA kernels of the layout ops: Transpose, ConcatV2, Pack and Tile, for
-// float, half, int32, int64 and bool. Shapes are checked (Transpose and
-// Tile by the contracts the CPU kernels share, kernels/transpose_shape.h
-// and tile_shape.h) and the copies planned on the host
-// (kernels/array_plan.h); the device code, compiled per element size, is in
-// array_ops_gpu.cu. Outputs that equal an input (an order-keeping
-// permutation, multiples of 1, one non-empty concat input) share its
-// buffer, as on the CPU.
+// float, half, int32, int64 and bool. Shapes are checked by the contracts
+// the CPU kernels share (kernels/transpose_shape.h, tile_shape.h,
+// concat_shape.h) and the copies planned on the host (kernels/array_plan.h);
+// the device code, compiled per element size, is in array_ops_gpu.cu.
+// Outputs that equal an input (an order-keeping permutation, multiples of 1,
+// one non-empty concat input) share its buffer, as on the CPU.
 #include <cstdint>
 #include <vector>
 
@@ -22,13 +21,6 @@ namespace {
 
 int ElementSize(const Tensor& t) {
   return static_cast<int>(DataTypeSize(t.dtype()));
-}
-
-// Output 0 is input `index` viewed with `shape`.
-void ShareInput(OpKernelContext* ctx, int index, const TensorShape& shape) {
-  StatusOr<Tensor> out = ctx->input(index).Reshaped(shape);
-  OP_REQUIRES_OK(ctx, out.status());
-  ctx->set_output(0, *std::move(out));
 }
 
 class CudaTransposeOp : public OpKernel {
@@ -83,32 +75,28 @@ class CudaTileOp : public OpKernel {
   }
 };
 
-// Runs a ConcatV2 or Pack plan over the first `n` inputs.
-void RunConcatPlan(OpKernelContext* ctx, const ConcatPlan& plan, int n) {
-  if (plan.forward_input >= 0) {
-    ShareInput(ctx, plan.forward_input, plan.out_shape);
+// Output 0 of a ConcatV2 or Pack from `dims`: the forwarded input, or the
+// inputs (one per width) copied by the launches ConcatLaunches plans.
+void RunConcat(OpKernelContext* ctx, const ConcatDims& dims) {
+  if (dims.forward_input >= 0) {
+    ForwardInputWithShape(ctx, dims.forward_input, dims.out_shape);
     return;
   }
   Tensor* out = nullptr;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, plan.out_shape, &out));
-  std::vector<const void*> inputs(n);
-  for (int i = 0; i < n; ++i) inputs[i] = ctx->input(i).raw_data();
-  const std::vector<gpu::ConcatParams> launches = ConcatLaunches(plan, inputs);
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims.out_shape, &out));
+  std::vector<const void*> inputs(dims.widths.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    inputs[i] = ctx->input(static_cast<int>(i)).raw_data();
+  }
+  const std::vector<gpu::ConcatParams> launches = ConcatLaunches(dims, inputs);
   if (launches.empty()) return;
   CudaDevice* device = CurrentCudaDevice(ctx);
   for (const gpu::ConcatParams& p : launches) {
     OP_REQUIRES_OK(ctx, CudaCall(gpu::LaunchConcat(ElementSize(*out), p,
-                                                   plan.rows, out->raw_data(),
+                                                   dims.rows, out->raw_data(),
                                                    device->compute_stream()),
                                  "launching the concat kernel"));
   }
-}
-
-std::vector<TensorShape> InputShapes(OpKernelContext* ctx, int n) {
-  std::vector<TensorShape> shapes;
-  shapes.reserve(n);
-  for (int i = 0; i < n; ++i) shapes.push_back(ctx->input(i).shape());
-  return shapes;
 }
 
 class CudaConcatV2Op : public OpKernel {
@@ -116,11 +104,9 @@ class CudaConcatV2Op : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) const override {
-    const int n = ctx->num_inputs() - 1;
-    StatusOr<ConcatPlan> plan =
-        PlanConcatV2(InputShapes(ctx, n), ctx->input(n));
-    OP_REQUIRES_OK(ctx, plan.status());
-    RunConcatPlan(ctx, *plan, n);
+    StatusOr<ConcatDims> dims = GetConcatV2Dims(*ctx);
+    OP_REQUIRES_OK(ctx, dims.status());
+    RunConcat(ctx, *dims);
   }
 };
 
@@ -131,10 +117,9 @@ class CudaPackOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) const override {
-    const int n = ctx->num_inputs();
-    StatusOr<ConcatPlan> plan = PlanPack(InputShapes(ctx, n), axis_);
-    OP_REQUIRES_OK(ctx, plan.status());
-    RunConcatPlan(ctx, *plan, n);
+    StatusOr<ConcatDims> dims = GetPackDims(*ctx, axis_);
+    OP_REQUIRES_OK(ctx, dims.status());
+    RunConcat(ctx, *dims);
   }
 
  private:

@@ -2,10 +2,10 @@
 // cast_body.h, transpose_body.h, tile_body.h, concat_body.h), run on the
 // host over every output index with the parameters the OpKernel classes
 // build (kernels/array_plan.h), against the CPU kernels on the same inputs.
-// Runs without a GPU and in builds without CUDA. Also checks that the
-// planning accepts and rejects exactly what the CPU kernels do, with the
-// same messages, and the alias ops' shape contracts
-// (kernels/reshape_shape.h).
+// Runs without a GPU and in builds without CUDA. Also checks that the shape
+// contracts both devices' kernels call (kernels/transpose_shape.h,
+// tile_shape.h, concat_shape.h, reshape_shape.h) accept and reject exactly
+// what the CPU kernels do, with the same messages.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -22,6 +22,7 @@
 #include "core/types.h"
 #include "gtest/gtest.h"
 #include "kernels/array_plan.h"
+#include "kernels/concat_shape.h"
 #include "kernels/cuda/cast_body.h"
 #include "kernels/cuda/concat_body.h"
 #include "kernels/cuda/tile_body.h"
@@ -697,29 +698,29 @@ TEST(CudaTileBodyTest, BadMultiplesFailAsOnTheCpu) {
 // ---------------------------------------------------------------------------
 // ConcatV2 and Pack
 
-// The output of a plan with its launches run on the host.
+// The output for `dims` with the launches ConcatLaunches plans run on the
+// host.
 template <typename Index>
-Tensor HostConcat(const std::vector<Tensor>& inputs, const ConcatPlan& plan,
+Tensor HostConcat(const std::vector<Tensor>& inputs, const ConcatDims& dims,
                   int* launches_run) {
   *launches_run = 0;
-  if (plan.forward_input >= 0) {
-    StatusOr<Tensor> y = inputs[plan.forward_input].Reshaped(plan.out_shape);
+  if (dims.forward_input >= 0) {
+    StatusOr<Tensor> y = inputs[dims.forward_input].Reshaped(dims.out_shape);
     EXPECT_TRUE(y.ok()) << y.status();
     return y.ok() ? *y : Tensor();
   }
   const DataType dt = inputs[0].dtype();
-  Tensor y(dt, plan.out_shape);
+  Tensor y(dt, dims.out_shape);
   const size_t es = DataTypeSize(dt);
-  // Marks every output element written, to catch gaps and overlaps.
   std::vector<int> writes(y.NumElements(), 0);
   std::vector<const void*> ptrs;
   for (const Tensor& t : inputs) ptrs.push_back(t.raw_data());
   auto* out = static_cast<char*>(y.raw_data());
-  for (const gpu::ConcatParams& p : ConcatLaunches(plan, ptrs)) {
+  for (const gpu::ConcatParams& p : ConcatLaunches(dims, ptrs)) {
     ++*launches_run;
     EXPECT_GE(p.num_inputs, 1);
     EXPECT_LE(p.num_inputs, gpu::kMaxConcatInputs);
-    for (int64_t j = 0; j < plan.rows * p.width; ++j) {
+    for (int64_t j = 0; j < dims.rows * p.width; ++j) {
       const gpu::ConcatElement<Index> e =
           gpu::ConcatLocate<Index>(p, static_cast<Index>(j));
       const Tensor* from = nullptr;
@@ -736,13 +737,7 @@ Tensor HostConcat(const std::vector<Tensor>& inputs, const ConcatPlan& plan,
                   static_cast<const char*>(from->raw_data()) + e.src * es, es);
     }
   }
-  for (int64_t i = 0; i < y.NumElements(); ++i) {
-    if (writes[i] != 1) {
-      ADD_FAILURE() << "output element " << i << " written " << writes[i]
-                    << " times";
-      break;
-    }
-  }
+  ExpectEachWrittenOnce(writes);
   return y;
 }
 
@@ -752,7 +747,20 @@ std::vector<TensorShape> ShapesOf(const std::vector<Tensor>& inputs) {
   return s;
 }
 
-// Returns the number of launches (-1 on error).
+// Compares the CPU kernel's `want` with `dims` run on the host at both index
+// widths. Returns the number of launches (-1 on error).
+int CheckConcatDims(const std::vector<Tensor>& values,
+                    const StatusOr<Tensor>& want,
+                    const StatusOr<ConcatDims>& dims, const std::string& what) {
+  if (!BothSucceed(want, dims, what)) return -1;
+  int launches = 0;
+  ExpectSameBits(HostConcat<int32_t>(values, *dims, &launches), *want,
+                 what + " (int32)");
+  ExpectSameBits(HostConcat<int64_t>(values, *dims, &launches), *want,
+                 what + " (int64)");
+  return launches;
+}
+
 int CheckConcat(const std::vector<Tensor>& values, const Tensor& axis) {
   std::vector<std::string> shapes;
   for (const Tensor& t : values) shapes.push_back(ShapeString(t.shape()));
@@ -762,41 +770,17 @@ int CheckConcat(const std::vector<Tensor>& values, const Tensor& axis) {
                    DataTypeName(values[0].dtype()), ")");
   std::vector<Tensor> inputs = values;
   inputs.push_back(axis);
-  StatusOr<Tensor> want = RunCpu("ConcatV2", {}, inputs);
-  StatusOr<ConcatPlan> plan = PlanConcatV2(ShapesOf(values), axis);
-  if (!want.ok()) {
-    ExpectSameError(want.status(), plan.status(), what);
-    return -1;
-  }
-  EXPECT_TRUE(plan.ok()) << what << ": " << plan.status();
-  if (!plan.ok()) return -1;
-  int launches = 0;
-  ExpectSameBits(HostConcat<int32_t>(values, *plan, &launches), *want,
-                 what + " (int32)");
-  ExpectSameBits(HostConcat<int64_t>(values, *plan, &launches), *want,
-                 what + " (int64)");
-  return launches;
+  return CheckConcatDims(values, RunCpu("ConcatV2", {}, inputs),
+                         GetConcatV2Dims(ShapesOf(values), axis), what);
 }
 
 int CheckPack(const std::vector<Tensor>& values, int64_t axis) {
   const std::string what = absl::StrCat(
       "Pack of ", values.size(), " x ", ShapeString(values[0].shape()),
       " along ", axis, " (", DataTypeName(values[0].dtype()), ")");
-  StatusOr<Tensor> want =
-      RunCpu("Pack", {{"axis", AttrValue::Int(axis)}}, values);
-  StatusOr<ConcatPlan> plan = PlanPack(ShapesOf(values), axis);
-  if (!want.ok()) {
-    ExpectSameError(want.status(), plan.status(), what);
-    return -1;
-  }
-  EXPECT_TRUE(plan.ok()) << what << ": " << plan.status();
-  if (!plan.ok()) return -1;
-  int launches = 0;
-  ExpectSameBits(HostConcat<int32_t>(values, *plan, &launches), *want,
-                 what + " (int32)");
-  ExpectSameBits(HostConcat<int64_t>(values, *plan, &launches), *want,
-                 what + " (int64)");
-  return launches;
+  return CheckConcatDims(
+      values, RunCpu("Pack", {{"axis", AttrValue::Int(axis)}}, values),
+      GetPackDims(ShapesOf(values), axis), what);
 }
 
 std::vector<Tensor> RandomInputs(DataType dt,
@@ -986,11 +970,7 @@ void CheckShapeOp(const std::string& op, const AttrMap& attrs, const Tensor& x,
       second ? absl::StrCat(" with ", absl::StrJoin(ToDoubles(*second), ","))
              : "");
   StatusOr<Tensor> want = RunCpu(op, attrs, inputs);
-  if (!want.ok()) {
-    ExpectSameError(want.status(), plan.status(), what);
-    return;
-  }
-  ASSERT_TRUE(plan.ok()) << what << ": " << plan.status();
+  if (!BothSucceed(want, plan, what)) return;
   EXPECT_EQ(*plan, want->shape()) << what;
 }
 
