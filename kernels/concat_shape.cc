@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/alias_output.h"
 #include "kernels/cpu/copy_util.h"
 
 namespace weft {
@@ -14,6 +15,12 @@ std::vector<TensorShape> InputShapes(const OpKernelContext& ctx, int n) {
   shapes.reserve(n);
   for (int i = 0; i < n; ++i) shapes.push_back(ctx.input(i).shape());
   return shapes;
+}
+
+void ForwardIfOneInputHoldsAll(OpKernelContext* ctx, const ConcatDims& dims) {
+  if (dims.forward_input >= 0) {
+    ForwardInputWithShape(ctx, dims.forward_input, dims.out_shape);
+  }
 }
 
 }  // namespace
@@ -119,13 +126,19 @@ StatusOr<ConcatDims> GetPackDims(absl::Span<const TensorShape> shapes,
   return dims;
 }
 
-StatusOr<ConcatDims> GetConcatV2Dims(const OpKernelContext& ctx) {
-  const int n = ctx.num_inputs() - 1;
-  return GetConcatV2Dims(InputShapes(ctx, n), ctx.input(n));
+Status StartConcatV2(OpKernelContext* ctx, ConcatDims* dims) {
+  const int n = ctx->num_inputs() - 1;
+  WEFT_ASSIGN_OR_RETURN(*dims,
+                        GetConcatV2Dims(InputShapes(*ctx, n), ctx->input(n)));
+  ForwardIfOneInputHoldsAll(ctx, *dims);
+  return Status();
 }
 
-StatusOr<ConcatDims> GetPackDims(const OpKernelContext& ctx, int64_t axis) {
-  return GetPackDims(InputShapes(ctx, ctx.num_inputs()), axis);
+Status StartPack(OpKernelContext* ctx, int64_t axis, ConcatDims* dims) {
+  WEFT_ASSIGN_OR_RETURN(
+      *dims, GetPackDims(InputShapes(*ctx, ctx->num_inputs()), axis));
+  ForwardIfOneInputHoldsAll(ctx, *dims);
+  return Status();
 }
 
 }  // namespace weft

@@ -44,9 +44,14 @@ StatusOr<ConcatDims> GetConcatV2Dims(absl::Span<const TensorShape> shapes,
 StatusOr<ConcatDims> GetPackDims(absl::Span<const TensorShape> shapes,
                                  int64_t axis);
 
-// The same for a kernel's inputs: ConcatV2's values and axis, Pack's values.
-StatusOr<ConcatDims> GetConcatV2Dims(const OpKernelContext& ctx);
-StatusOr<ConcatDims> GetPackDims(const OpKernelContext& ctx, int64_t axis);
+// The start of every ConcatV2 and Pack kernel's Compute: the dims for the
+// kernel's inputs (ConcatV2's values and axis, Pack's values and its axis
+// attr) into *dims and, when an input holds all the data, output 0 set to
+// it viewed as dims->out_shape: the kernel has nothing left to do
+// (dims->forward_input >= 0).
+// Errors: GetConcatV2Dims's and GetPackDims's.
+Status StartConcatV2(OpKernelContext* ctx, ConcatDims* dims);
+Status StartPack(OpKernelContext* ctx, int64_t axis, ConcatDims* dims);
 
 }  // namespace weft
 

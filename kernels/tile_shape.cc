@@ -40,4 +40,11 @@ StatusOr<TileDims> GetTileDims(const TensorShape& input,
   return t;
 }
 
+Status StartTile(OpKernelContext* ctx, TileDims* dims) {
+  WEFT_ASSIGN_OR_RETURN(*dims,
+                        GetTileDims(ctx->input(0).shape(), ctx->input(1)));
+  if (dims->same) ctx->set_output(0, ctx->input(0));
+  return Status();
+}
+
 }  // namespace weft

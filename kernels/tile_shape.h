@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/tensor_shape.h"
+#include "kernels/op_kernel.h"
 
 namespace weft {
 
@@ -27,6 +28,12 @@ struct TileDims {
 // overflows.
 StatusOr<TileDims> GetTileDims(const TensorShape& input,
                                const Tensor& multiples);
+
+// The start of every Tile kernel's Compute: GetTileDims for inputs 0 and 1
+// into *dims and, when all multiples are 1, output 0 set to input 0: the
+// kernel has nothing left to do.
+// Errors: GetTileDims's.
+Status StartTile(OpKernelContext* ctx, TileDims* dims);
 
 }  // namespace weft
 

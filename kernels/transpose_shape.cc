@@ -1,5 +1,6 @@
 #include "kernels/transpose_shape.h"
 
+#include "kernels/alias_output.h"
 #include "kernels/cpu/copy_util.h"
 
 namespace weft {
@@ -43,6 +44,13 @@ StatusOr<TransposeDims> GetTransposeDims(const TensorShape& input,
     last = perm[i];
   }
   return t;
+}
+
+Status StartTranspose(OpKernelContext* ctx, TransposeDims* dims) {
+  WEFT_ASSIGN_OR_RETURN(*dims,
+                        GetTransposeDims(ctx->input(0).shape(), ctx->input(1)));
+  if (!dims->moves_data) ForwardInputWithShape(ctx, 0, dims->out_shape);
+  return Status();
 }
 
 }  // namespace weft

@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/tensor_shape.h"
+#include "kernels/op_kernel.h"
 
 namespace weft {
 
@@ -29,6 +30,12 @@ struct TransposeDims {
 // out of range).
 StatusOr<TransposeDims> GetTransposeDims(const TensorShape& input,
                                          const Tensor& perm);
+
+// The start of every Transpose kernel's Compute: GetTransposeDims for
+// inputs 0 and 1 into *dims and, when no data moves, output 0 set to input
+// 0 viewed as dims->out_shape: the kernel has nothing left to do.
+// Errors: GetTransposeDims's.
+Status StartTranspose(OpKernelContext* ctx, TransposeDims* dims);
 
 }  // namespace weft
 

@@ -12,7 +12,6 @@
 
 #include "absl/types/span.h"
 #include "core/tensor.h"
-#include "kernels/alias_output.h"
 #include "kernels/concat_shape.h"
 #include "kernels/cpu/copy_util.h"
 #include "kernels/kernel_registry.h"
@@ -56,14 +55,11 @@ void ConcatRows(const OpKernelContext& ctx, DataType dtype,
   });
 }
 
-// Output 0 from `dims`: the forwarded input, or the rows of the inputs
-// (one per width) copied.
-void RunConcat(OpKernelContext* ctx, const ConcatDims& dims) {
+// Output 0 from `dims`, unless an input was forwarded: the rows of the
+// inputs (one per width) copied.
+void CopyConcatRows(OpKernelContext* ctx, const ConcatDims& dims) {
+  if (dims.forward_input >= 0) return;
   const int n = static_cast<int>(dims.widths.size());
-  if (dims.forward_input >= 0) {
-    ForwardInputWithShape(ctx, dims.forward_input, dims.out_shape);
-    return;
-  }
   Tensor* out = nullptr;
   OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims.out_shape, &out));
   std::vector<const char*> srcs(n);
@@ -79,9 +75,9 @@ class ConcatV2Op : public OpKernel {
   explicit ConcatV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) const override {
-    StatusOr<ConcatDims> dims = GetConcatV2Dims(*ctx);
-    OP_REQUIRES_OK(ctx, dims.status());
-    RunConcat(ctx, *dims);
+    ConcatDims dims;
+    OP_REQUIRES_OK(ctx, StartConcatV2(ctx, &dims));
+    CopyConcatRows(ctx, dims);
   }
 };
 
@@ -93,9 +89,9 @@ class PackOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) const override {
-    StatusOr<ConcatDims> dims = GetPackDims(*ctx, axis_);
-    OP_REQUIRES_OK(ctx, dims.status());
-    RunConcat(ctx, *dims);
+    ConcatDims dims;
+    OP_REQUIRES_OK(ctx, StartPack(ctx, axis_, &dims));
+    CopyConcatRows(ctx, dims);
   }
 
  private:

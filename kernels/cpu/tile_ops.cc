@@ -24,23 +24,20 @@ class TileOp : public OpKernel {
   explicit TileOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) const override {
+    TileDims tile;
+    OP_REQUIRES_OK(ctx, StartTile(ctx, &tile));
+    if (tile.same) return;
     const Tensor& input = ctx->input(0);
-    StatusOr<TileDims> tile = GetTileDims(input.shape(), ctx->input(1));
-    OP_REQUIRES_OK(ctx, tile.status());
-    if (tile->same) {
-      ctx->set_output(0, input);
-      return;
-    }
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, tile->out_shape, &out));
-    if (tile->out_shape.num_elements() == 0) return;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, tile.out_shape, &out));
+    if (tile.out_shape.num_elements() == 0) return;
     const int rank = input.dims();
     const copy_util::Dims in_strides =
         copy_util::RowMajorStrides(input.shape());
     copy_util::Dims dims;
     copy_util::Dims strides;
     for (int d = 0; d < rank; ++d) {
-      dims.push_back(tile->multiples[d]);
+      dims.push_back(tile.multiples[d]);
       strides.push_back(0);
       dims.push_back(input.dim_size(d));
       strides.push_back(in_strides[d]);

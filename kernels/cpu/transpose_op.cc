@@ -10,7 +10,6 @@
 #include <cstdint>
 
 #include "core/tensor.h"
-#include "kernels/alias_output.h"
 #include "kernels/cpu/copy_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
@@ -24,21 +23,18 @@ class TransposeOp : public OpKernel {
   explicit TransposeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) const override {
+    TransposeDims dims;
+    OP_REQUIRES_OK(ctx, StartTranspose(ctx, &dims));
+    if (!dims.moves_data) return;
     const Tensor& x = ctx->input(0);
-    StatusOr<TransposeDims> dims = GetTransposeDims(x.shape(), ctx->input(1));
-    OP_REQUIRES_OK(ctx, dims.status());
-    if (!dims->moves_data) {
-      ForwardInputWithShape(ctx, 0, dims->out_shape);
-      return;
-    }
     Tensor* y = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims->out_shape, &y));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims.out_shape, &y));
     const int rank = x.dims();
     const copy_util::Dims in_strides = copy_util::RowMajorStrides(x.shape());
     copy_util::Dims strides(rank);
-    for (int i = 0; i < rank; ++i) strides[i] = in_strides[dims->perm[i]];
+    for (int i = 0; i < rank; ++i) strides[i] = in_strides[dims.perm[i]];
     copy_util::StridedGather(*ctx, x.dtype(), x.raw_data(), 0,
-                             dims->out_shape.dim_sizes(), strides,
+                             dims.out_shape.dim_sizes(), strides,
                              y->raw_data());
   }
 };

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/alias_output.h"
 #include "kernels/array_plan.h"
 #include "kernels/cuda/array_ops_gpu.h"
 #include "kernels/cuda/cuda_kernel_util.h"
@@ -28,17 +27,14 @@ class CudaTransposeOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) const override {
+    TransposeDims dims;
+    OP_REQUIRES_OK(ctx, StartTranspose(ctx, &dims));
+    if (!dims.moves_data) return;
     const Tensor& x = ctx->input(0);
-    StatusOr<TransposeDims> dims = GetTransposeDims(x.shape(), ctx->input(1));
-    OP_REQUIRES_OK(ctx, dims.status());
-    if (!dims->moves_data) {
-      ForwardInputWithShape(ctx, 0, dims->out_shape);
-      return;
-    }
-    StatusOr<TransposePlan> plan = PlanTranspose(x.shape(), *dims);
+    StatusOr<TransposePlan> plan = PlanTranspose(x.shape(), dims);
     OP_REQUIRES_OK(ctx, plan.status());
     Tensor* y = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims->out_shape, &y));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims.out_shape, &y));
     if (y->NumElements() == 0) return;
     CudaDevice* device = CurrentCudaDevice(ctx);
     OP_REQUIRES_OK(ctx, CudaCall(gpu::LaunchTranspose(
@@ -54,17 +50,14 @@ class CudaTileOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) const override {
+    TileDims dims;
+    OP_REQUIRES_OK(ctx, StartTile(ctx, &dims));
+    if (dims.same) return;
     const Tensor& x = ctx->input(0);
-    StatusOr<TileDims> dims = GetTileDims(x.shape(), ctx->input(1));
-    OP_REQUIRES_OK(ctx, dims.status());
-    if (dims->same) {
-      ctx->set_output(0, x);
-      return;
-    }
-    StatusOr<gpu::TileParams> params = PlanTile(x.shape(), *dims);
+    StatusOr<gpu::TileParams> params = PlanTile(x.shape(), dims);
     OP_REQUIRES_OK(ctx, params.status());
     Tensor* y = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims->out_shape, &y));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims.out_shape, &y));
     if (y->NumElements() == 0) return;
     CudaDevice* device = CurrentCudaDevice(ctx);
     OP_REQUIRES_OK(
@@ -75,13 +68,11 @@ class CudaTileOp : public OpKernel {
   }
 };
 
-// Output 0 of a ConcatV2 or Pack from `dims`: the forwarded input, or the
-// inputs (one per width) copied by the launches ConcatLaunches plans.
-void RunConcat(OpKernelContext* ctx, const ConcatDims& dims) {
-  if (dims.forward_input >= 0) {
-    ForwardInputWithShape(ctx, dims.forward_input, dims.out_shape);
-    return;
-  }
+// Output 0 of a ConcatV2 or Pack from `dims`, unless an input was
+// forwarded: the inputs (one per width) copied by the launches
+// ConcatLaunches plans.
+void LaunchConcats(OpKernelContext* ctx, const ConcatDims& dims) {
+  if (dims.forward_input >= 0) return;
   Tensor* out = nullptr;
   OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims.out_shape, &out));
   std::vector<const void*> inputs(dims.widths.size());
@@ -104,9 +95,9 @@ class CudaConcatV2Op : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) const override {
-    StatusOr<ConcatDims> dims = GetConcatV2Dims(*ctx);
-    OP_REQUIRES_OK(ctx, dims.status());
-    RunConcat(ctx, *dims);
+    ConcatDims dims;
+    OP_REQUIRES_OK(ctx, StartConcatV2(ctx, &dims));
+    LaunchConcats(ctx, dims);
   }
 };
 
@@ -117,9 +108,9 @@ class CudaPackOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) const override {
-    StatusOr<ConcatDims> dims = GetPackDims(*ctx, axis_);
-    OP_REQUIRES_OK(ctx, dims.status());
-    RunConcat(ctx, *dims);
+    ConcatDims dims;
+    OP_REQUIRES_OK(ctx, StartPack(ctx, axis_, &dims));
+    LaunchConcats(ctx, dims);
   }
 
  private:
