@@ -241,8 +241,8 @@ namespace {
 
 std::vector<Case> AllCases() {
   std::vector<Case> all;
-  for (auto part : {CwiseCases(), ArrayCases(), ReduceCases(), NnCases(),
-                    SliceCases()}) {
+  for (auto part :
+       {CwiseCases(), ArrayCases(), ReduceCases(), NnCases(), SliceCases()}) {
     all.insert(all.end(), part.begin(), part.end());
   }
   return all;
@@ -333,7 +333,8 @@ TEST(CudaKernelRegistrationTest, EveryTableRowHasCudaKernels) {
     ASSERT_TRUE(reg.ok()) << reg.status();
     for (DataType dt : c.dtypes) {
       std::vector<DataType> input_types;
-      for (const Tensor& t : CaseInputs(c, dt)) input_types.push_back(t.dtype());
+      for (const Tensor& t : CaseInputs(c, dt))
+        input_types.push_back(t.dtype());
       NodeDef node;
       NodeTypes types;
       ASSERT_TRUE(MakeTestNode(c.op, c.attrs, input_types, &node, &types).ok())
