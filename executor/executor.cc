@@ -474,8 +474,8 @@ Status RecordPlan(const Plan& plan, const std::vector<Tensor>& feeds,
                   const std::vector<Tensor>& device_inputs,
                   std::vector<Tensor>* outputs) {
   outputs->assign(plan.num_fetches, Tensor());
-  RunState state(plan, /*arena=*/nullptr, RunOptions(), outputs,
-                 /*trace=*/false);
+  const RunOptions options;  // RunState keeps a reference
+  RunState state(plan, /*arena=*/nullptr, options, outputs, /*trace=*/false);
   state.SetRecording(&device_inputs);
   state.Preset(feeds);
   state.RunInline();
