@@ -12,7 +12,9 @@
 //
 // Without a usable GPU every benchmark is skipped with discovery's reason,
 // so the binary always runs to the end.
+#include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -86,18 +88,41 @@ void SetFlops(benchmark::State& state, int64_t n) {
       2.0 * n * n * n * state.iterations() / 1e12, benchmark::Counter::kIsRate);
 }
 
-void BM_CudaMatMul(benchmark::State& state) {
+// Skips the benchmark with `s`'s message; true when it did.
+bool SkipIfError(benchmark::State& state, const Status& s) {
+  if (s.ok()) return false;
+  state.SkipWithError(std::string(s.message()).c_str());
+  return true;
+}
+
+// The operands of state's (n, mode), or nothing after skipping.
+std::optional<Operands> OperandsFor(benchmark::State& state) {
   if (!SkipReason().empty()) {
     state.SkipWithError(SkipReason().c_str());
-    return;
+    return std::nullopt;
   }
+  auto o = MakeOperands(state.range(0), static_cast<Mode>(state.range(1)));
+  if (SkipIfError(state, o.status())) return std::nullopt;
+  return std::move(*o);
+}
+
+// One untimed call, then per iteration `call` and a wait for the device.
+void TimeDeviceCalls(benchmark::State& state, CudaDevice* device,
+                     const std::function<Status()>& call) {
+  Status s = call();
+  if (s.ok()) s = device->Sync();
+  if (SkipIfError(state, s)) return;
+  for (auto _ : state) {
+    s = call();
+    if (s.ok()) s = device->Sync();
+    if (SkipIfError(state, s)) break;
+  }
+}
+
+void BM_CudaMatMul(benchmark::State& state) {
+  std::optional<Operands> o = OperandsFor(state);
+  if (!o) return;
   const int64_t n = state.range(0);
-  const Mode mode = static_cast<Mode>(state.range(1));
-  auto o = MakeOperands(n, mode);
-  if (!o.ok()) {
-    state.SkipWithError(std::string(o.status().message()).c_str());
-    return;
-  }
   NodeDef node;
   node.name = "bench/MatMul";
   node.op = "MatMul";
@@ -110,10 +135,7 @@ void BM_CudaMatMul(benchmark::State& state) {
     return KernelRegistry::Global()->CreateKernel(node, reg->op_def, types,
                                                   o->device.get());
   }();
-  if (!kernel.ok()) {
-    state.SkipWithError(std::string(kernel.status().message()).c_str());
-    return;
-  }
+  if (SkipIfError(state, kernel.status())) return;
   std::vector<const Tensor*> inputs = {&o->a, &o->b};
   std::vector<Tensor> outputs(1);
   auto run = [&]() -> Status {
@@ -128,18 +150,7 @@ void BM_CudaMatMul(benchmark::State& state) {
     (*kernel)->Compute(&ctx);
     return ctx.status();
   };
-  if (Status s = run(); !s.ok() || !(s = o->device->Sync()).ok()) {
-    state.SkipWithError(std::string(s.message()).c_str());
-    return;
-  }
-  for (auto _ : state) {
-    Status s = run();
-    if (s.ok()) s = o->device->Sync();
-    if (!s.ok()) {
-      state.SkipWithError(std::string(s.message()).c_str());
-      break;
-    }
-  }
+  TimeDeviceCalls(state, o->device.get(), run);
   outputs.clear();
   SetFlops(state, n);
 }
@@ -150,23 +161,13 @@ BENCHMARK(BM_CudaMatMul)
     ->Unit(benchmark::kMillisecond);
 
 void BM_CublasGemm(benchmark::State& state) {
-  if (!SkipReason().empty()) {
-    state.SkipWithError(SkipReason().c_str());
-    return;
-  }
+  std::optional<Operands> o = OperandsFor(state);
+  if (!o) return;
   const int64_t n = state.range(0);
   const Mode mode = static_cast<Mode>(state.range(1));
-  auto o = MakeOperands(n, mode);
-  if (!o.ok()) {
-    state.SkipWithError(std::string(o.status().message()).c_str());
-    return;
-  }
   auto c =
       Tensor::Allocate(o->device->allocator(), o->dtype, TensorShape({n, n}));
-  if (!c.ok()) {
-    state.SkipWithError(std::string(c.status().message()).c_str());
-    return;
-  }
+  if (SkipIfError(state, c.status())) return;
   const cudaDataType type = mode == kHalf ? CUDA_R_16F : CUDA_R_32F;
   const cublasComputeType_t compute =
       mode == kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -184,18 +185,7 @@ void BM_CublasGemm(benchmark::State& state) {
       return Status();
     });
   };
-  if (Status s = gemm(); !s.ok() || !(s = o->device->Sync()).ok()) {
-    state.SkipWithError(std::string(s.message()).c_str());
-    return;
-  }
-  for (auto _ : state) {
-    Status s = gemm();
-    if (s.ok()) s = o->device->Sync();
-    if (!s.ok()) {
-      state.SkipWithError(std::string(s.message()).c_str());
-      break;
-    }
-  }
+  TimeDeviceCalls(state, o->device.get(), gemm);
   *c = Tensor();
   SetFlops(state, n);
 }

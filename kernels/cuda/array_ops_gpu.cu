@@ -72,27 +72,6 @@ __global__ void ConcatKernel(ConcatParams p, E* out, int64_t n) {
 // Whether every index of a tensor of `n` elements fits int32_t.
 bool Fits32(int64_t n) { return n <= INT32_MAX; }
 
-// Calls fn(E{}) with the unsigned type of `element_size` bytes; false for
-// other sizes.
-template <typename Fn>
-bool WithElement(int element_size, Fn&& fn) {
-  switch (element_size) {
-    case 1:
-      fn(uint8_t{});
-      return true;
-    case 2:
-      fn(uint16_t{});
-      return true;
-    case 4:
-      fn(uint32_t{});
-      return true;
-    case 8:
-      fn(uint64_t{});
-      return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 cudaError_t LaunchCast(CastType src, const CastParams& p, const void* in,
@@ -134,7 +113,7 @@ cudaError_t LaunchTranspose(int element_size, const TransposeParams& p,
                             const void* in, void* out, int64_t n,
                             cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  const bool known = WithElement(element_size, [&](auto e) {
+  const bool known = WithElementSize(element_size, [&](auto e) {
     using E = decltype(e);
     if (Fits32(n)) {
       TransposeKernel<E, int32_t>
@@ -157,7 +136,7 @@ cudaError_t LaunchSwapTranspose(int element_size, const SwapParams& p,
   const unsigned int blocks =
       static_cast<unsigned int>(std::min<int64_t>(tiles, 65535 * 8));
   const dim3 threads(kSwapTile, kSwapTileRows);
-  const bool known = WithElement(element_size, [&](auto e) {
+  const bool known = WithElementSize(element_size, [&](auto e) {
     using E = decltype(e);
     SwapKernel<<<blocks, threads, 0, stream>>>(p, static_cast<const E*>(in),
                                                static_cast<E*>(out), tiles);
@@ -168,7 +147,7 @@ cudaError_t LaunchSwapTranspose(int element_size, const SwapParams& p,
 cudaError_t LaunchTile(int element_size, const TileParams& p, const void* in,
                        void* out, int64_t n, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  const bool known = WithElement(element_size, [&](auto e) {
+  const bool known = WithElementSize(element_size, [&](auto e) {
     using E = decltype(e);
     if (Fits32(n)) {
       TileKernel<E, int32_t>
@@ -187,7 +166,7 @@ cudaError_t LaunchConcat(int element_size, const ConcatParams& p, int64_t rows,
                          void* out, cudaStream_t stream) {
   const int64_t n = rows * p.width;
   if (n <= 0) return cudaSuccess;
-  const bool known = WithElement(element_size, [&](auto e) {
+  const bool known = WithElementSize(element_size, [&](auto e) {
     using E = decltype(e);
     // The output's size bounds every index, the inputs' included.
     if (Fits32(rows * p.out_row_width)) {

@@ -62,6 +62,29 @@ __device__ __forceinline__ void StoreFloat<__half>(__half* p, int64_t i,
   p[i] = __float2half_rn(v);
 }
 
+// Calls fn(E{}) with the unsigned integer type of `bytes` bytes (1, 2, 4 or
+// 8); false for other sizes. Data-movement kernels are instantiated per
+// element size, not per dtype, which keeps nvcc's time small.
+template <typename Fn>
+bool WithElementSize(int bytes, Fn&& fn) {
+  switch (bytes) {
+    case 1:
+      fn(uint8_t{});
+      return true;
+    case 2:
+      fn(uint16_t{});
+      return true;
+    case 4:
+      fn(uint32_t{});
+      return true;
+    case 8:
+      fn(uint64_t{});
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace weft::gpu
 
 #endif  // WEFT_KERNELS_CUDA_GRID_STRIDE_CUH_

@@ -43,35 +43,13 @@ __global__ void FillKernel(E value, E* out, int64_t n) {
     out[i] = value;
 }
 
-// Calls fn(E{}) with the unsigned integer type of `bytes` bytes; false for
-// other sizes.
-template <typename Fn>
-bool VisitElementSize(int bytes, Fn&& fn) {
-  switch (bytes) {
-    case 1:
-      fn(uint8_t{});
-      return true;
-    case 2:
-      fn(uint16_t{});
-      return true;
-    case 4:
-      fn(uint32_t{});
-      return true;
-    case 8:
-      fn(uint64_t{});
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace
 
 cudaError_t LaunchStridedCopy(int element_bytes, const void* in, void* out,
                               int64_t n, const StridedCopyParams& params,
                               cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  const bool known = VisitElementSize(element_bytes, [&](auto tag) {
+  const bool known = WithElementSize(element_bytes, [&](auto tag) {
     using E = decltype(tag);
     StridedCopyKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
         params, static_cast<const E*>(in), static_cast<E*>(out), n);
@@ -83,7 +61,7 @@ cudaError_t LaunchPad(int element_bytes, const void* in, uint64_t value_bits,
                       void* out, int64_t n, const PadParams& params,
                       cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  const bool known = VisitElementSize(element_bytes, [&](auto tag) {
+  const bool known = WithElementSize(element_bytes, [&](auto tag) {
     using E = decltype(tag);
     PadKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
         params, static_cast<const E*>(in), static_cast<E>(value_bits),
@@ -97,7 +75,7 @@ cudaError_t LaunchGather(int element_bytes, bool index_is_64,
                          int64_t n, const GatherParams& gather,
                          cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  const bool known = VisitElementSize(element_bytes, [&](auto tag) {
+  const bool known = WithElementSize(element_bytes, [&](auto tag) {
     using E = decltype(tag);
     if (index_is_64) {
       GatherKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
@@ -115,7 +93,7 @@ cudaError_t LaunchGather(int element_bytes, bool index_is_64,
 cudaError_t LaunchFill(int element_bytes, uint64_t value_bits, void* out,
                        int64_t n, cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
-  const bool known = VisitElementSize(element_bytes, [&](auto tag) {
+  const bool known = WithElementSize(element_bytes, [&](auto tag) {
     using E = decltype(tag);
     FillKernel<<<GridStrideBlocks(n), kGridStrideThreads, 0, stream>>>(
         static_cast<E>(value_bits), static_cast<E*>(out), n);
