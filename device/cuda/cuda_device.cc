@@ -139,60 +139,32 @@ void* CudaStreamContext::stream() const { return device_->compute_stream(); }
 
 void CudaStreamContext::CopyHostToDevice(
     const Tensor& src, Tensor* dst, std::function<void(Status)> done) const {
-  const size_t bytes = src.TotalBytes();
-  if (dst->TotalBytes() != bytes || src.dtype() != dst->dtype() ||
-      src.memory_space() != MemorySpace::kHost ||
-      dst->memory_space() != MemorySpace::kDevice) {
-    done(errors::Internal("CopyHostToDevice: cannot copy ", src.DebugString(),
-                          " (host) into ", dst->DebugString()));
-    return;
-  }
-  if (bytes == 0) {
-    done(Status());
-    return;
-  }
-  CudaDevice* d = device_;
-  d->MakeCurrent();
-  size_t capacity = 0;
-  StatusOr<void*> staging = d->GetStaging(bytes, &capacity);
-  if (!staging.ok()) {
-    done(staging.status());
-    return;
-  }
-  // The host tensor is copied now, so the caller may drop it on return.
-  std::memcpy(*staging, src.raw_data(), bytes);
-  // dst was allocated in the compute stream's order: the copy waits for
-  // that, and compute work enqueued later waits for the copy.
-  Status s = d->StreamWait(d->host_to_device_stream(), d->compute_stream());
-  if (s.ok()) {
-    s = CudaCall(
-        cudaMemcpyAsync(dst->raw_data(), *staging, bytes,
-                        cudaMemcpyHostToDevice, d->host_to_device_stream()),
-        "cudaMemcpyAsync (host to device)");
-  }
-  if (s.ok())
-    s = d->StreamWait(d->compute_stream(), d->host_to_device_stream());
-  if (!s.ok()) {
-    d->ReturnStaging(*staging, capacity);
-    done(s);
-    return;
-  }
-  void* buffer = *staging;
-  d->ThenExecuteOn(d->host_to_device_stream(),
-                   [d, buffer, capacity, done = std::move(done)](Status st) {
-                     d->ReturnStaging(buffer, capacity);
-                     done(st);
-                   });
+  StagedCopy(src, dst, /*to_device=*/true, std::move(done));
 }
 
 void CudaStreamContext::CopyDeviceToHost(
     const Tensor& src, Tensor* dst, std::function<void(Status)> done) const {
+  StagedCopy(src, dst, /*to_device=*/false, std::move(done));
+}
+
+// Both directions go through a pinned staging buffer on their own copy
+// stream, ordered with the compute stream both ways: the copy starts after
+// the compute work enqueued so far (which allocated or wrote the device
+// tensor), and compute work enqueued later (the device tensor's free among
+// it) starts after the copy.
+void CudaStreamContext::StagedCopy(const Tensor& src, Tensor* dst,
+                                   bool to_device,
+                                   std::function<void(Status)> done) const {
   const size_t bytes = src.TotalBytes();
+  const MemorySpace from =
+      to_device ? MemorySpace::kHost : MemorySpace::kDevice;
+  const MemorySpace to = to_device ? MemorySpace::kDevice : MemorySpace::kHost;
   if (dst->TotalBytes() != bytes || src.dtype() != dst->dtype() ||
-      src.memory_space() != MemorySpace::kDevice ||
-      dst->memory_space() != MemorySpace::kHost) {
-    done(errors::Internal("CopyDeviceToHost: cannot copy ", src.DebugString(),
-                          " (device) into ", dst->DebugString()));
+      src.memory_space() != from || dst->memory_space() != to) {
+    done(errors::Internal(to_device ? "CopyHostToDevice" : "CopyDeviceToHost",
+                          ": cannot copy ", src.DebugString(),
+                          to_device ? " (host)" : " (device)", " into ",
+                          dst->DebugString()));
     return;
   }
   if (bytes == 0) {
@@ -207,31 +179,33 @@ void CudaStreamContext::CopyDeviceToHost(
     done(staging.status());
     return;
   }
-  // The copy reads what compute work enqueued so far wrote; compute work
-  // enqueued later (src's own free among it) waits for the copy.
-  Status s = d->StreamWait(d->device_to_host_stream(), d->compute_stream());
+  void* buffer = *staging;
+  // The host tensor is read now, so the caller may drop it on return.
+  if (to_device) std::memcpy(buffer, src.raw_data(), bytes);
+  const cudaStream_t stream =
+      to_device ? d->host_to_device_stream() : d->device_to_host_stream();
+  Status s = d->StreamWait(stream, d->compute_stream());
   if (s.ok()) {
-    s = CudaCall(
-        cudaMemcpyAsync(*staging, src.raw_data(), bytes, cudaMemcpyDeviceToHost,
-                        d->device_to_host_stream()),
-        "cudaMemcpyAsync (device to host)");
+    s = to_device ? CudaCall(cudaMemcpyAsync(dst->raw_data(), buffer, bytes,
+                                             cudaMemcpyHostToDevice, stream),
+                             "cudaMemcpyAsync (host to device)")
+                  : CudaCall(cudaMemcpyAsync(buffer, src.raw_data(), bytes,
+                                             cudaMemcpyDeviceToHost, stream),
+                             "cudaMemcpyAsync (device to host)");
   }
-  if (s.ok())
-    s = d->StreamWait(d->compute_stream(), d->device_to_host_stream());
+  if (s.ok()) s = d->StreamWait(d->compute_stream(), stream);
   if (!s.ok()) {
-    d->ReturnStaging(*staging, capacity);
+    d->ReturnStaging(buffer, capacity);
     done(s);
     return;
   }
-  void* buffer = *staging;
-  void* out = dst->raw_data();
-  d->ThenExecuteOn(
-      d->device_to_host_stream(),
-      [d, buffer, capacity, out, bytes, done = std::move(done)](Status st) {
-        if (st.ok()) std::memcpy(out, buffer, bytes);
-        d->ReturnStaging(buffer, capacity);
-        done(st);
-      });
+  void* out = to_device ? nullptr : dst->raw_data();
+  d->ThenExecuteOn(stream, [d, buffer, capacity, out, bytes,
+                            done = std::move(done)](Status st) {
+    if (st.ok() && out != nullptr) std::memcpy(out, buffer, bytes);
+    d->ReturnStaging(buffer, capacity);
+    done(st);
+  });
 }
 
 void CudaStreamContext::ThenExecute(std::function<void(Status)> fn) const {

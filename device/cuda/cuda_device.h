@@ -125,6 +125,10 @@ class CudaStreamContext final : public DeviceContext {
   void ThenExecute(std::function<void(Status)> fn) const override;
 
  private:
+  // What both copy directions share (see the .cc).
+  void StagedCopy(const Tensor& src, Tensor* dst, bool to_device,
+                  std::function<void(Status)> done) const;
+
   CudaDevice* const device_;
 };
 
