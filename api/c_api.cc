@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "api/c_api_graph.h"
 #include "core/allocator.h"
 #include "core/tensor.h"
 #include "core/tensor_shape.h"
@@ -41,11 +42,6 @@ struct weft_graph_options {
     bool unknown_rank = false;
   };
   std::vector<InputShape> input_shapes;
-};
-
-struct weft_graph {
-  std::shared_ptr<const weft::Graph> graph;
-  std::string source_name;
 };
 
 struct weft_session {
@@ -187,9 +183,10 @@ weft_graph* MakeGraph(StatusOr<GraphDef> def, std::string source,
     SetCStatus(status, graph.status());
     return nullptr;
   }
-  auto* g = new weft_graph{*std::move(graph), std::move(source)};
+  std::unique_ptr<weft_graph> g =
+      NewCGraph(*std::move(graph), std::move(source));
   Ok(status);
-  return g;
+  return g.release();
 }
 
 }  // namespace

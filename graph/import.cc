@@ -38,93 +38,172 @@ StatusOr<ParsedInput> ParseNodeInput(absl::string_view input) {
   return out;
 }
 
-StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const GraphDef& graph_def,
-                                                const ImportOptions& options) {
+namespace {
+
+// Builds `graph` from `graph_def`. With `problems` null it stops at the
+// first problem and returns it (ImportGraphDef); otherwise it records each
+// problem there, skips what the problem spoils and goes on
+// (DiagnoseGraphDef). One walk serves both, so the two cannot disagree.
+Status ImportInto(const GraphDef& graph_def, const ImportOptions& options,
+                  Graph* graph, std::vector<ImportProblem>* problems) {
   const OpRegistry* registry =
       options.registry ? options.registry : OpRegistry::Global();
   const std::string& src = options.source_name;
-  auto graph = std::make_unique<Graph>();
   graph->versions() = graph_def.versions;
   graph->library() = graph_def.library;
+
+  // OK when the walk goes on past the problem, else the problem itself.
+  auto report = [problems](ImportProblem::Kind kind, const std::string& node,
+                           const std::string& op, Status status) -> Status {
+    if (problems == nullptr) return status;
+    problems->push_back({kind, node, op, std::move(status)});
+    return Status();
+  };
 
   absl::flat_hash_set<std::string> functions;
   for (const FunctionDef& f : graph_def.library.function) {
     functions.insert(f.signature.name);
   }
+  // Nodes that did not validate: inputs naming them are not problems of
+  // their own.
+  absl::flat_hash_set<std::string> dropped;
 
   // Pass 1: nodes, validated against their ops.
   for (const NodeDef& def : graph_def.node) {
+    using Kind = ImportProblem::Kind;
     if (def.name.empty()) {
-      return errors::InvalidArgument(src, ": a node of op '", def.op,
-                                     "' has an empty name");
+      WEFT_RETURN_IF_ERROR(
+          report(Kind::kInvalidNode, def.name, def.op,
+                 errors::InvalidArgument(src, ": a node of op '", def.op,
+                                         "' has an empty name")));
+      continue;
     }
     std::string where =
         absl::StrCat(src, ": node '", def.name, "' (", def.op, ")");
     if (functions.contains(def.op)) {
-      return errors::Unimplemented(
-          where, ": calls function '", def.op,
-          "' from the graph's library; weft cannot run function calls yet "
-          "(freeze the graph with functions inlined)");
+      WEFT_RETURN_IF_ERROR(report(
+          Kind::kFunctionCall, def.name, def.op,
+          errors::Unimplemented(
+              where, ": calls function '", def.op,
+              "' from the graph's library; weft cannot run function calls "
+              "yet (freeze the graph with functions inlined)")));
+      dropped.insert(def.name);
+      continue;
     }
     auto reg = registry->LookUp(def.op);
-    if (!reg.ok()) return AddContext(reg.status(), where);
+    if (!reg.ok()) {
+      WEFT_RETURN_IF_ERROR(report(Kind::kUnknownOp, def.name, def.op,
+                                  AddContext(reg.status(), where)));
+      dropped.insert(def.name);
+      continue;
+    }
     NodeDef validated = def;
     auto types = ValidateNode((*reg)->op_def, &validated);
     if (!types.ok()) {
       // ValidateNode names the node itself; add only the file.
-      return AddContext(types.status(), src);
+      WEFT_RETURN_IF_ERROR(report(Kind::kInvalidNode, def.name, def.op,
+                                  AddContext(types.status(), src)));
+      dropped.insert(def.name);
+      continue;
     }
     auto added = graph->AddNode(std::move(validated), *reg, *std::move(types));
-    if (!added.ok()) return AddContext(added.status(), src);
+    if (!added.ok()) {
+      // A duplicate name: the first node of that name stays.
+      WEFT_RETURN_IF_ERROR(report(Kind::kInvalidNode, def.name, def.op,
+                                  AddContext(added.status(), src)));
+    }
   }
 
   // Pass 2: edges. ValidateNode has checked that data inputs come first and
   // that their count fits the signature.
+  bool edges_complete = true;
   for (const auto& node_ptr : graph->nodes()) {
     Node* dst = node_ptr.get();
     std::string where = absl::StrCat(src, ": node ", dst->DebugName());
+    auto bad_input = [&](Status status) {
+      edges_complete = false;
+      return report(ImportProblem::Kind::kBadInput, dst->name(), dst->op(),
+                    std::move(status));
+    };
     int data_index = 0;
     for (const std::string& text : dst->def().input) {
       auto parsed = ParseNodeInput(text);
-      if (!parsed.ok()) return AddContext(parsed.status(), where);
+      if (!parsed.ok()) {
+        WEFT_RETURN_IF_ERROR(bad_input(AddContext(parsed.status(), where)));
+        break;  // the data slots after it cannot be matched up
+      }
+      const int slot = parsed->is_control ? -1 : data_index++;
       Node* producer = graph->FindNode(parsed->node);
       if (producer == nullptr) {
-        return errors::InvalidArgument(where, ": input '", text,
-                                       "' names unknown node '", parsed->node,
-                                       "'");
+        if (dropped.contains(parsed->node)) {
+          edges_complete = false;  // reported with the producer
+          continue;
+        }
+        WEFT_RETURN_IF_ERROR(bad_input(errors::InvalidArgument(
+            where, ": input '", text, "' names unknown node '", parsed->node,
+            "'")));
+        continue;
       }
       if (parsed->is_control) {
         graph->AddControlEdge(producer, dst);
         continue;
       }
-      if (data_index >= dst->num_inputs()) {
-        return errors::InvalidArgument(where, ": has more data inputs than ",
-                                       "the ", dst->num_inputs(),
-                                       " its op declares");
+      if (slot >= dst->num_inputs()) {
+        WEFT_RETURN_IF_ERROR(bad_input(errors::InvalidArgument(
+            where, ": has more data inputs than ", "the ", dst->num_inputs(),
+            " its op declares")));
+        break;
       }
       if (parsed->index >= producer->num_outputs()) {
-        return errors::InvalidArgument(
-            where, ": input ", data_index, " '", text, "' asks for output ",
+        WEFT_RETURN_IF_ERROR(bad_input(errors::InvalidArgument(
+            where, ": input ", slot, " '", text, "' asks for output ",
             parsed->index, " of node ", producer->DebugName(), ", which has ",
             producer->num_outputs(), " output",
-            producer->num_outputs() == 1 ? "" : "s");
+            producer->num_outputs() == 1 ? "" : "s")));
+        continue;
       }
       DataType produced = producer->output_type(parsed->index);
-      DataType expected = dst->input_type(data_index);
+      DataType expected = dst->input_type(slot);
       if (produced != expected) {
-        return errors::InvalidArgument(
-            where, ": input ", data_index, " expects ", DataTypeName(expected),
+        WEFT_RETURN_IF_ERROR(bad_input(errors::InvalidArgument(
+            where, ": input ", slot, " expects ", DataTypeName(expected),
             " but '", OutputName(producer, parsed->index), "' from ",
-            producer->DebugName(), " is ", DataTypeName(produced));
+            producer->DebugName(), " is ", DataTypeName(produced))));
+        continue;
       }
-      graph->AddEdge(producer, parsed->index, dst, data_index);
-      ++data_index;
+      graph->AddEdge(producer, parsed->index, dst, slot);
     }
   }
 
-  auto order = graph->TopologicalOrder();
-  if (!order.ok()) return AddContext(order.status(), src);
+  // A node with a missing input edge would look like part of a cycle, so
+  // cycles are looked for only in a graph whose edges are all there.
+  if (edges_complete) {
+    auto order = graph->TopologicalOrder();
+    if (!order.ok()) {
+      WEFT_RETURN_IF_ERROR(report(ImportProblem::Kind::kCycle, "", "",
+                                  AddContext(order.status(), src)));
+    }
+  }
+  return Status();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const GraphDef& graph_def,
+                                                const ImportOptions& options) {
+  auto graph = std::make_unique<Graph>();
+  WEFT_RETURN_IF_ERROR(ImportInto(graph_def, options, graph.get(), nullptr));
   return graph;
+}
+
+ImportDiagnosis DiagnoseGraphDef(const GraphDef& graph_def,
+                                 const ImportOptions& options) {
+  ImportDiagnosis diagnosis;
+  diagnosis.graph = std::make_unique<Graph>();
+  // With a problem list the walk never stops early, so its status is OK.
+  ImportInto(graph_def, options, diagnosis.graph.get(), &diagnosis.problems)
+      .IgnoreError();
+  return diagnosis;
 }
 
 }  // namespace weft

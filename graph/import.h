@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "graph/graph.h"
@@ -23,8 +24,45 @@ struct ImportOptions {
   const OpRegistry* registry = nullptr;
 };
 
+// Stops at the first problem and returns it: what running a graph needs.
 StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const GraphDef& graph_def,
                                                 const ImportOptions& options);
+
+// One reason a GraphDef does not import, as DiagnoseGraphDef reports it.
+struct ImportProblem {
+  enum class Kind {
+    kUnknownOp,     // no op is registered under the node's op name
+    kFunctionCall,  // the op names a function of the graph's library
+    kInvalidNode,   // attrs or dtypes do not fit the op, or a duplicate name
+    kBadInput,      // an input names no node or a missing output, or its
+                    // dtype differs from what the op expects
+    kCycle,         // the graph has a cycle (found only when nothing else
+                    // is wrong)
+  };
+  Kind kind = Kind::kInvalidNode;
+  std::string node;  // the node's name; empty for kCycle (the status names
+                     // the nodes of the cycle)
+  std::string op;    // that node's op; empty for kCycle
+  // The error ImportGraphDef would fail with for this problem, naming the
+  // source, the node and what is wrong.
+  Status status;
+};
+
+struct ImportDiagnosis {
+  // Every node that validated and the edges between them. When `problems`
+  // is not empty this graph is incomplete: look at its nodes (their ops,
+  // attrs and dtypes), but do not infer shapes on it or run it.
+  std::unique_ptr<Graph> graph;
+  // In node order; empty when the graph imports.
+  std::vector<ImportProblem> problems;
+};
+
+// The same checks as ImportGraphDef, going on past each problem so that one
+// call reports all of them, e.g. every unknown op of a graph at once (`weft
+// inspect`). An input that names a node which itself failed to validate is
+// not reported again.
+ImportDiagnosis DiagnoseGraphDef(const GraphDef& graph_def,
+                                 const ImportOptions& options);
 
 // Splits a NodeDef input string into its parts: "^a" is a control input,
 // "a:2" output 2 of a, "a" output 0 of a. InvalidArgument on malformed text

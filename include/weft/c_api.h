@@ -151,6 +151,67 @@ WEFT_API weft_graph* weft_graph_load_buffer(const void* data, size_t size,
 WEFT_API void weft_graph_delete(weft_graph* graph);
 WEFT_API int weft_graph_num_nodes(const weft_graph* graph);
 
+/* ---- what a graph takes and gives ---------------------------------------
+ *
+ * A host that knows nothing about a graph file can ask what to feed and
+ * what to fetch:
+ *
+ *   for (int i = 0; i < weft_graph_num_inputs(g); ++i) {
+ *     const weft_tensor_info* in = weft_graph_input(g, i);
+ *     printf("%s: %s, %d dims\n", weft_tensor_info_name(in),
+ *            weft_dtype_name(weft_tensor_info_dtype(in)),
+ *            weft_tensor_info_num_dims(in));
+ *   }
+ *
+ * Shapes are those shape inference gave the graph when it loaded, so they
+ * reflect weft_graph_options_set_input_shape. A weft_tensor_info and the
+ * strings it returns belong to the graph and stay valid until
+ * weft_graph_delete; they are never freed by the caller. SavedModel
+ * signatures are not available yet (weft loads GraphDef files only). */
+typedef struct weft_tensor_info weft_tensor_info;
+
+/* The graph's inputs: every Placeholder and PlaceholderWithDefault, in the
+ * file's node order. A run must feed each Placeholder its fetches depend
+ * on; PlaceholderWithDefault inputs may be left unfed. */
+WEFT_API int weft_graph_num_inputs(const weft_graph* graph);
+/* NULL when `index` is not in [0, weft_graph_num_inputs). */
+WEFT_API const weft_tensor_info* weft_graph_input(const weft_graph* graph,
+                                                  int index);
+
+/* The graph's outputs: every output of every node that no other node
+ * consumes (by data or control edge), in node order, except placeholders
+ * and nodes with no outputs. For a frozen Keras model these are its output
+ * layers. */
+WEFT_API int weft_graph_num_outputs(const weft_graph* graph);
+/* NULL when `index` is not in [0, weft_graph_num_outputs). */
+WEFT_API const weft_tensor_info* weft_graph_output(const weft_graph* graph,
+                                                   int index);
+
+/* Any node output, by the name a run would fetch it by: "node" (output 0)
+ * or "node:k". NULL with WEFT_NOT_FOUND when no node has that name, or
+ * WEFT_INVALID_ARGUMENT for a malformed name or an output the node does not
+ * have; the message names the graph file and the tensor. Safe to call from
+ * several threads on one graph. */
+WEFT_API const weft_tensor_info* weft_graph_find_tensor(const weft_graph* graph,
+                                                        const char* name,
+                                                        weft_status* status);
+
+/* "node" or "node:k", as feeds and fetches name it; "" for NULL. */
+WEFT_API const char* weft_tensor_info_name(const weft_tensor_info* info);
+/* The op of the node that produces it ("Placeholder", "Softmax"); "" for
+ * NULL. */
+WEFT_API const char* weft_tensor_info_op(const weft_tensor_info* info);
+/* WEFT_INVALID for NULL. */
+WEFT_API weft_dtype weft_tensor_info_dtype(const weft_tensor_info* info);
+/* The rank; -1 when the rank is unknown (and for NULL). */
+WEFT_API int weft_tensor_info_num_dims(const weft_tensor_info* info);
+/* The size of dimension `index`; -1 when that size is unknown (e.g. the
+ * batch) and when `index` is out of range. */
+WEFT_API int64_t weft_tensor_info_dim(const weft_tensor_info* info, int index);
+/* 1 when the tensor is a PlaceholderWithDefault's output, which a run may
+ * leave unfed; else 0. */
+WEFT_API int weft_tensor_info_has_default(const weft_tensor_info* info);
+
 /* ---- sessions ---------------------------------------------------------- */
 
 typedef struct weft_session weft_session;

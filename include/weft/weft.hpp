@@ -5,6 +5,7 @@
 //   weft::Tensor x = weft::Tensor::FromVector<float>({1, 4}, {1, 2, 3, 4});
 //   std::vector<weft::Tensor> out = session.Run({{"x", x}}, {"probs"});
 //   std::vector<float> probs = out[0].ToVector<float>();
+//   for (const weft::TensorInfo& in : graph.Inputs()) ...  // what to feed
 //
 // Header-only on purpose: it is compiled into the host program with the
 // host's own compiler and standard library, and talks to libweft through C
@@ -254,6 +255,34 @@ class Tensor {
   std::unique_ptr<weft_tensor, internal::TensorDeleter> t_;
 };
 
+// One tensor of a graph, as Graph::Inputs(), Outputs() and Output() give
+// it (see "what a graph takes and gives" in c_api.h).
+struct TensorInfo {
+  std::string name;  // "node" or "node:k", as a run feeds or fetches it
+  std::string op;    // the producing node's op, e.g. "Placeholder"
+  DataType dtype = WEFT_INVALID;
+  // The rank, or -1 when unknown; then `dims` is empty.
+  int num_dims = -1;
+  // One size per dimension, -1 where the size is unknown (e.g. the batch).
+  std::vector<int64_t> dims;
+  // A PlaceholderWithDefault: a run may leave it unfed.
+  bool has_default = false;
+
+  static TensorInfo FromC(const weft_tensor_info* info) {
+    TensorInfo t;
+    if (info == nullptr) return t;
+    t.name = weft_tensor_info_name(info);
+    t.op = weft_tensor_info_op(info);
+    t.dtype = weft_tensor_info_dtype(info);
+    t.num_dims = weft_tensor_info_num_dims(info);
+    for (int i = 0; i < t.num_dims; ++i) {
+      t.dims.push_back(weft_tensor_info_dim(info, i));
+    }
+    t.has_default = weft_tensor_info_has_default(info) != 0;
+    return t;
+  }
+};
+
 // A loaded, validated, shape-inferred graph. Copies share it.
 class Graph {
  public:
@@ -285,6 +314,32 @@ class Graph {
 
   explicit operator bool() const { return g_ != nullptr; }
   int num_nodes() const { return weft_graph_num_nodes(g_.get()); }
+
+  // What a run may feed: every placeholder, in node order.
+  std::vector<TensorInfo> Inputs() const {
+    std::vector<TensorInfo> v;
+    for (int i = 0; i < weft_graph_num_inputs(g_.get()); ++i) {
+      v.push_back(TensorInfo::FromC(weft_graph_input(g_.get(), i)));
+    }
+    return v;
+  }
+  // What nothing in the graph consumes: its results, in node order.
+  std::vector<TensorInfo> Outputs() const {
+    std::vector<TensorInfo> v;
+    for (int i = 0; i < weft_graph_num_outputs(g_.get()); ++i) {
+      v.push_back(TensorInfo::FromC(weft_graph_output(g_.get(), i)));
+    }
+    return v;
+  }
+  // Any node output by name, "node" or "node:k"; an empty TensorInfo (no
+  // name) when there is no such tensor.
+  TensorInfo Output(const std::string& name, Status* status = nullptr) const {
+    internal::CStatus s;
+    const weft_tensor_info* info =
+        weft_graph_find_tensor(g_.get(), name.c_str(), s.get());
+    internal::Report(s.ToStatus(), status);
+    return TensorInfo::FromC(info);
+  }
   const weft_graph* get() const { return g_.get(); }
 
  private:
