@@ -45,6 +45,10 @@ Status CheckCapturable(const Plan& plan, std::vector<int>* feed_of_step) {
               "host");
         }
         break;
+      case PlanStep::kControlFlow:
+        return errors::FailedPrecondition(
+            "node ", pn.node->DebugName(),
+            " runs its functions on the host, one call after another");
       case PlanStep::kCopyToDevice:
         if (feed_of_slot[pn.input_base] < 0) {
           return errors::FailedPrecondition(

@@ -11,6 +11,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "executor/control_flow.h"
 #include "executor/device_graph.h"
 #include "kernels/op_kernel.h"
 #include "oneapi/tbb/task_arena.h"
@@ -167,7 +168,11 @@ class RunState {
     if (ShouldStop()) return;
     const PlanNode& pn = plan_.nodes[id];
     if (pn.step != PlanStep::kKernel) {
-      RunCopy(id, ready);
+      if (pn.step == PlanStep::kControlFlow) {
+        RunControlFlow(id, ready);
+      } else {
+        RunCopy(id, ready);
+      }
       return;
     }
     absl::InlinedVector<const Tensor*, 4> inputs(pn.num_inputs);
@@ -199,6 +204,27 @@ class RunState {
     if (!traces_.empty()) Record(id, t0);
     if (!ctx.status().ok()) {
       Fail(ctx.status());
+      return;
+    }
+    Finish(id, absl::MakeSpan(outs), ready);
+  }
+
+  // If, Case and While: their kernel runs sub-plans with this run's options
+  // (cancellation, deadline).
+  void RunControlFlow(int id, ReadyList* ready) {
+    const PlanNode& pn = plan_.nodes[id];
+    absl::InlinedVector<const Tensor*, 4> inputs(pn.num_inputs);
+    for (int i = 0; i < pn.num_inputs; ++i) {
+      inputs[i] = &slots_[pn.input_base + i];
+    }
+    absl::InlinedVector<Tensor, 4> outs(pn.num_outputs);
+    Clock::time_point t0;
+    if (!traces_.empty()) t0 = Clock::now();
+    Status s = static_cast<const ControlFlowKernel*>(pn.kernel)->Run(
+        absl::MakeConstSpan(inputs), absl::MakeSpan(outs), options_);
+    if (!traces_.empty()) Record(id, t0);
+    if (!s.ok()) {
+      Fail(s);
       return;
     }
     Finish(id, absl::MakeSpan(outs), ready);

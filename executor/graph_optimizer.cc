@@ -118,9 +118,14 @@ class GraphOptimizer {
   GraphOptimizerStats stats_;
 };
 
-OptimizedGraph::OptimizedGraph(std::unique_ptr<Graph> graph,
-                               std::function<Device*(const Node*)> place)
-    : graph_(std::move(graph)), place_(std::move(place)) {
+OptimizedGraph::OptimizedGraph(
+    std::unique_ptr<Graph> graph, std::function<Device*(const Node*)> place,
+    std::function<StatusOr<std::unique_ptr<OpKernel>>(const Graph&, const Node*,
+                                                      Device*)>
+        create_kernel)
+    : graph_(std::move(graph)),
+      place_(std::move(place)),
+      create_kernel_(std::move(create_kernel)) {
   kernels_.resize(graph_->num_nodes());
   const_values_.resize(graph_->num_nodes(), nullptr);
   for (const auto& node : graph_->nodes()) {
@@ -141,7 +146,9 @@ Status OptimizedGraph::GetKernel(const Node* node, const OpKernel** kernel,
   // this signature's own, so no lock is needed.
   Device* placed = place_(node);
   std::unique_ptr<OpKernel>& slot = kernels_[node->id()];
-  if (slot == nullptr) {
+  if (slot == nullptr && create_kernel_ != nullptr) {
+    WEFT_ASSIGN_OR_RETURN(slot, create_kernel_(*graph_, node, placed));
+  } else if (slot == nullptr) {
     WEFT_ASSIGN_OR_RETURN(
         slot, KernelRegistry::Global()->CreateKernel(
                   node->def(), node->op_def(), node->types(), placed));
@@ -764,8 +771,8 @@ StatusOr<std::unique_ptr<OptimizedGraph>> GraphOptimizer::Emit(
       graph->set_output_shape(node.get(), o, it->second[o]);
     }
   }
-  auto result =
-      std::make_unique<OptimizedGraph>(std::move(graph), options_.place);
+  auto result = std::make_unique<OptimizedGraph>(
+      std::move(graph), options_.place, options_.create_kernel);
   for (const std::string& f : fetches) {
     WEFT_ASSIGN_OR_RETURN(ParsedInput parsed, ParseNodeInput(f));
     result->fetches_.push_back(

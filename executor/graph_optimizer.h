@@ -66,6 +66,12 @@ struct GraphOptimizerOptions {
   // The session's placement for a node of the optimized graph. Fusion only
   // rewrites nodes placed on a CPU device, the only one with fused kernels.
   std::function<Device*(const Node*)> place;
+  // Makes the kernels of the optimized graph's nodes (the session's
+  // factory, which also makes control-flow kernels); null for the kernel
+  // registry.
+  std::function<StatusOr<std::unique_ptr<OpKernel>>(const Graph&, const Node*,
+                                                    Device*)>
+      create_kernel;
   // The largest folded result kept, over all outputs of a node. 16 MiB is
   // twice the largest weight matrix of the models weft is tested on
   // (ResNet50's 2048 x 1000 classifier, 8 MiB), so transformations of
@@ -90,7 +96,10 @@ struct GraphOptimizerStats {
 class OptimizedGraph : public PlanResources {
  public:
   OptimizedGraph(std::unique_ptr<Graph> graph,
-                 std::function<Device*(const Node*)> place);
+                 std::function<Device*(const Node*)> place,
+                 std::function<StatusOr<std::unique_ptr<OpKernel>>(
+                     const Graph&, const Node*, Device*)>
+                     create_kernel = nullptr);
   ~OptimizedGraph() override;
 
   const Graph& graph() const { return *graph_; }
@@ -108,6 +117,9 @@ class OptimizedGraph : public PlanResources {
   friend class GraphOptimizer;
   std::unique_ptr<Graph> graph_;
   std::function<Device*(const Node*)> place_;
+  std::function<StatusOr<std::unique_ptr<OpKernel>>(const Graph&, const Node*,
+                                                    Device*)>
+      create_kernel_;
   std::vector<std::unique_ptr<OpKernel>> kernels_;
   std::vector<const Tensor*> const_values_;
   std::vector<std::string> fetches_;

@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "device/device.h"
+#include "executor/control_flow.h"
 #include "executor/device_graph.h"
 #include "graph/import.h"
 #include "kernels/op_kernel.h"
@@ -186,6 +187,9 @@ StatusOr<std::unique_ptr<Plan>> BuildPlan(
                              src);
     pn.kernel = kernel;
     pn.device = device;
+    if (dynamic_cast<const ControlFlowKernel*>(kernel) != nullptr) {
+      pn.step = PlanStep::kControlFlow;
+    }
     pn.expensive = kernel->IsExpensive();
     pn.is_async = kernel->AsAsync() != nullptr;
     pn.num_inputs = pn.node->num_inputs();

@@ -21,10 +21,16 @@ class DeviceGraph;
 class OpKernel;
 class OptimizedGraph;
 
-// What a plan node does: run its kernel, or move one tensor between host
-// and device memory (a step BuildPlan inserts where an edge crosses memory
-// spaces).
-enum class PlanStep : uint8_t { kKernel, kCopyToDevice, kCopyToHost };
+// What a plan node does: run its kernel, move one tensor between host and
+// device memory (a step BuildPlan inserts where an edge crosses memory
+// spaces), or run a control-flow kernel (executor/control_flow.h), which
+// gets the run's options.
+enum class PlanStep : uint8_t {
+  kKernel,
+  kCopyToDevice,
+  kCopyToHost,
+  kControlFlow
+};
 
 struct PlanNode {
   // For a copy step: the node whose output (`copy_output`) it moves, the

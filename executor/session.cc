@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "device/bfc_allocator.h"
 #include "device/cpu_device.h"
+#include "executor/control_flow.h"
 #include "executor/device_graph.h"
 #include "executor/device_selection.h"
 #include "executor/executor.h"
@@ -88,9 +89,7 @@ class SessionImpl : public PlanResources {
     absl::MutexLock lock(&kernels_mu_);
     std::unique_ptr<OpKernel>& slot = kernels_[node->id()];
     if (slot == nullptr) {
-      WEFT_ASSIGN_OR_RETURN(
-          slot, KernelRegistry::Global()->CreateKernel(
-                    node->def(), node->op_def(), node->types(), placed));
+      WEFT_ASSIGN_OR_RETURN(slot, CreateKernel(*graph_, node, placed));
     }
     *kernel = slot.get();
     *device = placed;
@@ -99,6 +98,24 @@ class SessionImpl : public PlanResources {
 
   const Tensor* ConstValue(const Node* node) const override {
     return const_values_[node->id()];
+  }
+
+  // A node's kernel from the registry, or for If, Case and While, one that
+  // runs sub-plans of their functions (executor/control_flow.h).
+  StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Graph& graph,
+                                                   const Node* node,
+                                                   Device* placed) const {
+    if (IsControlFlowOp(node->op())) {
+      ControlFlowOptions cf;
+      cf.library_owner = graph_;
+      cf.session_options = options_;
+      cf.session_options.arena = arena_;
+      if (arena_ == nullptr) cf.session_options.threads = 0;
+      cf.session_options.capture_device_graphs = false;
+      return CreateControlFlowKernel(graph, *node, placed, cf);
+    }
+    return KernelRegistry::Global()->CreateKernel(node->def(), node->op_def(),
+                                                  node->types(), placed);
   }
 
   // Placement (see SessionOptions.device). With an accelerator, a node
@@ -298,6 +315,10 @@ StatusOr<std::unique_ptr<Plan>> SessionImpl::OptimizePlan(
   options.source_name = options_.source_name;
   options.cpu = cpu_.get();
   options.place = [this](const Node* node) { return Place(node); };
+  options.create_kernel = [this](const Graph& graph, const Node* node,
+                                 Device* placed) {
+    return CreateKernel(graph, node, placed);
+  };
   WEFT_ASSIGN_OR_RETURN(
       std::shared_ptr<OptimizedGraph> optimized,
       OptimizeGraph(*graph_, live, feeds, fetches, targets, options));

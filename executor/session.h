@@ -127,6 +127,10 @@ struct SessionOptions {
   // Callable::device_graph_status() says why. Runs of one signature are
   // serialized while it is recorded: they share its input buffers.
   bool capture_device_graphs = false;
+  // The most iterations one execution of a While loop may run; a loop that
+  // would run more fails with ResourceExhausted naming the loop. 0 for no
+  // cap (a RunOptions deadline still stops a loop that never ends).
+  int64_t max_loop_iterations = 0;
 };
 
 // Cancels runs that carry it. Thread-safe; cancelling is sticky.

@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "graph/function_library.h"
 
 namespace weft {
 namespace {
@@ -40,6 +41,14 @@ StatusOr<ParsedInput> ParseNodeInput(absl::string_view input) {
 
 namespace {
 
+// A call that cannot be inlined, recorded or returned.
+Status ReportInliningFailure(std::vector<ImportProblem>* problems,
+                             Status status) {
+  if (problems == nullptr) return status;
+  problems->push_back({ImportProblem::Kind::kFunctionCall, "", "", status});
+  return Status();
+}
+
 // Builds `graph` from `graph_def`. With `problems` null it stops at the
 // first problem and returns it (ImportGraphDef); otherwise it records each
 // problem there, skips what the problem spoils and goes on
@@ -49,6 +58,14 @@ Status ImportInto(const GraphDef& graph_def, const ImportOptions& options,
   const OpRegistry* registry =
       options.registry ? options.registry : OpRegistry::Global();
   const std::string& src = options.source_name;
+  // Function calls become the callees' nodes (graph/function_library.h).
+  if (HasFunctionCalls(graph_def)) {
+    auto inlined = InlineFunctionCalls(graph_def, registry, src);
+    if (!inlined.ok()) {
+      return ReportInliningFailure(problems, inlined.status());
+    }
+    return ImportInto(*inlined, options, graph, problems);
+  }
   graph->versions() = graph_def.versions;
   graph->library() = graph_def.library;
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "graph/function_shapes.h"
 #include "ops/shape_inference.h"
 
 namespace weft {
@@ -90,6 +91,10 @@ Status InferShapes(Graph* graph, const ShapeInferenceOptions& options) {
             absl::StrCat(src, ": node ", node->DebugName(), ": output ", i));
       }
       graph->set_output_shape(node, i, *std::move(shape));
+    }
+    if (IsFunctionalControlFlowOp(node->op())) {
+      WEFT_RETURN_IF_ERROR(
+          InferControlFlowShapes(graph, node, input_shapes, src));
     }
 
     if (IsPlaceholder(node)) {

@@ -135,15 +135,16 @@ node { name: "p" op: "Placeholder" attr { key: "dtype" value { i: 3 } } }
               HasSubstr("test.pbtxt: node 'p' (Placeholder): attr 'dtype'"));
 }
 
-TEST(ImportTest, FunctionCallsAreRefusedByName) {
+// Calls are inlined (tests/graph/function_library_test.cc has the rest): a
+// call of a function without outputs keeps its name as a NoOp.
+TEST(ImportTest, FunctionCallsAreInlined) {
   auto g = ImportText(R"(
 node { name: "call" op: "my_fn" }
 library { function { signature { name: "my_fn" } } }
 )");
-  ASSERT_FALSE(g.ok());
-  EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(std::string(g.status().message()),
-              HasSubstr("node 'call' (my_fn): calls function 'my_fn'"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_NE((*g)->FindNode("call"), nullptr);
+  EXPECT_EQ((*g)->FindNode("call")->op(), "NoOp");
 }
 
 TEST(ImportTest, MalformedInputStrings) {

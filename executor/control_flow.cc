@@ -1,0 +1,368 @@
+#include "executor/control_flow.h"
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/function_library.h"
+#include "graph/import.h"
+#include "graph/shape_inference_pass.h"
+
+namespace weft {
+namespace {
+
+// One function of a control-flow node, prepared: a session over its body
+// graph and the callable for (arguments) -> (results).
+class PreparedFunction {
+ public:
+  // `role` names the function in messages and node names ("body", "then").
+  static StatusOr<std::unique_ptr<PreparedFunction>> Create(
+      const Node& node, absl::string_view role, const NameAttrList& f,
+      const std::vector<PartialTensorShape>& input_shapes,
+      const ControlFlowOptions& options) {
+    const FunctionLibrary& library = options.library_owner->library();
+    const std::string where =
+        absl::StrCat(options.session_options.source_name, ": node ",
+                     node.DebugName(), ": ", role, " function '", f.name, "'");
+    auto body =
+        FunctionBodyGraph(library, f, absl::StrCat(node.name(), "/", role, "/"),
+                          input_shapes, OpRegistry::Global());
+    if (!body.ok()) return AddContext(body.status(), where);
+    ImportOptions import_options;
+    import_options.source_name = options.session_options.source_name;
+    auto graph = ImportGraphDef(body->graph_def, import_options);
+    if (!graph.ok()) return AddContext(graph.status(), where);
+    ShapeInferenceOptions shape_options;
+    shape_options.source_name = options.session_options.source_name;
+    WEFT_RETURN_IF_ERROR_CTX(InferShapes(graph->get(), shape_options), where);
+
+    auto out = std::unique_ptr<PreparedFunction>(new PreparedFunction());
+    out->input_types_ = body->input_types;
+    out->output_types_ = body->output_types;
+    SessionOptions session_options = options.session_options;
+    session_options.fetches.clear();
+    session_options.feeds.clear();
+    session_options.targets.clear();
+    auto session = Session::Create(
+        std::shared_ptr<const Graph>(*std::move(graph)), session_options);
+    if (!session.ok()) return AddContext(session.status(), where);
+    out->session_ = *std::move(session);
+    auto callable =
+        out->session_->Prepare(body->feeds, body->fetches, body->targets);
+    if (!callable.ok()) return AddContext(callable.status(), where);
+    out->callable_ = *std::move(callable);
+    return out;
+  }
+
+  const std::vector<DataType>& input_types() const { return input_types_; }
+  const std::vector<DataType>& output_types() const { return output_types_; }
+
+  Status Call(const std::vector<Tensor>& args, std::vector<Tensor>* results,
+              const RunOptions& options) const {
+    return session_->Run(*callable_, args, results, options);
+  }
+
+ private:
+  PreparedFunction() = default;
+  std::vector<DataType> input_types_;
+  std::vector<DataType> output_types_;
+  std::unique_ptr<Session> session_;
+  std::shared_ptr<const Callable> callable_;
+};
+
+std::string TypeList(const std::vector<DataType>& types) {
+  std::string out;
+  for (size_t i = 0; i < types.size(); ++i) {
+    absl::StrAppend(&out, i ? ", " : "", DataTypeName(types[i]));
+  }
+  return absl::StrCat("[", out, "]");
+}
+
+// TensorFlow's truth value of a predicate: a scalar is true when it is not
+// zero (or, for strings, not empty); any other tensor when it has elements.
+StatusOr<bool> ToBool(const Tensor& t) {
+  if (t.dims() > 0) return t.NumElements() > 0;
+  switch (t.dtype()) {
+    case DT_BOOL:
+      return *t.data<bool>();
+    case DT_FLOAT:
+      return *t.data<float>() != 0.0f;
+    case DT_DOUBLE:
+      return *t.data<double>() != 0.0;
+    case DT_HALF:
+    case DT_BFLOAT16: {
+      uint16_t bits;
+      std::memcpy(&bits, t.raw_data(), sizeof(bits));
+      return (bits & 0x7fff) != 0;  // +0 and -0 are false
+    }
+    default:
+      break;
+  }
+  if (!DataTypeIsInteger(t.dtype())) {
+    return errors::InvalidArgument("a predicate of dtype ",
+                                   DataTypeName(t.dtype()),
+                                   " has no truth value");
+  }
+  const auto* bytes = static_cast<const unsigned char*>(t.raw_data());
+  for (size_t i = 0; i < DataTypeSize(t.dtype()); ++i) {
+    if (bytes[i] != 0) return true;
+  }
+  return false;
+}
+
+// The shapes the outer graph knows for inputs [first, num_inputs) of `node`.
+std::vector<PartialTensorShape> InputShapes(const Graph& graph,
+                                            const Node& node, int first) {
+  std::vector<PartialTensorShape> shapes;
+  for (int i = first; i < node.num_inputs(); ++i) {
+    shapes.push_back(
+        graph.output_shape(node.input(i).node, node.input(i).index));
+  }
+  return shapes;
+}
+
+Status CheckSignature(const Node& node, absl::string_view role,
+                      const NameAttrList& f, const PreparedFunction& fn,
+                      const std::vector<DataType>& inputs,
+                      const std::vector<DataType>& outputs,
+                      absl::string_view source) {
+  if (fn.input_types() != inputs || fn.output_types() != outputs) {
+    return errors::InvalidArgument(
+        source, ": node ", node.DebugName(), ": ", role, " function '", f.name,
+        "' maps ", TypeList(fn.input_types()), " to ",
+        TypeList(fn.output_types()), "; the node needs ", TypeList(inputs),
+        " to ", TypeList(outputs));
+  }
+  return Status();
+}
+
+std::vector<Tensor> Gather(absl::Span<const Tensor* const> inputs,
+                           size_t first) {
+  std::vector<Tensor> out;
+  out.reserve(inputs.size() - first);
+  for (size_t i = first; i < inputs.size(); ++i) out.push_back(*inputs[i]);
+  return out;
+}
+
+Status MoveResults(std::vector<Tensor>* results, absl::Span<Tensor> outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    outputs[i] = std::move((*results)[i]);
+  }
+  return Status();
+}
+
+// If, StatelessIf, Case, StatelessCase: input 0 picks a branch, which maps
+// the other inputs to the outputs.
+class BranchKernel : public ControlFlowKernel {
+ public:
+  BranchKernel(OpKernelConstruction* ctx, bool is_case,
+               std::vector<std::unique_ptr<PreparedFunction>> branches)
+      : ControlFlowKernel(ctx),
+        is_case_(is_case),
+        branches_(std::move(branches)) {}
+
+  Status Run(absl::Span<const Tensor* const> inputs, absl::Span<Tensor> outputs,
+             const RunOptions& options) const override {
+    size_t branch = 0;
+    const Tensor& selector = *inputs[0];
+    if (is_case_) {
+      if (selector.dims() != 0) {
+        return errors::InvalidArgument(
+            node_label(), ": branch_index must be a scalar, got shape ",
+            selector.shape().DebugString());
+      }
+      // Out of range picks the last branch, as in TensorFlow.
+      const int32_t index = *selector.data<int32_t>();
+      branch = index < 0 || static_cast<size_t>(index) >= branches_.size()
+                   ? branches_.size() - 1
+                   : static_cast<size_t>(index);
+    } else {
+      auto cond = ToBool(selector);
+      if (!cond.ok()) return AddContext(cond.status(), node_label());
+      branch = *cond ? 0 : 1;
+    }
+    std::vector<Tensor> results;
+    Status s = branches_[branch]->Call(Gather(inputs, 1), &results, options);
+    if (!s.ok()) return AddContext(s, node_label());
+    return MoveResults(&results, outputs);
+  }
+
+ private:
+  const bool is_case_;
+  // If: then, else. Case: the branches in order.
+  std::vector<std::unique_ptr<PreparedFunction>> branches_;
+};
+
+// While, StatelessWhile: the loop variables start as the inputs; while cond
+// holds, body maps them to their next values.
+class WhileKernel : public ControlFlowKernel {
+ public:
+  WhileKernel(OpKernelConstruction* ctx, std::unique_ptr<PreparedFunction> cond,
+              std::unique_ptr<PreparedFunction> body, int64_t max_iterations)
+      : ControlFlowKernel(ctx),
+        cond_(std::move(cond)),
+        body_(std::move(body)),
+        max_iterations_(max_iterations) {}
+
+  Status Run(absl::Span<const Tensor* const> inputs, absl::Span<Tensor> outputs,
+             const RunOptions& options) const override {
+    const bool has_deadline =
+        options.deadline != std::chrono::steady_clock::time_point::max();
+    std::vector<Tensor> vars = Gather(inputs, 0);
+    std::vector<Tensor> next, pred;
+    for (int64_t iteration = 0;; ++iteration) {
+      if (options.cancellation != nullptr &&
+          options.cancellation->IsCancelled()) {
+        return absl::CancelledError(absl::StrCat("run cancelled in loop ",
+                                                 node_label(), " at iteration ",
+                                                 iteration));
+      }
+      if (has_deadline &&
+          std::chrono::steady_clock::now() >= options.deadline) {
+        return absl::DeadlineExceededError(
+            absl::StrCat("run deadline exceeded in loop ", node_label(),
+                         " at iteration ", iteration));
+      }
+      Status s = cond_->Call(vars, &pred, options);
+      if (!s.ok()) {
+        return AddContext(
+            s, absl::StrCat(node_label(), ": iteration ", iteration, ": cond"));
+      }
+      auto holds = ToBool(pred[0]);
+      if (!holds.ok()) {
+        return AddContext(holds.status(),
+                          absl::StrCat(node_label(), ": cond's result"));
+      }
+      if (!*holds) break;
+      if (max_iterations_ > 0 && iteration >= max_iterations_) {
+        return errors::ResourceExhausted(
+            "loop ", node_label(), " did not end after ", max_iterations_,
+            " iterations (SessionOptions.max_loop_iterations)");
+      }
+      s = body_->Call(vars, &next, options);
+      if (!s.ok()) {
+        return AddContext(
+            s, absl::StrCat(node_label(), ": iteration ", iteration, ": body"));
+      }
+      vars.swap(next);
+    }
+    return MoveResults(&vars, outputs);
+  }
+
+ private:
+  std::unique_ptr<PreparedFunction> cond_;
+  std::unique_ptr<PreparedFunction> body_;
+  const int64_t max_iterations_;
+};
+
+StatusOr<NameAttrList> FuncAttr(const Node& node, absl::string_view name,
+                                absl::string_view source) {
+  NameAttrList f;
+  Status s = GetNodeAttr(node.attrs(), name, &f);
+  if (!s.ok()) {
+    return AddContext(s, absl::StrCat(source, ": node ", node.DebugName()));
+  }
+  return f;
+}
+
+}  // namespace
+
+bool IsControlFlowOp(absl::string_view op) {
+  return op == "If" || op == "StatelessIf" || op == "Case" ||
+         op == "StatelessCase" || op == "While" || op == "StatelessWhile";
+}
+
+void ControlFlowKernel::Compute(OpKernelContext* ctx) const {
+  std::vector<const Tensor*> inputs;
+  for (int i = 0; i < ctx->num_inputs(); ++i) inputs.push_back(&ctx->input(i));
+  std::vector<Tensor> outputs(ctx->num_outputs());
+  Status s = Run(inputs, absl::MakeSpan(outputs), RunOptions());
+  if (!s.ok()) {
+    ctx->SetStatus(s);
+    return;
+  }
+  for (int i = 0; i < ctx->num_outputs(); ++i) {
+    ctx->set_output(i, std::move(outputs[i]));
+  }
+}
+
+StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
+    const Graph& graph, const Node& node, Device* device,
+    const ControlFlowOptions& options) {
+  const std::string& source = options.session_options.source_name;
+  OpKernelConstruction construction(device, node.def(), node.op_def(),
+                                    node.types(), nullptr);
+  const std::vector<DataType>& in = node.types().input_types;
+  const std::vector<DataType>& out = node.types().output_types;
+  const absl::string_view op = node.op();
+  if (op == "While" || op == "StatelessWhile") {
+    WEFT_ASSIGN_OR_RETURN(NameAttrList cond_f, FuncAttr(node, "cond", source));
+    WEFT_ASSIGN_OR_RETURN(NameAttrList body_f, FuncAttr(node, "body", source));
+    // The bodies see the loop variables with the shapes every iteration
+    // keeps (output_shapes), or unknown shapes when the node says nothing.
+    std::vector<PartialTensorShape> shapes;
+    Status s = GetNodeAttr(node.attrs(), "output_shapes", &shapes);
+    if (!s.ok() || shapes.size() != in.size()) {
+      shapes.assign(in.size(), PartialTensorShape());
+    }
+    WEFT_ASSIGN_OR_RETURN(
+        auto cond,
+        PreparedFunction::Create(node, "cond", cond_f, shapes, options));
+    WEFT_ASSIGN_OR_RETURN(
+        auto body,
+        PreparedFunction::Create(node, "body", body_f, shapes, options));
+    if (cond->input_types() != in || cond->output_types().size() != 1) {
+      return errors::InvalidArgument(
+          source, ": node ", node.DebugName(), ": cond function '", cond_f.name,
+          "' maps ", TypeList(cond->input_types()), " to ",
+          TypeList(cond->output_types()), "; the loop needs ", TypeList(in),
+          " to one predicate");
+    }
+    WEFT_RETURN_IF_ERROR(
+        CheckSignature(node, "body", body_f, *body, in, out, source));
+    return std::unique_ptr<OpKernel>(
+        new WhileKernel(&construction, std::move(cond), std::move(body),
+                        options.session_options.max_loop_iterations));
+  }
+  std::vector<NameAttrList> fs;
+  std::vector<std::string> roles;
+  const bool is_case = op == "Case" || op == "StatelessCase";
+  if (is_case) {
+    auto it = node.attrs().find("branches");
+    if (it != node.attrs().end()) fs = it->second.list.func;
+    for (size_t i = 0; i < fs.size(); ++i) {
+      roles.push_back(absl::StrCat("branch", i));
+    }
+  } else if (op == "If" || op == "StatelessIf") {
+    WEFT_ASSIGN_OR_RETURN(NameAttrList then_f,
+                          FuncAttr(node, "then_branch", source));
+    WEFT_ASSIGN_OR_RETURN(NameAttrList else_f,
+                          FuncAttr(node, "else_branch", source));
+    fs = {then_f, else_f};
+    roles = {"then", "else"};
+  } else {
+    return errors::InvalidArgument(source, ": node ", node.DebugName(),
+                                   " is no control-flow op");
+  }
+  if (fs.empty()) {
+    return errors::InvalidArgument(source, ": node ", node.DebugName(),
+                                   ": attr 'branches' is empty");
+  }
+  const std::vector<PartialTensorShape> shapes = InputShapes(graph, node, 1);
+  const std::vector<DataType> branch_in(in.begin() + 1, in.end());
+  std::vector<std::unique_ptr<PreparedFunction>> branches;
+  for (size_t i = 0; i < fs.size(); ++i) {
+    WEFT_ASSIGN_OR_RETURN(auto fn, PreparedFunction::Create(
+                                       node, roles[i], fs[i], shapes, options));
+    WEFT_RETURN_IF_ERROR(
+        CheckSignature(node, roles[i], fs[i], *fn, branch_in, out, source));
+    branches.push_back(std::move(fn));
+  }
+  return std::unique_ptr<OpKernel>(
+      new BranchKernel(&construction, is_case, std::move(branches)));
+}
+
+}  // namespace weft

@@ -1,0 +1,69 @@
+// Functional control flow: If / StatelessIf, Case / StatelessCase and
+// While / StatelessWhile (ops/functional_ops.cc) run as kernels over
+// prepared sub-plans of their function attrs.
+//
+// When the session creates such a node's kernel (once per prepared
+// signature, never in Run), each function the node names is instantiated as
+// a graph of its own (graph/function_library.h: FunctionBodyGraph, nodes
+// named "<node>/<role>/<body node>", role one of cond, body, then, else,
+// branch<i>), shape-inferred from what the node knows of its inputs (the
+// outer graph's shapes for If and Case, `output_shapes` for While, the shape
+// invariants TensorFlow writes there), and prepared by a session of its own
+// that shares the outer session's threads and options, so that the optimizer
+// folds and fuses inside bodies, and loops and conds nest. A run calls the
+// prepared bodies with the run's RunOptions: a loop checks cancellation and
+// the deadline before every iteration, and stops with an error naming the
+// loop at SessionOptions::max_loop_iterations.
+//
+// The executor runs these kernels through ControlFlowKernel::Run (a plan
+// node of step PlanStep::kControlFlow), so graphs without control flow pay
+// nothing for it.
+#ifndef WEFT_EXECUTOR_CONTROL_FLOW_H_
+#define WEFT_EXECUTOR_CONTROL_FLOW_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "executor/session.h"
+#include "graph/graph.h"
+#include "kernels/op_kernel.h"
+
+namespace weft {
+
+// What a control-flow kernel needs from the session that creates it.
+struct ControlFlowOptions {
+  // The graph whose library holds the functions; kept alive by the kernel.
+  std::shared_ptr<const Graph> library_owner;
+  // Options for the sessions that prepare the bodies: the outer session's,
+  // with `arena` set to its arena (or threads 0 when it has none).
+  SessionOptions session_options;
+};
+
+// If, StatelessIf, Case, StatelessCase, While, StatelessWhile.
+bool IsControlFlowOp(absl::string_view op);
+
+class ControlFlowKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  // One execution with the run's cancellation token and deadline.
+  // Thread-safe, like Compute.
+  virtual Status Run(absl::Span<const Tensor* const> inputs,
+                     absl::Span<Tensor> outputs,
+                     const RunOptions& options) const = 0;
+  // Run with default RunOptions (no deadline), for callers outside a plan.
+  void Compute(OpKernelContext* ctx) const override;
+};
+
+// The kernel of control-flow node `node` of `graph` (whose output shapes
+// give the bodies' input shapes). Errors name the node and the function.
+StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
+    const Graph& graph, const Node& node, Device* device,
+    const ControlFlowOptions& options);
+
+}  // namespace weft
+
+#endif  // WEFT_EXECUTOR_CONTROL_FLOW_H_

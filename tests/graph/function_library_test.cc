@@ -1,0 +1,214 @@
+// Function calls inlined at import (graph/function_library.h): body nodes
+// renamed under the call, placeholder attrs bound, the call's name kept by
+// an IdentityN, control inputs gating the body, nested calls, and errors
+// naming the call and the body node.
+#include "graph/function_library.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "graph/graph_def_io.h"
+#include "graph/import.h"
+#include "gtest/gtest.h"
+
+namespace weft {
+namespace {
+
+using ::testing::HasSubstr;
+
+StatusOr<std::unique_ptr<Graph>> ImportText(const std::string& text) {
+  auto def = ParseTextGraphDef(text, "test.pbtxt");
+  if (!def.ok()) return def.status();
+  ImportOptions options;
+  options.source_name = "test.pbtxt";
+  return ImportGraphDef(*def, options);
+}
+
+// scale(v: T) -> v * 2 (as T), with T a placeholder attr; twice(v) calls
+// scale twice through PartitionedCall and a direct call.
+constexpr char kLibrary[] = R"(
+library {
+  function {
+    signature {
+      name: "scale"
+      input_arg { name: "v" type_attr: "T" }
+      output_arg { name: "out" type_attr: "T" }
+      attr { name: "T" type: "type" }
+    }
+    node_def {
+      name: "two" op: "Const"
+      attr { key: "dtype" value { placeholder: "T" } }
+      attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } }
+    }
+    node_def {
+      name: "mul" op: "Mul" input: "v" input: "two:output:0"
+      attr { key: "T" value { placeholder: "T" } }
+    }
+    ret { key: "out" value: "mul:z:0" }
+  }
+  function {
+    signature {
+      name: "twice"
+      input_arg { name: "a" type: DT_FLOAT }
+      output_arg { name: "b" type: DT_FLOAT }
+      output_arg { name: "c" type: DT_FLOAT }
+    }
+    node_def {
+      name: "first" op: "PartitionedCall" input: "a"
+      attr { key: "Tin" value { list { type: DT_FLOAT } } }
+      attr { key: "Tout" value { list { type: DT_FLOAT } } }
+      attr { key: "f" value { func { name: "scale" attr { key: "T" value { type: DT_FLOAT } } } } }
+    }
+    node_def {
+      name: "second" op: "scale" input: "first:output:0"
+      attr { key: "T" value { type: DT_FLOAT } }
+    }
+    ret { key: "b" value: "second:out:0" }
+    ret { key: "c" value: "a" }
+  }
+}
+)";
+
+TEST(FunctionLibraryTest, NestedCallsAreInlinedUnderTheCallsName) {
+  auto g = ImportText(std::string(R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node {
+  name: "call" op: "StatefulPartitionedCall" input: "x"
+  attr { key: "Tin" value { list { type: DT_FLOAT } } }
+  attr { key: "Tout" value { list { type: DT_FLOAT type: DT_FLOAT } } }
+  attr { key: "f" value { func { name: "twice" } } }
+  attr { key: "_read_only_resource_inputs" value { list { } } }
+}
+node { name: "y" op: "Identity" input: "call:1" attr { key: "T" value { type: DT_FLOAT } } }
+)") + kLibrary);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const Graph& graph = **g;
+  // The call keeps its name as an IdentityN of the body's outputs.
+  const Node* call = graph.FindNode("call");
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ(call->op(), "IdentityN");
+  EXPECT_EQ(call->num_outputs(), 2);
+  // ... whose output 0 is the nested call's, itself an IdentityN.
+  EXPECT_EQ(call->input(0).node->name(), "call/second");
+  EXPECT_EQ(call->input(0).node->input(0).node->name(), "call/second/mul");
+  EXPECT_EQ(call->input(1).node->name(), "x");  // "c" returns the argument
+  // Nested bodies nest the prefix; placeholder attrs took float.
+  for (const char* name : {"call/first/mul", "call/first/two",
+                           "call/second/mul", "call/second/two"}) {
+    const Node* n = graph.FindNode(name);
+    ASSERT_NE(n, nullptr) << name;
+    EXPECT_EQ(n->output_type(0), DT_FLOAT) << name;
+  }
+  EXPECT_EQ(graph.FindNode("call/first/mul")->input(0).node->name(), "x");
+  EXPECT_EQ(graph.FindNode("call/second/mul")->input(0).node->name(),
+            "call/first");
+  EXPECT_EQ(graph.FindNode("y")->input(0).node, call);
+  EXPECT_EQ(graph.FindNode("y")->input(0).index, 1);
+  // The library stays, for If, Case and While bodies.
+  EXPECT_EQ(graph.library().function.size(), 2u);
+}
+
+TEST(FunctionLibraryTest, ControlInputsGateTheBody) {
+  auto g = ImportText(std::string(R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "before" op: "NoOp" }
+node {
+  name: "call" op: "scale" input: "x" input: "^before"
+  attr { key: "T" value { type: DT_FLOAT } }
+}
+)") + kLibrary);
+  ASSERT_TRUE(g.ok()) << g.status();
+  for (const char* name : {"call/two", "call/mul"}) {
+    const Node* n = (*g)->FindNode(name);
+    ASSERT_NE(n, nullptr) << name;
+    ASSERT_EQ(n->control_inputs().size(), 1u) << name;
+    EXPECT_EQ(n->control_inputs()[0]->name(), "call/_weft_call_inputs");
+    EXPECT_EQ(n->control_inputs()[0]->control_inputs()[0]->name(), "before");
+  }
+}
+
+TEST(FunctionLibraryTest, ErrorsNameTheCallAndTheBodyNode) {
+  auto g = ImportText(R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node {
+  name: "call" op: "PartitionedCall" input: "x"
+  attr { key: "Tin" value { list { type: DT_FLOAT } } }
+  attr { key: "Tout" value { list { type: DT_FLOAT } } }
+  attr { key: "f" value { func { name: "broken" } } }
+}
+library { function {
+  signature { name: "broken" input_arg { name: "v" type: DT_FLOAT }
+              output_arg { name: "out" type: DT_FLOAT } }
+  node_def { name: "bad" op: "NoSuchOp" input: "v" }
+  ret { key: "out" value: "bad:y:0" }
+} }
+)");
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(std::string(g.status().message()),
+              HasSubstr("test.pbtxt: node 'call' (PartitionedCall): function "
+                        "'broken': node 'bad' (NoSuchOp)"));
+}
+
+TEST(FunctionLibraryTest, MismatchedTinIsRefused) {
+  auto g = ImportText(std::string(R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
+node {
+  name: "call" op: "PartitionedCall" input: "x"
+  attr { key: "Tin" value { list { type: DT_INT32 } } }
+  attr { key: "Tout" value { list { type: DT_FLOAT type: DT_FLOAT } } }
+  attr { key: "f" value { func { name: "twice" } } }
+}
+)") + kLibrary);
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(std::string(g.status().message()),
+              HasSubstr("node 'call' (PartitionedCall): attr 'Tin' is [int32] "
+                        "but function 'twice' takes [float]"));
+}
+
+TEST(FunctionLibraryTest, UnboundPlaceholderAttrIsNamed) {
+  auto g = ImportText(std::string(R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "call" op: "scale" input: "x" }
+)") + kLibrary);
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(std::string(g.status().message()),
+              HasSubstr("node 'call' (scale): function 'scale'"));
+}
+
+TEST(FunctionLibraryTest, RecursionIsRefused) {
+  auto g = ImportText(R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "call" op: "loop_forever" input: "x" }
+library { function {
+  signature { name: "loop_forever" input_arg { name: "v" type: DT_FLOAT }
+              output_arg { name: "out" type: DT_FLOAT } }
+  node_def { name: "again" op: "loop_forever" input: "v" }
+  ret { key: "out" value: "again:out:0" }
+} }
+)");
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(std::string(g.status().message()),
+              HasSubstr("function 'loop_forever' calls itself"));
+}
+
+TEST(FunctionLibraryTest, BodyGraphFeedsAndFetches) {
+  auto def = ParseTextGraphDef(kLibrary, "test.pbtxt");
+  ASSERT_TRUE(def.ok()) << def.status();
+  NameAttrList f;
+  f.name = "twice";
+  auto body =
+      FunctionBodyGraph(def->library, f, "loop/body/",
+                        {PartialTensorShape({2, 3})}, OpRegistry::Global());
+  ASSERT_TRUE(body.ok()) << body.status();
+  EXPECT_EQ(body->feeds, std::vector<std::string>({"loop/body/_arg0"}));
+  EXPECT_EQ(body->fetches,
+            std::vector<std::string>({"loop/body/second", "loop/body/_arg0"}));
+  EXPECT_EQ(body->output_types, std::vector<DataType>({DT_FLOAT, DT_FLOAT}));
+  ImportOptions options;
+  auto graph = ImportGraphDef(body->graph_def, options);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_NE((*graph)->FindNode("loop/body/second/mul"), nullptr);
+}
+
+}  // namespace
+}  // namespace weft
