@@ -1,10 +1,10 @@
 // The constants of TensorFlow's element-wise activations for dtype T,
 // rounded to T as TensorFlow's kernel for T sees them, shared by the
 // kernels on every device (kernels/cpu/cwise_unary_ops_activation.cc, and
-// through kernels/cwise_gpu_params.h the CUDA kernels) so that both
+// through kernels/cuda/plan/cwise_plan.h the CUDA kernels) so that both
 // compute with the same values. Header-only: templates on T.
-#ifndef WEFT_KERNELS_ACTIVATION_CONSTANTS_H_
-#define WEFT_KERNELS_ACTIVATION_CONSTANTS_H_
+#ifndef WEFT_KERNELS_COMMON_ACTIVATION_CONSTANTS_H_
+#define WEFT_KERNELS_COMMON_ACTIVATION_CONSTANTS_H_
 
 #include <Eigen/Core>
 
@@ -32,4 +32,4 @@ T SoftplusThreshold() {
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_ACTIVATION_CONSTANTS_H_
+#endif  // WEFT_KERNELS_COMMON_ACTIVATION_CONSTANTS_H_

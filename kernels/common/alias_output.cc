@@ -1,4 +1,4 @@
-#include "kernels/alias_output.h"
+#include "kernels/common/alias_output.h"
 
 #include <utility>
 

@@ -1,7 +1,7 @@
 // Outputs that alias an input's buffer, the same on every device: the
 // buffer is never read, only shared or handed over.
-#ifndef WEFT_KERNELS_ALIAS_OUTPUT_H_
-#define WEFT_KERNELS_ALIAS_OUTPUT_H_
+#ifndef WEFT_KERNELS_COMMON_ALIAS_OUTPUT_H_
+#define WEFT_KERNELS_COMMON_ALIAS_OUTPUT_H_
 
 #include "core/status.h"
 #include "core/tensor.h"
@@ -29,4 +29,4 @@ Tensor* SnapshotOutputToFill(OpKernelContext* ctx);
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_ALIAS_OUTPUT_H_
+#endif  // WEFT_KERNELS_COMMON_ALIAS_OUTPUT_H_

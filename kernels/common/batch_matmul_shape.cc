@@ -1,4 +1,4 @@
-#include "kernels/batch_matmul_shape.h"
+#include "kernels/common/batch_matmul_shape.h"
 
 #include <cstdint>
 #include <vector>

@@ -2,16 +2,16 @@
 // device (kernels/cpu/batch_matmul_op.cc, kernels/cuda/matmul_op.cc): the
 // operand checks and their errors, the broadcast of the batch dimensions
 // and the walk over it, so that both devices pair the same matrices.
-#ifndef WEFT_KERNELS_BATCH_MATMUL_SHAPE_H_
-#define WEFT_KERNELS_BATCH_MATMUL_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_BATCH_MATMUL_SHAPE_H_
+#define WEFT_KERNELS_COMMON_BATCH_MATMUL_SHAPE_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "core/status.h"
 #include "core/tensor_shape.h"
-#include "kernels/cpu/broadcast.h"
-#include "kernels/matmul_shape.h"
+#include "kernels/common/broadcast.h"
+#include "kernels/common/matmul_shape.h"
 
 namespace weft {
 
@@ -58,4 +58,4 @@ class BroadcastOdometer {
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_BATCH_MATMUL_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_BATCH_MATMUL_SHAPE_H_

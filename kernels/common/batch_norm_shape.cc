@@ -1,4 +1,4 @@
-#include "kernels/batch_norm_shape.h"
+#include "kernels/common/batch_norm_shape.h"
 
 #include <string>
 

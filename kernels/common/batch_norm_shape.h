@@ -2,8 +2,8 @@
 // kernels on every device (kernels/cpu/fused_batch_norm_op.cc,
 // kernels/cuda/batch_norm_op.cc) so that they accept the same graphs and
 // report the same errors.
-#ifndef WEFT_KERNELS_BATCH_NORM_SHAPE_H_
-#define WEFT_KERNELS_BATCH_NORM_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_BATCH_NORM_SHAPE_H_
+#define WEFT_KERNELS_COMMON_BATCH_NORM_SHAPE_H_
 
 #include <cstdint>
 #include <string>
@@ -53,4 +53,4 @@ StatusOr<BatchNormLayout> GetBatchNormLayout(const BatchNormAttrs& attrs,
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_BATCH_NORM_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_BATCH_NORM_SHAPE_H_

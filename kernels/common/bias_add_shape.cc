@@ -1,4 +1,4 @@
-#include "kernels/bias_add_shape.h"
+#include "kernels/common/bias_add_shape.h"
 
 #include <string>
 

@@ -1,8 +1,8 @@
 // The attribute and shape contract of BiasAdd, shared by its kernels on
 // every device so that they accept the same graphs and report the same
 // errors.
-#ifndef WEFT_KERNELS_BIAS_ADD_SHAPE_H_
-#define WEFT_KERNELS_BIAS_ADD_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_BIAS_ADD_SHAPE_H_
+#define WEFT_KERNELS_COMMON_BIAS_ADD_SHAPE_H_
 
 #include <cstdint>
 
@@ -27,4 +27,4 @@ StatusOr<BiasAddDims> GetBiasAddDims(const Tensor& value, const Tensor& bias,
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_BIAS_ADD_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_BIAS_ADD_SHAPE_H_

@@ -1,4 +1,4 @@
-#include "kernels/cpu/broadcast.h"
+#include "kernels/common/broadcast.h"
 
 #include <algorithm>
 #include <string>

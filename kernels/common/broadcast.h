@@ -13,8 +13,8 @@
 //
 // The class is plain shape arithmetic with no dtype, so every element-wise
 // kernel (arithmetic, comparisons, selects) shares one compiled copy.
-#ifndef WEFT_KERNELS_CPU_BROADCAST_H_
-#define WEFT_KERNELS_CPU_BROADCAST_H_
+#ifndef WEFT_KERNELS_COMMON_BROADCAST_H_
+#define WEFT_KERNELS_COMMON_BROADCAST_H_
 
 #include <cstdint>
 
@@ -100,4 +100,4 @@ class MultiBroadcast {
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_CPU_BROADCAST_H_
+#endif  // WEFT_KERNELS_COMMON_BROADCAST_H_

@@ -1,4 +1,4 @@
-#include "kernels/cast_op_base.h"
+#include "kernels/common/cast_op_base.h"
 
 namespace weft {
 

@@ -1,8 +1,8 @@
 // What Cast's kernels share on every device: the SrcT, DstT and Truncate
 // attrs, and the output: the input itself when SrcT == DstT, else a new
 // tensor of the input's shape that the device's kernel converts into.
-#ifndef WEFT_KERNELS_CAST_OP_BASE_H_
-#define WEFT_KERNELS_CAST_OP_BASE_H_
+#ifndef WEFT_KERNELS_COMMON_CAST_OP_BASE_H_
+#define WEFT_KERNELS_COMMON_CAST_OP_BASE_H_
 
 #include "core/tensor.h"
 #include "core/types.h"
@@ -42,4 +42,4 @@ class CastOpBase : public OpKernel {
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_CAST_OP_BASE_H_
+#endif  // WEFT_KERNELS_COMMON_CAST_OP_BASE_H_

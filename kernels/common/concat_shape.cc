@@ -1,11 +1,11 @@
-#include "kernels/concat_shape.h"
+#include "kernels/common/concat_shape.h"
 
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/alias_output.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/alias_output.h"
+#include "kernels/common/copy_util.h"
 
 namespace weft {
 namespace {

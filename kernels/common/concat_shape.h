@@ -4,8 +4,8 @@
 // the product of the dimensions before the axis) and the output as
 // [rows, sum of widths], each output row the inputs' rows one after
 // another.
-#ifndef WEFT_KERNELS_CONCAT_SHAPE_H_
-#define WEFT_KERNELS_CONCAT_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_CONCAT_SHAPE_H_
+#define WEFT_KERNELS_COMMON_CONCAT_SHAPE_H_
 
 #include <cstdint>
 #include <vector>
@@ -55,4 +55,4 @@ Status StartPack(OpKernelContext* ctx, int64_t axis, ConcatDims* dims);
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_CONCAT_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_CONCAT_SHAPE_H_

@@ -1,4 +1,4 @@
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
 
 #include <algorithm>
 #include <string>

@@ -12,8 +12,8 @@
 // compilers turn into single loads and stores while staying clear of
 // strict-aliasing problems (a float buffer is never read through a uint32_t
 // lvalue).
-#ifndef WEFT_KERNELS_CPU_COPY_UTIL_H_
-#define WEFT_KERNELS_CPU_COPY_UTIL_H_
+#ifndef WEFT_KERNELS_COMMON_COPY_UTIL_H_
+#define WEFT_KERNELS_COMMON_COPY_UTIL_H_
 
 #include <cstdint>
 #include <cstring>
@@ -140,4 +140,4 @@ std::vector<DataType> NumericAndBoolTypesPlus(std::vector<DataType> extra);
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_CPU_COPY_UTIL_H_
+#endif  // WEFT_KERNELS_COMMON_COPY_UTIL_H_

@@ -1,11 +1,11 @@
-#include "kernels/fill_shape.h"
+#include "kernels/common/fill_shape.h"
 
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "core/dtype_traits.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
 
 namespace weft {
 

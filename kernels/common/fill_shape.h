@@ -1,8 +1,8 @@
 // The input contract of Fill and the element OnesLike writes, shared by
 // their kernels on every device so that they accept the same graphs and
 // report the same errors.
-#ifndef WEFT_KERNELS_FILL_SHAPE_H_
-#define WEFT_KERNELS_FILL_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_FILL_SHAPE_H_
+#define WEFT_KERNELS_COMMON_FILL_SHAPE_H_
 
 #include "core/status.h"
 #include "core/tensor.h"
@@ -24,4 +24,4 @@ Status OneElement(DataType dtype, unsigned char one[16]);
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_FILL_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_FILL_SHAPE_H_

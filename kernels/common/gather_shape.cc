@@ -1,8 +1,8 @@
-#include "kernels/gather_shape.h"
+#include "kernels/common/gather_shape.h"
 
 #include <vector>
 
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
 
 namespace weft {
 

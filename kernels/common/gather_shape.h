@@ -2,8 +2,8 @@
 // that they accept the same graphs, produce the same shape and report the
 // same errors. Index values are not looked at here: the CPU kernel checks
 // them itself, and the CUDA kernel cannot read them on the host.
-#ifndef WEFT_KERNELS_GATHER_SHAPE_H_
-#define WEFT_KERNELS_GATHER_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_GATHER_SHAPE_H_
+#define WEFT_KERNELS_COMMON_GATHER_SHAPE_H_
 
 #include <cstdint>
 
@@ -38,4 +38,4 @@ StatusOr<GatherDims> ResolveGather(const Tensor& params, const Tensor& indices,
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_GATHER_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_GATHER_SHAPE_H_

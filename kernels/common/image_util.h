@@ -13,8 +13,8 @@
 //    one instantiation per element width rather than per dtype: the kernels
 //    compute in NHWC and convert NCHW tensors on the way in and out.
 //  - The precision a kernel accumulates in: float for half and bfloat16.
-#ifndef WEFT_KERNELS_CPU_IMAGE_UTIL_H_
-#define WEFT_KERNELS_CPU_IMAGE_UTIL_H_
+#ifndef WEFT_KERNELS_COMMON_IMAGE_UTIL_H_
+#define WEFT_KERNELS_COMMON_IMAGE_UTIL_H_
 
 #include <algorithm>
 #include <cstdint>
@@ -335,4 +335,4 @@ void WithNhwc(OpKernelContext* ctx, TensorFormat format, const Tensor& in,
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_CPU_IMAGE_UTIL_H_
+#endif  // WEFT_KERNELS_COMMON_IMAGE_UTIL_H_

@@ -1,4 +1,4 @@
-#include "kernels/matmul_shape.h"
+#include "kernels/common/matmul_shape.h"
 
 namespace weft {
 

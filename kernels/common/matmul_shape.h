@@ -1,8 +1,8 @@
 // The shape contract MatMul-like kernels share on every device: MatMul,
 // _FusedMatMul and the CUDA MatMul check their operands the same way and
 // report a mismatch with the same message.
-#ifndef WEFT_KERNELS_MATMUL_SHAPE_H_
-#define WEFT_KERNELS_MATMUL_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_MATMUL_SHAPE_H_
+#define WEFT_KERNELS_COMMON_MATMUL_SHAPE_H_
 
 #include <cstdint>
 
@@ -26,4 +26,4 @@ StatusOr<MatMulDims> GetMatMulDims(const Tensor& a, const Tensor& b,
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_MATMUL_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_MATMUL_SHAPE_H_

@@ -1,9 +1,9 @@
-#include "kernels/pad_shape.h"
+#include "kernels/common/pad_shape.h"
 
 #include <algorithm>
 #include <string>
 
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
 
 namespace weft {
 

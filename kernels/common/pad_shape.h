@@ -1,8 +1,8 @@
 // The input contract of Pad, PadV2 and MirrorPad, shared by their kernels
 // on every device so that they accept the same paddings, produce the same
 // shape and report the same errors.
-#ifndef WEFT_KERNELS_PAD_SHAPE_H_
-#define WEFT_KERNELS_PAD_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_PAD_SHAPE_H_
+#define WEFT_KERNELS_COMMON_PAD_SHAPE_H_
 
 #include <cstdint>
 #include <vector>
@@ -43,4 +43,4 @@ Status CheckPadConstant(const Tensor& constant_values);
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_PAD_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_PAD_SHAPE_H_

@@ -1,4 +1,4 @@
-#include "kernels/pool_shape.h"
+#include "kernels/common/pool_shape.h"
 
 #include <cstdint>
 

@@ -2,14 +2,14 @@
 // kernels on every device (kernels/cpu/pooling_ops.cc,
 // kernels/cuda/pooling_ops.cc) so that they accept the same graphs, make
 // the same output shapes and report the same errors.
-#ifndef WEFT_KERNELS_POOL_SHAPE_H_
-#define WEFT_KERNELS_POOL_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_POOL_SHAPE_H_
+#define WEFT_KERNELS_COMMON_POOL_SHAPE_H_
 
 #include <cstdint>
 
 #include "core/status.h"
 #include "core/tensor_shape.h"
-#include "kernels/cpu/image_util.h"
+#include "kernels/common/image_util.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {
@@ -54,4 +54,4 @@ StatusOr<PoolShape> GetPoolShape(const WindowAttrs& attrs, int64_t depth_window,
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_POOL_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_POOL_SHAPE_H_

@@ -1,10 +1,10 @@
-#include "kernels/reduction_shape.h"
+#include "kernels/common/reduction_shape.h"
 
 #include <cstdint>
 #include <utility>
 #include <vector>
 
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
 
 namespace weft {
 

@@ -12,8 +12,8 @@
 // is then one pass over an [outer, len, inner] view, innermost run first;
 // each pass leaves the kept runs around it in place, so no transpose is
 // needed.
-#ifndef WEFT_KERNELS_REDUCTION_SHAPE_H_
-#define WEFT_KERNELS_REDUCTION_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_REDUCTION_SHAPE_H_
+#define WEFT_KERNELS_COMMON_REDUCTION_SHAPE_H_
 
 #include <cstdint>
 #include <vector>
@@ -102,4 +102,4 @@ class ReductionPasses {
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_REDUCTION_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_REDUCTION_SHAPE_H_

@@ -1,10 +1,10 @@
-#include "kernels/reshape_shape.h"
+#include "kernels/common/reshape_shape.h"
 
 #include <set>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
 
 namespace weft {
 

@@ -2,9 +2,9 @@
 // kernels on every device so that they accept the same graphs and report
 // the same errors. None of them moves data: the output is the input's
 // buffer under the shape computed here (see ForwardInputWithShape in
-// kernels/alias_output.h).
-#ifndef WEFT_KERNELS_RESHAPE_SHAPE_H_
-#define WEFT_KERNELS_RESHAPE_SHAPE_H_
+// kernels/common/alias_output.h).
+#ifndef WEFT_KERNELS_COMMON_RESHAPE_SHAPE_H_
+#define WEFT_KERNELS_COMMON_RESHAPE_SHAPE_H_
 
 #include <cstdint>
 
@@ -44,4 +44,4 @@ StatusOr<TensorShape> GetSqueezeShape(const TensorShape& input,
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_RESHAPE_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_RESHAPE_SHAPE_H_

@@ -1,4 +1,4 @@
-#include "kernels/shape_size_rank.h"
+#include "kernels/common/shape_size_rank.h"
 
 #include <cstdint>
 #include <limits>

@@ -6,8 +6,8 @@
 //
 // Errors (InvalidArgument): an int32 output refuses a value above
 // INT32_MAX and names out_type int64 as the fix.
-#ifndef WEFT_KERNELS_SHAPE_SIZE_RANK_H_
-#define WEFT_KERNELS_SHAPE_SIZE_RANK_H_
+#ifndef WEFT_KERNELS_COMMON_SHAPE_SIZE_RANK_H_
+#define WEFT_KERNELS_COMMON_SHAPE_SIZE_RANK_H_
 
 #include "kernels/op_kernel.h"
 
@@ -22,4 +22,4 @@ void WriteRankOutput(OpKernelContext* ctx);
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_SHAPE_SIZE_RANK_H_
+#endif  // WEFT_KERNELS_COMMON_SHAPE_SIZE_RANK_H_

@@ -1,9 +1,9 @@
-#include "kernels/slice_shape.h"
+#include "kernels/common/slice_shape.h"
 
 #include <utility>
 #include <vector>
 
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
 
 namespace weft {
 namespace {

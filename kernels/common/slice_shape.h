@@ -3,8 +3,8 @@
 // the input and report the same errors. Each op resolves its index inputs
 // (read on the host) to a strided view of the input: per input dimension a
 // first index, a step and a count.
-#ifndef WEFT_KERNELS_SLICE_SHAPE_H_
-#define WEFT_KERNELS_SLICE_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_SLICE_SHAPE_H_
+#define WEFT_KERNELS_COMMON_SLICE_SHAPE_H_
 
 #include <cstdint>
 #include <vector>
@@ -55,4 +55,4 @@ Status ReadStridedSliceMasks(OpKernelConstruction* ctx,
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_SLICE_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_SLICE_SHAPE_H_

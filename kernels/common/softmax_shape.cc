@@ -1,4 +1,4 @@
-#include "kernels/softmax_shape.h"
+#include "kernels/common/softmax_shape.h"
 
 namespace weft {
 

@@ -1,8 +1,8 @@
 // The shape contract of Softmax and LogSoftmax, shared by their kernels on
 // every device (kernels/cpu/softmax_op.cc, kernels/cuda/softmax_op.cc) so
 // that they accept the same logits and report the same error.
-#ifndef WEFT_KERNELS_SOFTMAX_SHAPE_H_
-#define WEFT_KERNELS_SOFTMAX_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_SOFTMAX_SHAPE_H_
+#define WEFT_KERNELS_COMMON_SOFTMAX_SHAPE_H_
 
 #include <cstdint>
 
@@ -23,4 +23,4 @@ StatusOr<SoftmaxDims> GetSoftmaxDims(const TensorShape& logits);
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_SOFTMAX_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_SOFTMAX_SHAPE_H_

@@ -1,6 +1,6 @@
-#include "kernels/tile_shape.h"
+#include "kernels/common/tile_shape.h"
 
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
 
 namespace weft {
 

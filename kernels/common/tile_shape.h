@@ -1,7 +1,7 @@
 // The shape contract of Tile, shared by its kernels on every device so that
 // they accept the same multiples and report the same errors.
-#ifndef WEFT_KERNELS_TILE_SHAPE_H_
-#define WEFT_KERNELS_TILE_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_TILE_SHAPE_H_
+#define WEFT_KERNELS_COMMON_TILE_SHAPE_H_
 
 #include <cstdint>
 #include <vector>
@@ -37,4 +37,4 @@ Status StartTile(OpKernelContext* ctx, TileDims* dims);
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_TILE_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_TILE_SHAPE_H_

@@ -1,7 +1,7 @@
-#include "kernels/transpose_shape.h"
+#include "kernels/common/transpose_shape.h"
 
-#include "kernels/alias_output.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/alias_output.h"
+#include "kernels/common/copy_util.h"
 
 namespace weft {
 

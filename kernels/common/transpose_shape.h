@@ -1,7 +1,7 @@
 // The shape contract of Transpose, shared by its kernels on every device so
 // that they accept the same permutations and report the same errors.
-#ifndef WEFT_KERNELS_TRANSPOSE_SHAPE_H_
-#define WEFT_KERNELS_TRANSPOSE_SHAPE_H_
+#ifndef WEFT_KERNELS_COMMON_TRANSPOSE_SHAPE_H_
+#define WEFT_KERNELS_COMMON_TRANSPOSE_SHAPE_H_
 
 #include <cstdint>
 #include <vector>
@@ -39,4 +39,4 @@ Status StartTranspose(OpKernelContext* ctx, TransposeDims* dims);
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_TRANSPOSE_SHAPE_H_
+#endif  // WEFT_KERNELS_COMMON_TRANSPOSE_SHAPE_H_

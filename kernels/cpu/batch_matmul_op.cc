@@ -20,7 +20,7 @@
 // two's-complement wrapping).
 //
 // The shape checks, their errors and the walk over the broadcast batch are
-// shared with the CUDA kernel (kernels/batch_matmul_shape.h).
+// shared with the CUDA kernel (kernels/common/batch_matmul_shape.h).
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -29,7 +29,7 @@
 #include <Eigen/Core>
 
 #include "core/tensor.h"
-#include "kernels/batch_matmul_shape.h"
+#include "kernels/common/batch_matmul_shape.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/reduction_util.h"
 #include "kernels/kernel_registry.h"

@@ -9,7 +9,7 @@
 #include <Eigen/Core>
 
 #include "core/tensor.h"
-#include "kernels/bias_add_shape.h"
+#include "kernels/common/bias_add_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

@@ -1,6 +1,6 @@
 // Cast on the CPU between bool, int8, int16, int32, int64, uint8, uint16,
 // half, bfloat16, float and double, every pair (a cast to the same dtype
-// passes the input through: kernels/cast_op_base.h, shared with the CUDA
+// passes the input through: kernels/common/cast_op_base.h, shared with the CUDA
 // kernel).
 //
 // Conversions, as TensorFlow's CPU kernel computes them:
@@ -33,7 +33,7 @@
 #include "core/dtype_traits.h"
 #include "core/tensor.h"
 #include "core/types.h"
-#include "kernels/cast_op_base.h"
+#include "kernels/common/cast_op_base.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

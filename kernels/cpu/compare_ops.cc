@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "core/tensor.h"
-#include "kernels/cpu/broadcast.h"
+#include "kernels/common/broadcast.h"
 #include "kernels/cpu/cwise_binary_op.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"

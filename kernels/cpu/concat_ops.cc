@@ -1,7 +1,7 @@
 // ConcatV2 and Pack on the CPU. Both view every input as [rows, width_i]
 // (rows = the product of the dimensions before the axis) and the output as
-// [rows, sum width_i] (kernels/concat_shape.h, which checks the inputs and
-// is shared with the CUDA kernels); each output row is the inputs' rows one
+// [rows, sum width_i] (kernels/common/concat_shape.h, which checks the inputs
+// and is shared with the CUDA kernels); each output row is the inputs' rows one
 // after another, so the copy is a sequence of memcpy runs. Work is split over
 // flat output ranges, so one huge row (axis 0) parallelizes as well as many
 // small ones. Dtype-agnostic (element width only), strings and the quantized
@@ -12,8 +12,8 @@
 
 #include "absl/types/span.h"
 #include "core/tensor.h"
-#include "kernels/concat_shape.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/concat_shape.h"
+#include "kernels/common/copy_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

@@ -35,8 +35,8 @@
 
 #include "core/status.h"
 #include "core/tensor.h"
+#include "kernels/common/image_util.h"
 #include "kernels/cpu/gemm.h"
-#include "kernels/cpu/image_util.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {

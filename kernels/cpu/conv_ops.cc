@@ -11,9 +11,9 @@
 #include <type_traits>
 
 #include "core/tensor.h"
+#include "kernels/common/image_util.h"
 #include "kernels/cpu/conv2d.h"
 #include "kernels/cpu/gemm.h"
-#include "kernels/cpu/image_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

@@ -30,7 +30,7 @@
 #include "absl/container/inlined_vector.h"
 #include "core/status.h"
 #include "core/tensor.h"
-#include "kernels/cpu/broadcast.h"
+#include "kernels/common/broadcast.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {

@@ -12,14 +12,14 @@
 // half and bfloat16 are computed in float and rounded once; TensorFlow rounds
 // some intermediate results to T as well, so those dtypes agree to a few of
 // their ulps. The Selu and Softplus constants are shared with the CUDA
-// kernels (kernels/activation_constants.h).
+// kernels (kernels/common/activation_constants.h).
 #include <cmath>
 #include <cstdint>
 
 #include <Eigen/Core>
 
 #include "core/tensor.h"
-#include "kernels/activation_constants.h"
+#include "kernels/common/activation_constants.h"
 #include "kernels/cpu/cwise_unary_op.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"

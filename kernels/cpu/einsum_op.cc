@@ -45,7 +45,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
 #include "kernels/cpu/reduction_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"

@@ -1,8 +1,8 @@
 // Fill, ZerosLike, OnesLike and Range on the CPU. Fill and the *Like ops
 // repeat one element and are dtype-agnostic (element width only; strings
 // for Fill and ZerosLike, as in TensorFlow); Fill's checks and OnesLike's
-// one come from kernels/fill_shape.h, which the CUDA kernels share. Range
-// computes values and has one small instantiation per registered dtype.
+// one come from kernels/common/fill_shape.h, which the CUDA kernels share.
+// Range computes values and has one small instantiation per registered dtype.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -13,8 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
-#include "kernels/cpu/copy_util.h"
-#include "kernels/fill_shape.h"
+#include "kernels/common/copy_util.h"
+#include "kernels/common/fill_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

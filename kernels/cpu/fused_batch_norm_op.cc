@@ -20,7 +20,7 @@
 // gives NaN batch_mean and batch_variance, as in TensorFlow.
 //
 // Attrs, shapes and errors are shared with the CUDA kernel
-// (kernels/batch_norm_shape.h).
+// (kernels/common/batch_norm_shape.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -31,8 +31,8 @@
 #include <Eigen/Core>
 
 #include "core/tensor.h"
-#include "kernels/batch_norm_shape.h"
-#include "kernels/cpu/image_util.h"
+#include "kernels/common/batch_norm_shape.h"
+#include "kernels/common/image_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

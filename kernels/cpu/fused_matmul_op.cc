@@ -9,10 +9,10 @@
 #include <cstdint>
 
 #include "core/tensor.h"
+#include "kernels/common/matmul_shape.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/kernel_registry.h"
-#include "kernels/matmul_shape.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {

@@ -1,5 +1,5 @@
 // GatherV2 on the CPU (shapes, axis and batch_dims checked by
-// kernels/gather_shape.h, which the CUDA kernel shares):
+// kernels/common/gather_shape.h, which the CUDA kernel shares):
 //
 //   output[b, o, n, i] = params[b, o, indices[b, n], i]
 //
@@ -20,8 +20,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
-#include "kernels/cpu/copy_util.h"
-#include "kernels/gather_shape.h"
+#include "kernels/common/copy_util.h"
+#include "kernels/common/gather_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

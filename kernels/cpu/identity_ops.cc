@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/tensor.h"
-#include "kernels/alias_output.h"
+#include "kernels/common/alias_output.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 
@@ -38,7 +38,7 @@ REGISTER_KERNEL_BUILDER(Name("PlaceholderWithDefault").Device(DEVICE_CPU),
 
 // A value that later in-place writes to the input cannot change: the
 // input's buffer when it can be taken over, else a copy of its elements
-// (kernels/alias_output.h, shared with the CUDA kernel).
+// (kernels/common/alias_output.h, shared with the CUDA kernel).
 class SnapshotOp : public OpKernel {
  public:
   explicit SnapshotOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}

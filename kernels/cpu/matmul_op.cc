@@ -19,9 +19,9 @@
 #include <Eigen/Core>
 
 #include "core/tensor.h"
+#include "kernels/common/matmul_shape.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/kernel_registry.h"
-#include "kernels/matmul_shape.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

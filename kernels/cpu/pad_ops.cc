@@ -1,5 +1,5 @@
 // Pad, PadV2 and MirrorPad on the CPU. The paddings and the output shape
-// come from kernels/pad_shape.h, which the CUDA kernels share.
+// come from kernels/common/pad_shape.h, which the CUDA kernels share.
 //
 // Trailing dimensions without padding are folded into a "unit" of
 // contiguous elements, so padding H and W of an NHWC tensor moves whole
@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
+#include "kernels/common/pad_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/pad_shape.h"
 
 namespace weft {
 namespace {

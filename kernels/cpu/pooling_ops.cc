@@ -20,7 +20,7 @@
 // Output rows (n, oh) are independent units for ctx->ParallelFor; each
 // element's arithmetic is fixed, so results do not depend on the thread
 // count. NCHW is computed in NHWC between two layout changes. Attrs, shapes
-// and errors are shared with the CUDA kernels (kernels/pool_shape.h).
+// and errors are shared with the CUDA kernels (kernels/common/pool_shape.h).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -28,10 +28,10 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/cpu/image_util.h"
+#include "kernels/common/image_util.h"
+#include "kernels/common/pool_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/pool_shape.h"
 
 namespace weft {
 namespace {

@@ -2,7 +2,7 @@
 // Any) and of the contractions built on them (BatchMatMulV2, Einsum).
 //
 // A reduction is planned once per call from the input shape and the axes
-// (kernels/reduction_shape.h, shared with the CUDA kernels): size-1
+// (kernels/common/reduction_shape.h, shared with the CUDA kernels): size-1
 // dimensions dropped, neighbours of the same kind merged into alternating
 // runs, each reduced run one pass over an [outer, len, inner] view. Here a
 // pass is rows (inner == 1, contiguous runs reduced with Eigen's vectorized
@@ -57,8 +57,8 @@
 #include "core/tensor.h"
 #include "core/tensor_shape.h"
 #include "core/types.h"
+#include "kernels/common/reduction_shape.h"
 #include "kernels/op_kernel.h"
-#include "kernels/reduction_shape.h"
 
 namespace weft {
 

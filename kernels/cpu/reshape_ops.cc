@@ -1,16 +1,16 @@
 // Reshape, ExpandDims and Squeeze on the CPU: the output is the input's
 // buffer under a new shape, never a copy, for every dtype (TensorFlow
 // registers these without a type constraint). The shapes follow the
-// contracts in kernels/reshape_shape.h, which the CUDA kernels share. They
-// only compute a shape, so they run inline.
+// contracts in kernels/common/reshape_shape.h, which the CUDA kernels share.
+// They only compute a shape, so they run inline.
 #include <cstdint>
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/alias_output.h"
+#include "kernels/common/alias_output.h"
+#include "kernels/common/reshape_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/reshape_shape.h"
 
 namespace weft {
 namespace {

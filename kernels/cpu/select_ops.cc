@@ -16,7 +16,7 @@
 #include "absl/container/inlined_vector.h"
 #include "core/tensor.h"
 #include "core/types.h"
-#include "kernels/cpu/broadcast.h"
+#include "kernels/common/broadcast.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

@@ -1,10 +1,10 @@
 // Shape, Size and Rank on the CPU: the input's metadata as a small int32 or
-// int64 tensor (out_type), written by kernels/shape_size_rank.h, which the
-// CUDA kernels share. Any input dtype (TensorFlow registers them without a
+// int64 tensor (out_type), written by kernels/common/shape_size_rank.h, which
+// the CUDA kernels share. Any input dtype (TensorFlow registers them without a
 // type constraint); the input's values are never read, so they run inline.
+#include "kernels/common/shape_size_rank.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/shape_size_rank.h"
 
 namespace weft {
 namespace {

@@ -1,5 +1,5 @@
 // Slice and StridedSlice on the CPU. Both are resolved to a strided view of
-// the input by kernels/slice_shape.h, which the CUDA kernels share (the
+// the input by kernels/common/slice_shape.h, which the CUDA kernels share (the
 // StridedSlice view by PlanStridedSlice, the very function its shape
 // inference uses), and then copy that view with StridedGather (memcpy runs
 // along a contiguous innermost range); a slice that keeps everything in
@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
+#include "kernels/common/slice_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/slice_shape.h"
 
 namespace weft {
 namespace {

@@ -8,7 +8,8 @@
 // kernels give (its optional oneDNN float32 path differs there). half and
 // bfloat16 are computed in float and rounded once. Rows are split across the
 // session's arena; each row is computed the same way at any thread count.
-// The shape check is shared with the CUDA kernel (kernels/softmax_shape.h).
+// The shape check is shared with the CUDA kernel
+// (kernels/common/softmax_shape.h).
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -16,9 +17,9 @@
 #include <Eigen/Core>
 
 #include "core/tensor.h"
+#include "kernels/common/softmax_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/softmax_shape.h"
 
 namespace weft {
 namespace {

@@ -4,17 +4,17 @@
 // [0, s_0, 0, s_1, ...], BroadcastTo gives each stretched dimension stride
 // 0, and StridedGather copies the view (contiguous input rows as memcpy
 // runs, a stretched innermost dimension as a fill). An output that equals
-// the input returns the input itself. Tile's checks are kernels/tile_shape.h,
-// shared with the CUDA kernel. Dtype-agnostic (element width only), strings
-// included.
+// the input returns the input itself. Tile's checks are
+// kernels/common/tile_shape.h, shared with the CUDA kernel. Dtype-agnostic
+// (element width only), strings included.
 #include <cstdint>
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
+#include "kernels/common/tile_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/tile_shape.h"
 
 namespace weft {
 namespace {

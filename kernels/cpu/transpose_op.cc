@@ -1,6 +1,6 @@
 // Transpose on the CPU: y.shape[i] = x.shape[perm[i]], any rank, perm
 // entries negative counting from the end (as TensorFlow's kernel reads
-// them; the checks are kernels/transpose_shape.h, shared with the CUDA
+// them; the checks are kernels/common/transpose_shape.h, shared with the CUDA
 // kernel). A permutation that keeps the order of all dimensions larger than 1
 // moves no data, so the output shares the input's buffer; otherwise the
 // elements are moved by StridedGather, which turns the common layouts (a
@@ -10,10 +10,10 @@
 #include <cstdint>
 
 #include "core/tensor.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
+#include "kernels/common/transpose_shape.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/transpose_shape.h"
 
 namespace weft {
 namespace {

@@ -3,7 +3,7 @@
 // under a new shape where the op gives one), and Shape, Size and Rank,
 // which read only the input's metadata and write their small output to host
 // memory. The shape rules and outputs are the CPU kernels', shared with
-// them (kernels/reshape_shape.h, shape_size_rank.h, alias_output.h).
+// them (kernels/common/reshape_shape.h, shape_size_rank.h, alias_output.h).
 //
 // The pass-through ops are registered for float, half, int64 and bool.
 // int32 is left to the CPU kernels, as TensorFlow keeps int32 tensors of
@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/alias_output.h"
+#include "kernels/common/alias_output.h"
+#include "kernels/common/reshape_shape.h"
+#include "kernels/common/shape_size_rank.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/reshape_shape.h"
-#include "kernels/shape_size_rank.h"
 
 namespace weft {
 namespace {

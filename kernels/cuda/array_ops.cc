@@ -1,17 +1,18 @@
 // CUDA kernels of the layout ops: Transpose, ConcatV2, Pack and Tile, for
 // float, half, int32, int64 and bool. Shapes are checked by the contracts
-// the CPU kernels share (kernels/transpose_shape.h, tile_shape.h,
-// concat_shape.h) and the copies planned on the host (kernels/array_plan.h);
-// the device code, compiled per element size, is in array_ops_gpu.cu.
-// Outputs that equal an input (an order-keeping permutation, multiples of 1,
-// one non-empty concat input) share its buffer, as on the CPU.
+// the CPU kernels share (kernels/common/transpose_shape.h, tile_shape.h,
+// concat_shape.h) and the copies planned on the host
+// (kernels/cuda/plan/array_plan.h); the device code, compiled per element size,
+// is in array_ops_gpu.cu. Outputs that equal an input (an order-keeping
+// permutation, multiples of 1, one non-empty concat input) share its buffer, as
+// on the CPU.
 #include <cstdint>
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/array_plan.h"
 #include "kernels/cuda/array_ops_gpu.h"
 #include "kernels/cuda/cuda_kernel_util.h"
+#include "kernels/cuda/plan/array_plan.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

@@ -1,7 +1,7 @@
 // FusedBatchNormV3 on CUDA, x float or half with float statistics, NHWC /
 // NCHW (and NDHWC / NCDHW), with the CPU kernel's outputs
 // (fused_batch_norm_op.cc), arithmetic (batch_norm_body.h) and attrs,
-// shapes and errors (batch_norm_shape.h, through nn_gpu_plan.h).
+// shapes and errors (batch_norm_shape.h, through nn_plan.h).
 //
 // Inference (is_training = false): one thread per element of y; batch_mean
 // and batch_variance copy mean and variance, reserve_space_1/2 are zeros,
@@ -19,11 +19,11 @@
 #include <limits>
 
 #include "core/tensor.h"
-#include "kernels/batch_norm_shape.h"
+#include "kernels/common/batch_norm_shape.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/nn_ops_gpu.h"
+#include "kernels/cuda/plan/nn_plan.h"
 #include "kernels/kernel_registry.h"
-#include "kernels/nn_gpu_plan.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {

@@ -1,15 +1,15 @@
 // Cast on CUDA between float, half, int32, int64 and bool, every pair, with
 // the CPU kernel's results bit for bit (see kernels/cuda/cast_body.h for the
 // conversions, Truncate included). The attrs and the pass-through of a cast
-// to the same dtype are the CPU kernel's (kernels/cast_op_base.h); the
-// launch is planned by PlanCast (kernels/array_plan.h).
+// to the same dtype are the CPU kernel's (kernels/common/cast_op_base.h); the
+// launch is planned by PlanCast (kernels/cuda/plan/array_plan.h).
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/array_plan.h"
-#include "kernels/cast_op_base.h"
+#include "kernels/common/cast_op_base.h"
 #include "kernels/cuda/array_ops_gpu.h"
 #include "kernels/cuda/cuda_kernel_util.h"
+#include "kernels/cuda/plan/array_plan.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

@@ -18,7 +18,7 @@
 
 namespace weft::gpu {
 
-// The geometry of one convolution, as the host planned it (nn_gpu_plan.h).
+// The geometry of one convolution, as the host planned it (nn_plan.h).
 struct ConvParams {
   int64_t batch = 0;
   int64_t in_rows = 0, in_cols = 0, in_depth = 0;

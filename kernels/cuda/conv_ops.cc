@@ -4,13 +4,13 @@
 // VALID / SAME / EXPLICIT padding. Correctness first: neither cuDNN nor a
 // tiled kernel is used yet. Attrs, shapes and errors are the CPU kernels'
 // (image_util.h's ReadConvAttrs, conv2d.h, depthwise_conv.h, through
-// nn_gpu_plan.h).
+// nn_plan.h).
 #include "core/tensor.h"
-#include "kernels/cpu/image_util.h"
+#include "kernels/common/image_util.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/nn_ops_gpu.h"
+#include "kernels/cuda/plan/nn_plan.h"
 #include "kernels/kernel_registry.h"
-#include "kernels/nn_gpu_plan.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {

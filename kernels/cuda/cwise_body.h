@@ -57,7 +57,7 @@ enum class BinaryOp : int {
 };
 
 // Constants of the ops that have them, already rounded to T on the host as
-// the CPU kernels round them (kernels/cwise_gpu_params.h makes them).
+// the CPU kernels round them (kernels/cuda/plan/cwise_plan.h makes them).
 struct UnaryParams {
   float alpha = 0;  // LeakyRelu
   // Selu: x < 0 ? neg_scale * (exp(x) - 1) : scale * x.

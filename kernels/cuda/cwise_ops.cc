@@ -7,11 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
-#include "kernels/bias_add_shape.h"
-#include "kernels/cpu/broadcast.h"
+#include "kernels/common/bias_add_shape.h"
+#include "kernels/common/broadcast.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/cwise_ops_gpu.h"
-#include "kernels/cwise_gpu_params.h"
+#include "kernels/cuda/plan/cwise_plan.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

@@ -4,8 +4,8 @@
 // value instead of being read from device memory by every thread.
 #include "core/tensor.h"
 #include "kernels/cuda/cuda_kernel_util.h"
+#include "kernels/cuda/plan/movement_plan.h"
 #include "kernels/cuda/slice_ops_gpu.h"
-#include "kernels/gpu_movement_plan.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

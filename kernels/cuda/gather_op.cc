@@ -8,8 +8,8 @@
 // kernel never reads outside params (gather_body.h).
 #include "core/tensor.h"
 #include "kernels/cuda/cuda_kernel_util.h"
+#include "kernels/cuda/plan/movement_plan.h"
 #include "kernels/cuda/slice_ops_gpu.h"
-#include "kernels/gpu_movement_plan.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

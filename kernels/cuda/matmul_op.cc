@@ -7,15 +7,15 @@
 // CUBLAS_COMPUTE_32F_FAST_TF32, which rounds the inputs to TF32 on tensor
 // cores: several times faster, about 1e-3 relative error. Shapes and errors
 // are the CPU kernels' (matmul_shape.h, batch_matmul_shape.h through
-// nn_gpu_plan.h).
+// nn_plan.h).
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
+#include "kernels/common/matmul_shape.h"
 #include "kernels/cuda/cuda_kernel_util.h"
+#include "kernels/cuda/plan/nn_plan.h"
 #include "kernels/kernel_registry.h"
-#include "kernels/matmul_shape.h"
-#include "kernels/nn_gpu_plan.h"
 #include "kernels/op_kernel.h"
 
 #include <library_types.h>
@@ -84,7 +84,7 @@ class CudaMatMulOp : public OpKernel {
   bool transpose_b_ = false;
 };
 
-// BatchMatMulV2: the batch planned on the host (nn_gpu_plan.h: batch
+// BatchMatMulV2: the batch planned on the host (nn_plan.h: batch
 // broadcasting as strided-batched calls, a loop of them where one stride
 // pattern does not cover the batch), each call one cuBLAS launch.
 template <typename T>

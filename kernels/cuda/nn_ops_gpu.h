@@ -1,6 +1,6 @@
 // Launchers of the NN CUDA kernels (nn_ops_gpu.cu): direct convolutions,
 // pooling, batch norm. Plain C++ with POD arguments (the params
-// structs of the *_body.h headers, planned on the host by nn_gpu_plan.h);
+// structs of the *_body.h headers, planned on the host by nn_plan.h);
 // the OpKernel classes are in conv_ops.cc, pooling_ops.cc and
 // batch_norm_op.cc.
 //

@@ -1,16 +1,16 @@
 // Pad, PadV2 and MirrorPad on CUDA. paddings (and PadV2's constant_values)
 // are HostMemory, as in TensorFlow's GPU kernels, and checked on the host
-// by the rules the CPU kernels share (kernels/pad_shape.h, through
+// by the rules the CPU kernels share (kernels/common/pad_shape.h, through
 // PlanGpuPad); the device runs one kernel per
 // element size that reads the input or writes the constant per output
 // element (pad_body.h). No padding at all returns the input itself.
 #include "core/tensor.h"
+#include "kernels/common/pad_shape.h"
 #include "kernels/cuda/cuda_kernel_util.h"
+#include "kernels/cuda/plan/movement_plan.h"
 #include "kernels/cuda/slice_ops_gpu.h"
-#include "kernels/gpu_movement_plan.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/pad_shape.h"
 
 namespace weft {
 namespace {

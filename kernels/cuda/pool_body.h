@@ -19,7 +19,7 @@ enum class PoolKind : int {
   kDepthMax = 2,  // max over groups of `depth_window` channels
 };
 
-// The geometry of one pool, as the host planned it (nn_gpu_plan.h). The
+// The geometry of one pool, as the host planned it (nn_plan.h). The
 // layout fields follow ConvParams (out_depth = in_depth for spatial pools,
 // in_depth / depth_window for kDepthMax).
 struct PoolParams {

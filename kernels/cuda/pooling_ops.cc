@@ -3,18 +3,18 @@
 // with the CPU kernels' semantics (pooling_ops.cc): MaxPool starts from the
 // lowest finite value and skips NaNs, pools over depth alone when asked;
 // AvgPool divides by the count of in-bounds elements. Attrs, shapes and
-// errors are the CPU kernels' (pool_shape.h, through nn_gpu_plan.h).
+// errors are the CPU kernels' (pool_shape.h, through nn_plan.h).
 #include <limits>
 #include <string>
 
 #include "core/tensor.h"
-#include "kernels/cpu/image_util.h"
+#include "kernels/common/image_util.h"
+#include "kernels/common/pool_shape.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/nn_ops_gpu.h"
+#include "kernels/cuda/plan/nn_plan.h"
 #include "kernels/kernel_registry.h"
-#include "kernels/nn_gpu_plan.h"
 #include "kernels/op_kernel.h"
-#include "kernels/pool_shape.h"
 
 namespace weft {
 namespace {

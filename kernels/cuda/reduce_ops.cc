@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernels/common/reduction_shape.h"
 #include "kernels/cuda/cuda_kernel_util.h"
+#include "kernels/cuda/plan/reduce_plan.h"
 #include "kernels/cuda/reduce_ops_gpu.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/reduce_gpu_plan.h"
-#include "kernels/reduction_shape.h"
 
 namespace weft {
 namespace {

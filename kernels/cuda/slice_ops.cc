@@ -1,16 +1,16 @@
 // Slice and StridedSlice on CUDA. begin, size, end and strides are
 // HostMemory, as in TensorFlow's GPU kernels, and resolved on the host by
-// the rules the CPU kernels share (kernels/slice_shape.h, through
+// the rules the CPU kernels share (kernels/common/slice_shape.h, through
 // PlanGpuSlice and PlanGpuStridedSlice); the device
 // runs one strided copy (slice_ops_gpu.cu). A slice that keeps all of the
 // input in order shares its buffer, as on the CPU.
 #include "core/tensor.h"
+#include "kernels/common/slice_shape.h"
 #include "kernels/cuda/cuda_kernel_util.h"
+#include "kernels/cuda/plan/movement_plan.h"
 #include "kernels/cuda/slice_ops_gpu.h"
-#include "kernels/gpu_movement_plan.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/slice_shape.h"
 
 namespace weft {
 namespace {

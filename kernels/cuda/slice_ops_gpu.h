@@ -2,7 +2,8 @@
 // PadV2, MirrorPad, GatherV2, Fill, ZerosLike and OnesLike
 // (slice_ops_gpu.cu). Plain C++ with POD arguments, like cwise_ops_gpu.h;
 // the OpKernel classes that plan and call them are slice_ops.cc, pad_ops.cc,
-// gather_op.cc and fill_ops.cc, their planning kernels/gpu_movement_plan.h.
+// gather_op.cc and fill_ops.cc, their planning
+// kernels/cuda/plan/movement_plan.h.
 //
 // The kernels move elements without looking at them, so they take the
 // element size in bytes (1, 2, 4 or 8; anything else is

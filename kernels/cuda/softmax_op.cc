@@ -3,12 +3,12 @@
 // in reduce_ops_gpu.cu, its per-element steps in softmax_body.h; the shape
 // check is the CPU kernel's (softmax_shape.h).
 #include "core/tensor.h"
+#include "kernels/common/softmax_shape.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/reduce_ops_gpu.h"
 #include "kernels/cuda/softmax_body.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
-#include "kernels/softmax_shape.h"
 
 namespace weft {
 namespace {

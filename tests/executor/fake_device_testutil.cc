@@ -9,8 +9,8 @@
 
 #include "core/tensor.h"
 #include "device/device_factory.h"
+#include "kernels/common/matmul_shape.h"
 #include "kernels/kernel_registry.h"
-#include "kernels/matmul_shape.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {

@@ -1,7 +1,7 @@
 #include "graph/import.h"
 
-#include "graph/graph_def_io.h"
 #include "gmock/gmock.h"
+#include "graph/graph_def_io.h"
 #include "gtest/gtest.h"
 
 namespace weft {
@@ -50,8 +50,7 @@ node { name: "out" op: "Identity" input: "add" attr { key: "T" value { type: DT_
   EXPECT_EQ(order->size(), 5u);
   // Inputs are re-spelled from edges on export.
   GraphDef back = graph.ToGraphDef();
-  EXPECT_THAT(back.node[2].input,
-              ::testing::ElementsAre("x", "y", "^gate"));
+  EXPECT_THAT(back.node[2].input, ::testing::ElementsAre("x", "y", "^gate"));
 }
 
 TEST(ImportTest, UnknownOpSuggestsCloseNames) {
@@ -109,7 +108,8 @@ node { name: "c" op: "Identity" input: "b" attr { key: "T" value { type: DT_FLOA
 )");
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(std::string(g.status().message()), HasSubstr("test.pbtxt: graph has a cycle: "));
+  EXPECT_THAT(std::string(g.status().message()),
+              HasSubstr("test.pbtxt: graph has a cycle: "));
   // Every node of the cycle is named, in data-flow order.
   EXPECT_THAT(std::string(g.status().message()),
               ::testing::AnyOf(HasSubstr("'a' -> 'b' -> 'c' -> 'a'"),
@@ -168,7 +168,8 @@ node { name: "g" op: "NoOp" }
 node { name: "m" op: "Identity" input: "^g" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
 )");
   ASSERT_FALSE(g.ok());
-  EXPECT_THAT(std::string(g.status().message()), HasSubstr("data input 'x' follows control input '^g'"));
+  EXPECT_THAT(std::string(g.status().message()),
+              HasSubstr("data input 'x' follows control input '^g'"));
 }
 
 TEST(ImportTest, WrongInputCount) {
@@ -176,7 +177,8 @@ TEST(ImportTest, WrongInputCount) {
 node { name: "m" op: "Identity" input: "x" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
 )");
   ASSERT_FALSE(g.ok());
-  EXPECT_THAT(std::string(g.status().message()), HasSubstr("node 'm' (Identity)"));
+  EXPECT_THAT(std::string(g.status().message()),
+              HasSubstr("node 'm' (Identity)"));
 }
 
 TEST(ImportTest, DeepChainImportsWithoutRecursion) {

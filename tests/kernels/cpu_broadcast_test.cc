@@ -6,7 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "kernels/cpu/broadcast.h"
+#include "kernels/common/broadcast.h"
 
 namespace weft {
 namespace {

@@ -1,9 +1,9 @@
 // The CUDA data-movement kernels' per-element code (kernels/cuda/
 // cast_body.h, transpose_body.h, tile_body.h, concat_body.h), run on the
 // host over every output index with the parameters the OpKernel classes
-// build (kernels/array_plan.h), against the CPU kernels on the same inputs.
-// Runs without a GPU and in builds without CUDA. Also checks that the shape
-// contracts both devices' kernels call (kernels/transpose_shape.h,
+// build (kernels/cuda/plan/array_plan.h), against the CPU kernels on the same
+// inputs. Runs without a GPU and in builds without CUDA. Also checks that the
+// shape contracts both devices' kernels call (kernels/common/transpose_shape.h,
 // tile_shape.h, concat_shape.h, reshape_shape.h) accept and reject exactly
 // what the CPU kernels do, with the same messages.
 #include <algorithm>
@@ -21,15 +21,15 @@
 #include "core/tensor.h"
 #include "core/types.h"
 #include "gtest/gtest.h"
-#include "kernels/array_plan.h"
-#include "kernels/concat_shape.h"
+#include "kernels/common/concat_shape.h"
+#include "kernels/common/reshape_shape.h"
+#include "kernels/common/tile_shape.h"
+#include "kernels/common/transpose_shape.h"
 #include "kernels/cuda/cast_body.h"
 #include "kernels/cuda/concat_body.h"
+#include "kernels/cuda/plan/array_plan.h"
 #include "kernels/cuda/tile_body.h"
 #include "kernels/cuda/transpose_body.h"
-#include "kernels/reshape_shape.h"
-#include "kernels/tile_shape.h"
-#include "kernels/transpose_shape.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {

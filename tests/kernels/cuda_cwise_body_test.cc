@@ -21,7 +21,7 @@
 #include "core/tensor.h"
 #include "gtest/gtest.h"
 #include "kernels/cuda/cwise_body.h"
-#include "kernels/cwise_gpu_params.h"
+#include "kernels/cuda/plan/cwise_plan.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {

@@ -1,7 +1,7 @@
 // The per-element bodies of the CUDA NN kernels (kernels/cuda/conv_body.h,
 // pool_body.h, batch_norm_body.h) and the host planning of BatchMatMulV2's
-// cuBLAS calls (kernels/nn_gpu_plan.h), checked on the host against the CPU
-// kernels. Needs neither a GPU nor CUDA: the parameters are planned exactly
+// cuBLAS calls (kernels/cuda/plan/nn_plan.h), checked on the host against the
+// CPU kernels. Needs neither a GPU nor CUDA: the parameters are planned exactly
 // as the CUDA OpKernel classes plan them, and each body runs over every
 // output index, as the grid-stride loop of its kernel would.
 #include <algorithm>
@@ -15,11 +15,11 @@
 #include "absl/strings/match.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
-#include "kernels/cpu/image_util.h"
+#include "kernels/common/image_util.h"
 #include "kernels/cuda/batch_norm_body.h"
 #include "kernels/cuda/conv_body.h"
+#include "kernels/cuda/plan/nn_plan.h"
 #include "kernels/cuda/pool_body.h"
-#include "kernels/nn_gpu_plan.h"
 #include "tests/kernels/cuda_kernel_cases.h"
 #include "tests/kernels/kernel_testutil.h"
 

@@ -19,10 +19,10 @@
 #include "absl/strings/str_join.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
+#include "kernels/common/reduction_shape.h"
+#include "kernels/cuda/plan/reduce_plan.h"
 #include "kernels/cuda/reduce_body.h"
 #include "kernels/cuda/softmax_body.h"
-#include "kernels/reduce_gpu_plan.h"
-#include "kernels/reduction_shape.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {

@@ -1,7 +1,7 @@
 // Host checks of the CUDA data-movement kernels (Slice, StridedSlice, Pad,
 // PadV2, MirrorPad, GatherV2, Fill, ZerosLike, OnesLike). Each test plans
 // the op with the function its CUDA kernel class calls
-// (kernels/gpu_movement_plan.h), runs the kernel's per-element body
+// (kernels/cuda/plan/movement_plan.h), runs the kernel's per-element body
 // (kernels/cuda/*_body.h) on the host over every output index, with the
 // element type the device instantiates (an unsigned integer of the
 // element's size), and compares with the CPU kernel on the same inputs.
@@ -17,11 +17,11 @@
 
 #include "core/tensor.h"
 #include "gtest/gtest.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
 #include "kernels/cuda/gather_body.h"
 #include "kernels/cuda/pad_body.h"
+#include "kernels/cuda/plan/movement_plan.h"
 #include "kernels/cuda/slice_body.h"
-#include "kernels/gpu_movement_plan.h"
 #include "kernels/kernel_registry.h"
 #include "ops/op_registry.h"
 #include "tests/kernels/cuda_kernel_cases.h"

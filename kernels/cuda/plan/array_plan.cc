@@ -1,11 +1,11 @@
-#include "kernels/array_plan.h"
+#include "kernels/cuda/plan/array_plan.h"
 
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/cpu/copy_util.h"
+#include "kernels/common/copy_util.h"
 
 namespace weft {
 namespace {

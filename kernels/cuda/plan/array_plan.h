@@ -1,12 +1,12 @@
 // Host-side launch planning of the CUDA data-movement kernels
 // (kernels/cuda/cast_op.cc, array_ops.cc): the parameters of the kernel
 // bodies in kernels/cuda/*_body.h, built from the shapes that the CPU and
-// CUDA kernels share (kernels/transpose_shape.h, tile_shape.h,
+// CUDA kernels share (kernels/common/transpose_shape.h, tile_shape.h,
 // concat_shape.h), which check the inputs. Compiled in every build, with or
 // without CUDA, so that tests/kernels/cuda_array_body_test.cc can build the
 // same parameters as the OpKernel classes and run the bodies on the host.
-#ifndef WEFT_KERNELS_ARRAY_PLAN_H_
-#define WEFT_KERNELS_ARRAY_PLAN_H_
+#ifndef WEFT_KERNELS_CUDA_PLAN_ARRAY_PLAN_H_
+#define WEFT_KERNELS_CUDA_PLAN_ARRAY_PLAN_H_
 
 #include <cstdint>
 #include <vector>
@@ -15,13 +15,13 @@
 #include "core/status.h"
 #include "core/tensor_shape.h"
 #include "core/types.h"
-#include "kernels/concat_shape.h"
+#include "kernels/common/concat_shape.h"
+#include "kernels/common/tile_shape.h"
+#include "kernels/common/transpose_shape.h"
 #include "kernels/cuda/cast_body.h"
 #include "kernels/cuda/concat_body.h"
 #include "kernels/cuda/tile_body.h"
 #include "kernels/cuda/transpose_body.h"
-#include "kernels/tile_shape.h"
-#include "kernels/transpose_shape.h"
 
 namespace weft {
 
@@ -68,4 +68,4 @@ std::vector<gpu::ConcatParams> ConcatLaunches(
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_ARRAY_PLAN_H_
+#endif  // WEFT_KERNELS_CUDA_PLAN_ARRAY_PLAN_H_

@@ -1,13 +1,13 @@
 // The constants of the CUDA element-wise kernels (kernels/cuda/cwise_body.h)
-// for dtype T: the CPU kernels' own (kernels/activation_constants.h) in the
-// float the device computes in. Header-only and free of CUDA, so that the
+// for dtype T: the CPU kernels' own (kernels/common/activation_constants.h) in
+// the float the device computes in. Header-only and free of CUDA, so that the
 // OpKernel classes (kernels/cuda/cwise_ops.cc) and the host tests
 // (tests/kernels/cuda_cwise_body_test.cc) make the same values.
-#ifndef WEFT_KERNELS_CWISE_GPU_PARAMS_H_
-#define WEFT_KERNELS_CWISE_GPU_PARAMS_H_
+#ifndef WEFT_KERNELS_CUDA_PLAN_CWISE_PLAN_H_
+#define WEFT_KERNELS_CUDA_PLAN_CWISE_PLAN_H_
 
 #include "core/types.h"
-#include "kernels/activation_constants.h"
+#include "kernels/common/activation_constants.h"
 #include "kernels/cuda/cwise_body.h"
 
 namespace weft {
@@ -26,4 +26,4 @@ gpu::UnaryParams MakeGpuUnaryParams(float alpha) {
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_CWISE_GPU_PARAMS_H_
+#endif  // WEFT_KERNELS_CUDA_PLAN_CWISE_PLAN_H_

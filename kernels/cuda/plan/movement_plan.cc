@@ -1,11 +1,11 @@
-#include "kernels/gpu_movement_plan.h"
+#include "kernels/cuda/plan/movement_plan.h"
 
 #include <cstring>
 #include <utility>
 #include <vector>
 
-#include "kernels/cpu/copy_util.h"
-#include "kernels/fill_shape.h"
+#include "kernels/common/copy_util.h"
+#include "kernels/common/fill_shape.h"
 
 namespace weft {
 namespace {

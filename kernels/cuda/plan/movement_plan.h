@@ -1,14 +1,14 @@
 // Host-side planning of the CUDA data-movement kernels (Slice,
 // StridedSlice, Pad, PadV2, MirrorPad, GatherV2, Fill, OnesLike): the POD
 // parameters of the per-element bodies in kernels/cuda/*_body.h, built from
-// the input contracts the CPU kernels share (kernels/slice_shape.h,
+// the input contracts the CPU kernels share (kernels/common/slice_shape.h,
 // pad_shape.h, gather_shape.h, fill_shape.h), so both devices accept the
 // same inputs and report the same errors. Compiled in every build, so that
 // the host tests (tests/kernels/cuda_slice_body_test.cc) build the very
 // parameters the CUDA kernel classes (kernels/cuda/) launch with, also
 // where CUDA is off.
-#ifndef WEFT_KERNELS_GPU_MOVEMENT_PLAN_H_
-#define WEFT_KERNELS_GPU_MOVEMENT_PLAN_H_
+#ifndef WEFT_KERNELS_CUDA_PLAN_MOVEMENT_PLAN_H_
+#define WEFT_KERNELS_CUDA_PLAN_MOVEMENT_PLAN_H_
 
 #include <cstdint>
 #include <vector>
@@ -17,12 +17,12 @@
 #include "core/tensor.h"
 #include "core/tensor_shape.h"
 #include "core/types.h"
+#include "kernels/common/gather_shape.h"
+#include "kernels/common/pad_shape.h"
+#include "kernels/common/slice_shape.h"
 #include "kernels/cuda/gather_body.h"
 #include "kernels/cuda/pad_body.h"
 #include "kernels/cuda/slice_body.h"
-#include "kernels/gather_shape.h"
-#include "kernels/pad_shape.h"
-#include "kernels/slice_shape.h"
 #include "ops/common_shape_fns.h"
 
 namespace weft {
@@ -102,4 +102,4 @@ StatusOr<uint64_t> OneBits(DataType dtype);
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_GPU_MOVEMENT_PLAN_H_
+#endif  // WEFT_KERNELS_CUDA_PLAN_MOVEMENT_PLAN_H_

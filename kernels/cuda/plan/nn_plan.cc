@@ -1,4 +1,4 @@
-#include "kernels/nn_gpu_plan.h"
+#include "kernels/cuda/plan/nn_plan.h"
 
 #include <cstdint>
 #include <vector>

@@ -7,10 +7,10 @@
 //
 // Shapes, paddings and errors come from the contracts the CPU kernels use
 // too (kernels/cpu/conv2d.h, depthwise_conv.h, image_util.h,
-// kernels/pool_shape.h, batch_norm_shape.h, batch_matmul_shape.h), so both
-// devices agree on every output shape and error.
-#ifndef WEFT_KERNELS_NN_GPU_PLAN_H_
-#define WEFT_KERNELS_NN_GPU_PLAN_H_
+// kernels/common/pool_shape.h, batch_norm_shape.h, batch_matmul_shape.h), so
+// both devices agree on every output shape and error.
+#ifndef WEFT_KERNELS_CUDA_PLAN_NN_PLAN_H_
+#define WEFT_KERNELS_CUDA_PLAN_NN_PLAN_H_
 
 #include <cstdint>
 #include <vector>
@@ -18,13 +18,13 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/tensor_shape.h"
-#include "kernels/batch_matmul_shape.h"
-#include "kernels/batch_norm_shape.h"
-#include "kernels/cpu/image_util.h"
+#include "kernels/common/batch_matmul_shape.h"
+#include "kernels/common/batch_norm_shape.h"
+#include "kernels/common/image_util.h"
+#include "kernels/common/pool_shape.h"
 #include "kernels/cuda/batch_norm_body.h"
 #include "kernels/cuda/conv_body.h"
 #include "kernels/cuda/pool_body.h"
-#include "kernels/pool_shape.h"
 
 namespace weft {
 
@@ -108,4 +108,4 @@ StridedGemm BatchMatMulGemm(const BatchMatMulPlan& plan,
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_NN_GPU_PLAN_H_
+#endif  // WEFT_KERNELS_CUDA_PLAN_NN_PLAN_H_

@@ -1,4 +1,4 @@
-#include "kernels/reduce_gpu_plan.h"
+#include "kernels/cuda/plan/reduce_plan.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,18 +1,18 @@
 // Host planning of the CUDA reductions (kernels/cuda/reduce_ops.cc): the
 // kernel launches that reduce an input, planned from the ReductionPlan and
-// the pass order both devices share (kernels/reduction_shape.h); what is
+// the pass order both devices share (kernels/common/reduction_shape.h); what is
 // the GPU's own is the launch strategy of each pass and the cutting of
 // long runs into pieces. Compiled in every build so that the host tests
 // (tests/kernels/cuda_reduce_body_test.cc) run the same passes through the
 // kernel bodies of kernels/cuda/reduce_body.h.
-#ifndef WEFT_KERNELS_REDUCE_GPU_PLAN_H_
-#define WEFT_KERNELS_REDUCE_GPU_PLAN_H_
+#ifndef WEFT_KERNELS_CUDA_PLAN_REDUCE_PLAN_H_
+#define WEFT_KERNELS_CUDA_PLAN_REDUCE_PLAN_H_
 
 #include <cstdint>
 #include <vector>
 
+#include "kernels/common/reduction_shape.h"
 #include "kernels/cuda/reduce_body.h"
-#include "kernels/reduction_shape.h"
 
 namespace weft {
 
@@ -41,4 +41,4 @@ std::vector<GpuReducePass> PlanGpuReduction(const ReductionPlan& plan,
 
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_REDUCE_GPU_PLAN_H_
+#endif  // WEFT_KERNELS_CUDA_PLAN_REDUCE_PLAN_H_
