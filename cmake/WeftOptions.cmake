@@ -89,3 +89,36 @@ function(weft_apply_warnings target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>)
 endfunction()
+
+# WEFT_SELECTIVE_REGISTRATION=path/ops_to_register.h builds libweft and the
+# CLI with only the ops and kernel classes that header lists (written by
+# `weft ops --used-by GRAPH... --header`; see ops/op_registry.h). The header
+# is copied into the build tree, so a change to it reconfigures, and nothing
+# else named ops_to_register.h can be picked up by accident. Every function
+# and datum gets its own section and the linker drops the ones nothing
+# reaches (shape functions and helpers of the ops left out). The test suite
+# and the benchmarks need every op, so they are not built.
+set(WEFT_SELECTIVE_REGISTRATION "" CACHE FILEPATH
+    "ops_to_register.h for a selective build (empty: every op and kernel)")
+if(WEFT_SELECTIVE_REGISTRATION)
+  if(NOT EXISTS "${WEFT_SELECTIVE_REGISTRATION}")
+    message(FATAL_ERROR "WEFT_SELECTIVE_REGISTRATION: no such file "
+                        "'${WEFT_SELECTIVE_REGISTRATION}' (write one with "
+                        "`weft ops --used-by GRAPH... --header`)")
+  endif()
+  set(_weft_selective_dir "${PROJECT_BINARY_DIR}/selective_registration")
+  configure_file("${WEFT_SELECTIVE_REGISTRATION}"
+                 "${_weft_selective_dir}/ops_to_register.h" COPYONLY)
+  add_compile_definitions(WEFT_SELECTIVE_REGISTRATION)
+  include_directories(BEFORE "${_weft_selective_dir}")
+  add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:-ffunction-sections>"
+                      "$<$<COMPILE_LANGUAGE:C,CXX>:-fdata-sections>")
+  add_link_options("LINKER:--gc-sections")
+  if(WEFT_BUILD_TESTS OR WEFT_BUILD_BENCH)
+    message(STATUS "weft: selective build: tests and benchmarks are off")
+    set(WEFT_BUILD_TESTS OFF)
+    set(WEFT_BUILD_BENCH OFF)
+  endif()
+  message(STATUS "weft: selective registration from "
+                 "${WEFT_SELECTIVE_REGISTRATION}")
+endif()

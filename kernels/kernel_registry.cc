@@ -304,9 +304,38 @@ StatusOr<const KernelRegistration*> KernelRegistry::FindKernel(
   if (op_it != kernels_.end()) {
     for (const auto& reg : op_it->second) defs.push_back(reg->def);
   }
+  // In a selective build the kernel may exist but be left out.
+  std::string left_out;
+  auto left_it = left_out_.find(op_def.name);
+  if (left_it != left_out_.end()) {
+    for (const KernelRegistration& reg : left_it->second) {
+      if (reg.def.device_type != device_type || reg.def.label != label) {
+        continue;
+      }
+      StatusOr<bool> match = ConstraintsMatch(reg, node, op_def);
+      if (!match.ok() || !*match) continue;
+      left_out = absl::StrCat("; kernel ", SummarizeKernelDef(reg.def), " (",
+                              reg.kernel_class_name,
+                              ") would match but is left out of this "
+                              "selective build (regenerate its "
+                              "ops_to_register.h with `weft ops --used-by "
+                              "GRAPH... --header` over this graph too)");
+      break;
+    }
+  }
   return errors::NotFound("no kernel for op '", op_def.name, "' on device ",
-                          device_type, with,
+                          device_type, with, left_out,
                           "; registered: ", SummarizeDefs(std::move(defs)));
+}
+
+void KernelRegistry::RecordLeftOut(const StatusOr<KernelDef>& def,
+                                   std::string kernel_class_name) {
+  if (!def.ok()) return;
+  KernelRegistration reg;
+  reg.def = *def;
+  reg.kernel_class_name = std::move(kernel_class_name);
+  absl::MutexLock lock(&mu_);
+  left_out_[reg.def.op].push_back(std::move(reg));
 }
 
 std::string KernelRegistry::SummarizeKernelsForOp(absl::string_view op) const {
@@ -378,6 +407,10 @@ std::vector<const KernelDef*> KernelRegistry::KernelsForOp(
 }
 
 namespace kernel_registration {
+
+void RecordLeftOut(const KernelDefBuilder& builder, const char* class_name) {
+  KernelRegistry::Global()->RecordLeftOut(builder.Build(), class_name);
+}
 
 std::string SourceLocation(const char* file, int line) {
   absl::string_view path(file);

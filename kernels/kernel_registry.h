@@ -13,13 +13,17 @@
 //
 // Selective registration: a kernel class is only registered when
 // WEFT_SHOULD_REGISTER_OP_KERNEL("ClassName<float>") is true, by default
-// always. A build defining WEFT_SELECTIVE_REGISTRATION provides, in the
-// "ops_to_register.h" that ops/op_registry.h reads,
+// always. The string is the class as the registration spells it after macro
+// expansion (KernelRegistration::kernel_class_name, which `weft ops
+// --used-by GRAPH... --header` reads). A build defining
+// WEFT_SELECTIVE_REGISTRATION provides, in the "ops_to_register.h" that
+// ops/op_registry.h reads,
 //
 //   constexpr bool ShouldRegisterOpKernel(const char* kernel_class);
 //
 // The filter is a template argument, so a filtered-out kernel class is never
-// instantiated and costs no code.
+// instantiated and costs no code; only its KernelDef is recorded, so that a
+// node that needs it is told the kernel is left out of this selective build.
 #ifndef WEFT_KERNELS_KERNEL_REGISTRY_H_
 #define WEFT_KERNELS_KERNEL_REGISTRY_H_
 
@@ -122,6 +126,14 @@ class KernelRegistry {
   // double]}"); "none" when there are none.
   std::string SummarizeKernelsForOp(absl::string_view op) const;
 
+  // Selective builds: REGISTER_KERNEL_BUILDER of a kernel class the build's
+  // ops_to_register.h does not list records its def here instead of
+  // registering (a builder error is dropped: the kernel would not run
+  // anyway). FindKernel's NotFound then names the left-out kernel that would
+  // have matched.
+  void RecordLeftOut(const StatusOr<KernelDef>& def,
+                     std::string kernel_class_name);
+
  private:
   std::vector<const KernelRegistration*> SortedLocked(
       absl::string_view op) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -132,6 +144,9 @@ class KernelRegistry {
            std::less<>>
       kernels_ ABSL_GUARDED_BY(mu_);
   std::vector<Status> static_errors_ ABSL_GUARDED_BY(mu_);
+  // Selective builds: the kernels left out, by op (factories are empty).
+  std::map<std::string, std::vector<KernelRegistration>, std::less<>> left_out_
+      ABSL_GUARDED_BY(mu_);
 };
 
 // Machinery behind REGISTER_KERNEL_BUILDER; not for direct use.
@@ -158,11 +173,18 @@ class KernelRegistrar<true, Kernel> {
   }
 };
 
+// Records a filtered-out kernel's def; out of line, so that every left-out
+// registration shares one copy of the code.
+void RecordLeftOut(const KernelDefBuilder& builder, const char* class_name);
+
 // A filtered-out kernel: Kernel is never instantiated.
 template <typename Kernel>
 class KernelRegistrar<false, Kernel> {
  public:
-  KernelRegistrar(const KernelDefBuilder&, const char*, const char*, int) {}
+  KernelRegistrar(const KernelDefBuilder& builder, const char* class_name,
+                  const char*, int) {
+    RecordLeftOut(builder, class_name);
+  }
 };
 
 }  // namespace kernel_registration

@@ -112,7 +112,25 @@ StatusOr<const OpRegistrationData*> OpRegistry::LookUp(
       quoted.push_back(absl::StrCat("'", n, "'"));
     hint = absl::StrCat("; did you mean ", absl::StrJoin(quoted, " or "), "?");
   }
+  if (left_out_.count(op_name) > 0) {
+    return errors::NotFound(
+        "op '", op_name,
+        "' is left out of this selective build: the ops_to_register.h weft "
+        "was built with does not list it (regenerate that header with `weft "
+        "ops --used-by GRAPH... --header` over every graph the application "
+        "runs, this one included)");
+  }
   return errors::NotFound("unknown op '", op_name, "'", hint);
+}
+
+void OpRegistry::RecordLeftOut(absl::string_view op_name) {
+  absl::MutexLock lock(&mu_);
+  left_out_.emplace(op_name);
+}
+
+std::vector<std::string> OpRegistry::LeftOutOps() const {
+  absl::ReaderMutexLock lock(&mu_);
+  return std::vector<std::string>(left_out_.begin(), left_out_.end());
 }
 
 std::vector<const OpRegistrationData*> OpRegistry::ListOps() const {
@@ -145,6 +163,11 @@ OpDefBuilderWrapper<true>::OpDefBuilderWrapper(const char* name,
 OpDefBuilderReceiver::OpDefBuilderReceiver(
     const OpDefBuilderWrapper<true>& wrapper) {
   OpRegistry::Global()->RegisterStatic(wrapper.builder(), wrapper.source());
+}
+
+OpDefBuilderReceiver::OpDefBuilderReceiver(
+    const OpDefBuilderWrapper<false>& wrapper) {
+  OpRegistry::Global()->RecordLeftOut(wrapper.name());
 }
 
 }  // namespace register_op

@@ -15,21 +15,27 @@
 //
 // Selective registration: REGISTER_OP(name) only registers when
 // WEFT_SHOULD_REGISTER_OP(name) is true. By default that is always true. A
-// build that defines WEFT_SELECTIVE_REGISTRATION must put a header
-// "ops_to_register.h" on the include path that defines, at global scope,
+// build that defines WEFT_SELECTIVE_REGISTRATION (the CMake option of that
+// name does) must put a header "ops_to_register.h" on the include path that
+// defines, at global scope,
 //
 //   constexpr bool ShouldRegisterOp(const char* name);
+//   constexpr bool ShouldRegisterOpKernel(const char* kernel_class);
 //
-// (typically generated from the graphs an application ships). The filter is a
-// template argument, so a filtered-out op's builder calls compile to nothing
-// and its shape function can be dropped by the linker. A translation unit may
-// also define WEFT_SHOULD_REGISTER_OP(name) itself before including this
-// header.
+// `weft ops --used-by GRAPH... --header` writes one from the graphs an
+// application ships. The filter is a template argument, so a filtered-out
+// op's builder calls compile to nothing and its shape function can be
+// dropped by the linker. What remains of a filtered-out op is its name,
+// recorded at static-initialization time, so that a graph that needs it is
+// told "op 'Cos' is left out of this selective build" rather than "unknown
+// op". A translation unit may also define WEFT_SHOULD_REGISTER_OP(name)
+// itself before including this header.
 #ifndef WEFT_OPS_OP_REGISTRY_H_
 #define WEFT_OPS_OP_REGISTRY_H_
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,6 +84,15 @@ class OpRegistry {
   // registry's lifetime.
   std::vector<const OpRegistrationData*> ListOps() const;
 
+  // Selective builds: REGISTER_OP of an op the build's ops_to_register.h
+  // does not list records the name here instead of registering, so that
+  // LookUp can say the op is left out of this build (NotFound, "op 'Cos' is
+  // left out of this selective build ..."). An op registered later under
+  // that name (by an op library) is found as usual.
+  void RecordLeftOut(absl::string_view op_name);
+  // The names recorded, sorted; empty in a full build.
+  std::vector<std::string> LeftOutOps() const;
+
   // OK when every RegisterStatic call succeeded; otherwise all the failures,
   // one per line, with the code of the first.
   Status StaticRegistrationStatus() const;
@@ -91,6 +106,7 @@ class OpRegistry {
   std::map<std::string, std::unique_ptr<const OpRegistrationData>, std::less<>>
       ops_ ABSL_GUARDED_BY(mu_);
   std::vector<Status> static_errors_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string, std::less<>> left_out_ ABSL_GUARDED_BY(mu_);
 };
 
 // Machinery behind REGISTER_OP; not for direct use.
@@ -148,11 +164,12 @@ class OpDefBuilderWrapper<true> {
   std::string source_;
 };
 
-// A filtered-out op: every call is a no-op.
+// A filtered-out op: every call is a no-op; only the name is kept.
 template <>
 class OpDefBuilderWrapper<false> {
  public:
-  constexpr OpDefBuilderWrapper(const char*, const char*, int) {}
+  constexpr OpDefBuilderWrapper(const char* name, const char*, int)
+      : name_(name) {}
   OpDefBuilderWrapper& Input(absl::string_view) { return *this; }
   OpDefBuilderWrapper& Output(absl::string_view) { return *this; }
   OpDefBuilderWrapper& Attr(absl::string_view) { return *this; }
@@ -165,14 +182,18 @@ class OpDefBuilderWrapper<false> {
     return *this;
   }
   OpDefBuilderWrapper& Doc(absl::string_view) { return *this; }
+  constexpr const char* name() const { return name_; }
+
+ private:
+  const char* name_;
 };
 
-// Its constructor performs the registration into OpRegistry::Global().
+// Its constructor performs the registration into OpRegistry::Global(), or
+// for a filtered-out op records the name as left out.
 class OpDefBuilderReceiver {
  public:
-  OpDefBuilderReceiver(const OpDefBuilderWrapper<true>& wrapper);  // NOLINT
-  constexpr OpDefBuilderReceiver(const OpDefBuilderWrapper<false>&) {
-  }  // NOLINT
+  OpDefBuilderReceiver(const OpDefBuilderWrapper<true>& wrapper);   // NOLINT
+  OpDefBuilderReceiver(const OpDefBuilderWrapper<false>& wrapper);  // NOLINT
 };
 
 }  // namespace register_op

@@ -1,4 +1,6 @@
 // weft ops [NAME]: the registered ops, their specs, and their kernels.
+// weft ops --used-by GRAPH... [--header]: what those graphs need, as a list
+// or as the ops_to_register.h of a selective build (tools/ops_to_register.h).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -8,18 +10,32 @@
 #include "ops/op_def_util.h"
 #include "ops/op_registry.h"
 #include "tools/cli.h"
+#include "tools/ops_to_register.h"
 
 namespace weft::cli {
 namespace {
 
 constexpr char kHelp[] =
     "usage: weft ops [--json] [--load LIB.so ...] [NAME]\n"
+    "       weft ops --used-by [--header | --json] [--load LIB.so ...] "
+    "GRAPH...\n"
     "\n"
     "Lists the registered ops with their specs (inputs, outputs, attrs) and,\n"
     "for each, the kernels registered for it (device and dtype constraints).\n"
     "With NAME, shows that op only.\n"
     "\n"
-    "  --json              machine-readable output\n";
+    "With --used-by, lists the ops and kernel classes that the GraphDef files\n"
+    "GRAPH... (.pb, .pbtxt; SavedModel directories are not read yet) need:\n"
+    "their nodes, their function libraries, and what the graph optimizer\n"
+    "makes of them (_FusedConv2D, ...), with the kernels this weft would\n"
+    "select on each of its device types. With --header, prints them as the\n"
+    "ops_to_register.h of a selective build:\n"
+    "  weft ops --used-by model.pb --header > ops_to_register.h\n"
+    "  cmake -DWEFT_SELECTIVE_REGISTRATION=$PWD/ops_to_register.h ...\n"
+    "\n"
+    "  --json              machine-readable output\n"
+    "  --used-by           what GRAPH... need instead of every op\n"
+    "  --header            with --used-by: print ops_to_register.h\n";
 
 std::vector<std::string> KernelSummaries(const std::string& op) {
   std::vector<std::string> out;
@@ -29,12 +45,60 @@ std::vector<std::string> KernelSummaries(const std::string& op) {
   return out;
 }
 
+int UsedByMain(const Args& args) {
+  if (args.positional().empty()) {
+    return UsageError("ops", "--used-by expects at least one GRAPH file");
+  }
+  if (args.Has("header") && args.Has("json")) {
+    return UsageError("ops", "--header and --json exclude each other");
+  }
+  OpsToRegister selection;
+  for (const std::string& path : args.positional()) {
+    if (Status s = AddGraphFile(path, &selection); !s.ok()) {
+      return ReportError("ops", s);
+    }
+  }
+  for (const std::string& note : selection.notes) {
+    std::fprintf(stderr, "weft ops: note: %s\n", note.c_str());
+  }
+  std::string out;
+  if (args.Has("header")) {
+    out = OpsToRegisterHeader(selection);
+  } else if (args.Has("json")) {
+    out = "{\"ops\": [";
+    for (const std::string& op : selection.ops) {
+      if (out.back() != '[') out += ", ";
+      AppendJsonString(&out, op);
+    }
+    out += "],\n \"kernel_classes\": [";
+    for (const std::string& k : selection.kernel_classes) {
+      if (out.back() != '[') out += ", ";
+      AppendJsonString(&out, k);
+    }
+    out += "]}\n";
+  } else {
+    absl::StrAppend(&out, "ops (", selection.ops.size(), "):\n");
+    for (const std::string& op : selection.ops) {
+      absl::StrAppend(&out, "  ", op, "\n");
+    }
+    absl::StrAppend(&out, "kernel classes (", selection.kernel_classes.size(),
+                    "):\n");
+    for (const std::string& k : selection.kernel_classes) {
+      absl::StrAppend(&out, "  ", k, "\n");
+    }
+  }
+  std::fputs(out.c_str(), stdout);
+  return kExitOk;
+}
+
 }  // namespace
 
 int OpsMain(const std::vector<std::string>& argv) {
   Args args(argv);
   args.Flag("help", false);
   args.Flag("json", false);
+  args.Flag("used-by", false);
+  args.Flag("header", false);
   DeclareLoadFlag(&args);
   if (Status s = args.Parse(); !s.ok()) return UsageError("ops", s.message());
   if (args.Has("help")) {
@@ -45,11 +109,15 @@ int OpsMain(const std::vector<std::string>& argv) {
   if (Status s = LoadRequestedOpLibraries(args); !s.ok()) {
     return ReportError("ops", s);
   }
-  if (args.positional().size() > 1) {
-    return UsageError("ops", "expected at most one op NAME");
-  }
   if (Status s = OpRegistry::Global()->StaticRegistrationStatus(); !s.ok()) {
     return ReportError("ops", s);
+  }
+  if (args.Has("used-by")) return UsedByMain(args);
+  if (args.Has("header")) {
+    return UsageError("ops", "--header needs --used-by GRAPH...");
+  }
+  if (args.positional().size() > 1) {
+    return UsageError("ops", "expected at most one op NAME");
   }
   std::vector<const OpRegistrationData*> ops;
   if (args.positional().empty()) {

@@ -845,6 +845,28 @@ TEST(KernelRegistryTest, FilteredOutRegistrarRegistersNothing) {
   EXPECT_TRUE(KernelRegistry::Global()
                   ->KernelsForOp("WeftRegistryTestFilteredOp")
                   .empty());
+  // A node that needs it is told that the kernel is left out of this build.
+  StatusOr<const KernelRegistration*> found =
+      KernelRegistry::Global()->FindKernel(
+          Node("f", "WeftRegistryTestFilteredOp",
+               {{"T", AttrValue::Type(DT_INT32)}}),
+          UnaryOp("WeftRegistryTestFilteredOp"), "CPU");
+  EXPECT_EQ(found.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(found.status().message(),
+            "no kernel for op 'WeftRegistryTestFilteredOp' on device CPU with "
+            "T=int32; kernel CPU (NeverInstantiated<int>) would match but "
+            "is left out of this selective build (regenerate its "
+            "ops_to_register.h with `weft ops --used-by GRAPH... --header` "
+            "over this graph too); registered: none");
+  // On another device it would not have matched: no such note.
+  EXPECT_EQ(KernelRegistry::Global()
+                ->FindKernel(Node("f", "WeftRegistryTestFilteredOp",
+                                  {{"T", AttrValue::Type(DT_INT32)}}),
+                             UnaryOp("WeftRegistryTestFilteredOp"), "CUDA")
+                .status()
+                .message(),
+            "no kernel for op 'WeftRegistryTestFilteredOp' on device CUDA with "
+            "T=int32; registered: none");
 }
 
 TEST(KernelRegistryTest, SourceLocationKeepsTwoPathComponents) {

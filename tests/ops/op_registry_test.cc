@@ -76,6 +76,23 @@ TEST(OpRegistryTest, SelectiveRegistrationDropsFilteredOps) {
       OpRegistry::Global()->LookUp("WeftTestFilteredOutOp").status().code(),
       absl::StatusCode::kNotFound);
   EXPECT_FALSE(OpRegistry::Global()->LookUp("WeftTestFilteredOutBadSpec").ok());
+  // A graph that needs a filtered-out op is told so, not "unknown op".
+  EXPECT_THAT(
+      std::string(OpRegistry::Global()
+                      ->LookUp("WeftTestFilteredOutOp")
+                      .status()
+                      .message()),
+      HasSubstr("op 'WeftTestFilteredOutOp' is left out of this selective "
+                "build"));
+  std::vector<std::string> left_out = OpRegistry::Global()->LeftOutOps();
+  EXPECT_EQ(left_out, (std::vector<std::string>{"WeftTestFilteredOutBadSpec",
+                                                "WeftTestFilteredOutOp"}));
+  // An op that is neither registered nor left out stays unknown.
+  EXPECT_THAT(std::string(OpRegistry::Global()
+                              ->LookUp("WeftTestNeverDefined")
+                              .status()
+                              .message()),
+              HasSubstr("unknown op 'WeftTestNeverDefined'"));
 }
 
 // Every REGISTER_OP linked into this test binary (this file's and the op

@@ -1,0 +1,309 @@
+#include "tools/ops_to_register.h"
+
+#include <filesystem>
+#include <memory>
+#include <system_error>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "device/cpu_device.h"
+#include "executor/graph_optimizer.h"
+#include "graph/graph.h"
+#include "graph/graph_def_io.h"
+#include "graph/import.h"
+#include "graph/shape_inference_pass.h"
+#include "kernels/kernel_registry.h"
+#include "ops/op_def_util.h"
+#include "ops/op_registry.h"
+
+namespace weft::cli {
+namespace {
+
+// The graph optimizer's fusion heads and the ops it makes of them, and the
+// ops a chain may absorb (executor/graph_optimizer.h, rule 2).
+const char* FusedOpFor(absl::string_view op) {
+  if (op == "Conv2D") return "_FusedConv2D";
+  if (op == "DepthwiseConv2dNative") return "_FusedDepthwiseConv2dNative";
+  if (op == "MatMul") return "_FusedMatMul";
+  return nullptr;
+}
+
+bool IsFusableLink(absl::string_view op) {
+  return op == "BiasAdd" || op == "Add" || op == "AddV2" || op == "Sub" ||
+         op == "Mul" || op == "FusedBatchNormV3" || op == "Relu" ||
+         op == "Relu6" || op == "Elu" || op == "LeakyRelu";
+}
+
+// The kernel `node` (validated) selects on each device type that has
+// kernels for its op. A device without a matching kernel adds nothing: the
+// full build could not run the node there either.
+void AddSelectedKernels(const NodeDef& node, const OpDef& op_def,
+                        OpsToRegister* out) {
+  const KernelRegistry& kernels = *KernelRegistry::Global();
+  absl::flat_hash_set<std::string> devices;
+  for (const KernelRegistration* reg :
+       kernels.RegistrationsForOp(op_def.name)) {
+    devices.insert(reg->def.device_type);
+  }
+  for (const std::string& device : devices) {
+    auto found = kernels.FindKernel(node, op_def, device);
+    if (found.ok() && !(*found)->kernel_class_name.empty()) {
+      out->kernel_classes.insert((*found)->kernel_class_name);
+    }
+  }
+}
+
+void AddAllKernels(absl::string_view op, OpsToRegister* out) {
+  for (const KernelRegistration* reg :
+       KernelRegistry::Global()->RegistrationsForOp(op)) {
+    if (!reg->kernel_class_name.empty()) {
+      out->kernel_classes.insert(reg->kernel_class_name);
+    }
+  }
+}
+
+// A node as the file writes it (in the graph or a function body). Calls to
+// library functions add nothing here: the function's body is added itself.
+Status AddNodeAsWritten(const NodeDef& def, absl::string_view where,
+                        bool in_function,
+                        const absl::flat_hash_set<std::string>& functions,
+                        OpsToRegister* out) {
+  if (functions.contains(def.op)) return Status();
+  const std::string label =
+      absl::StrCat(where, ": node '", def.name, "' (", def.op, ")");
+  auto reg = OpRegistry::Global()->LookUp(def.op);
+  if (!reg.ok()) return AddContext(reg.status(), label);
+  out->ops.insert(def.op);
+  NodeDef validated = def;
+  auto types = ValidateNode((*reg)->op_def, &validated);
+  if (types.ok()) {
+    AddSelectedKernels(validated, (*reg)->op_def, out);
+  } else if (in_function) {
+    // Attrs bound per call ("$T"): which kernel a call selects is unknown.
+    AddAllKernels(def.op, out);
+  } else {
+    return AddContext(types.status(), where);
+  }
+  return Status();
+}
+
+// Rule-derived fusions: the fused op a float32 head with an absorbable
+// consumer may become, with the kernels a fused node of it selects on the
+// CPU (the only device with fused kernels).
+Status AddFusionCandidates(const Graph& graph, OpsToRegister* out) {
+  for (const auto& node : graph.nodes()) {
+    const char* fused = FusedOpFor(node->op());
+    if (fused == nullptr || node->num_outputs() < 1 ||
+        node->output_type(0) != DT_FLOAT) {
+      continue;
+    }
+    bool absorbable = false;
+    for (const Endpoint& c : node->consumers(0)) {
+      absorbable = absorbable || IsFusableLink(c.node->op());
+    }
+    if (!absorbable) continue;
+    auto reg = OpRegistry::Global()->LookUp(fused);
+    if (!reg.ok()) continue;  // this weft has no such fused op
+    const OpDef& op_def = (*reg)->op_def;
+    // A fused node as the optimizer writes one: the head's attrs the fused
+    // op has, and one bias argument.
+    NodeDef def;
+    def.name = node->name() + "/fusion_candidate";
+    def.op = fused;
+    for (const OpDef::AttrDef& a : op_def.attr) {
+      auto it = node->attrs().find(a.name);
+      if (it != node->attrs().end()) def.attr[a.name] = it->second;
+    }
+    def.attr["num_args"] = AttrValue::Int(1);
+    def.attr["fused_ops"] = AttrValue::StringList({"BiasAdd"});
+    def.input = {"input", "filter", "bias"};
+    auto types = ValidateNode(op_def, &def);
+    if (!types.ok()) {
+      return errors::Internal("node ", node->DebugName(), ": fusing into '",
+                              fused, "': ", types.status().message());
+    }
+    out->ops.insert(fused);
+    AddSelectedKernels(def, op_def, out);
+  }
+  return Status();
+}
+
+// Runs the graph optimizer as a session would on the signature that feeds
+// every Placeholder and fetches every output nobody consumes, and adds the
+// optimized graph's nodes.
+Status AddOptimizedGraph(const Graph& graph, absl::string_view source,
+                         OpsToRegister* out) {
+  std::vector<std::string> feeds, fetches, targets;
+  std::vector<const Node*> live;
+  for (const auto& node : graph.nodes()) {
+    const Node* n = node.get();
+    if (n->op() == "Placeholder") {
+      feeds.push_back(n->name());
+      continue;
+    }
+    live.push_back(n);
+    bool consumed = !n->control_outputs().empty();
+    for (int o = 0; o < n->num_outputs(); ++o) {
+      consumed = consumed || !n->consumers(o).empty();
+    }
+    if (consumed) continue;
+    if (n->num_outputs() == 0) targets.push_back(n->name());
+    for (int o = 0; o < n->num_outputs(); ++o) {
+      fetches.push_back(absl::StrCat(n->name(), ":", o));
+    }
+  }
+  if (fetches.empty() && targets.empty()) return Status();
+  CpuDevice cpu("cpu:0", /*arena=*/nullptr);
+  GraphOptimizerOptions options;
+  options.source_name = std::string(source);
+  options.cpu = &cpu;
+  options.place = [&cpu](const Node*) -> Device* { return &cpu; };
+  WEFT_ASSIGN_OR_RETURN(
+      std::unique_ptr<OptimizedGraph> optimized,
+      OptimizeGraph(graph, live, feeds, fetches, targets, options));
+  if (optimized == nullptr) return Status();
+  for (const auto& node : optimized->graph().nodes()) {
+    out->ops.insert(node->op());
+    AddSelectedKernels(node->def(), node->op_def(), out);
+  }
+  return Status();
+}
+
+void AppendStringLiteral(std::string* out, absl::string_view s) {
+  out->push_back('"');
+  for (char c : s) {
+    if (c == '"' || c == '\\') out->push_back('\\');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+void AppendNameList(std::string* out, absl::string_view name,
+                    const std::set<std::string>& names) {
+  absl::StrAppend(out, "inline constexpr const char* ", name, "[] = {\n");
+  // C++ has no empty arrays; "" matches no op and no kernel class.
+  if (names.empty()) *out += "    \"\",  // none\n";
+  for (const std::string& n : names) {
+    *out += "    ";
+    AppendStringLiteral(out, n);
+    *out += ",\n";
+  }
+  *out += "};\n";
+}
+
+}  // namespace
+
+Status AddGraphDef(const GraphDef& graph_def, absl::string_view source,
+                   OpsToRegister* out) {
+  absl::flat_hash_set<std::string> functions;
+  for (const FunctionDef& f : graph_def.library.function) {
+    functions.insert(f.signature.name);
+  }
+  for (const NodeDef& def : graph_def.node) {
+    WEFT_RETURN_IF_ERROR(
+        AddNodeAsWritten(def, source, /*in_function=*/false, functions, out));
+  }
+  for (const FunctionDef& f : graph_def.library.function) {
+    const std::string where =
+        absl::StrCat(source, ": function '", f.signature.name, "'");
+    for (const NodeDef& def : f.node_def) {
+      WEFT_RETURN_IF_ERROR(
+          AddNodeAsWritten(def, where, /*in_function=*/true, functions, out));
+    }
+  }
+  out->sources.push_back(std::string(source));
+
+  ImportOptions import_options;
+  import_options.source_name = std::string(source);
+  auto graph_or = ImportGraphDef(graph_def, import_options);
+  if (!graph_or.ok()) {
+    // What this weft cannot import yet (calls of library functions it does
+    // not inline) it cannot run either; the ops above are still what the
+    // graph is made of.
+    if (graph_or.status().code() != absl::StatusCode::kUnimplemented) {
+      return graph_or.status();
+    }
+    out->notes.push_back(absl::StrCat(
+        graph_or.status().message(),
+        "; what the graph optimizer would make of it is not included"));
+    return Status();
+  }
+  std::unique_ptr<Graph> graph = *std::move(graph_or);
+  ShapeInferenceOptions shape_options;
+  shape_options.source_name = std::string(source);
+  WEFT_RETURN_IF_ERROR(InferShapes(graph.get(), shape_options));
+  WEFT_RETURN_IF_ERROR(AddOptimizedGraph(*graph, source, out));
+  WEFT_RETURN_IF_ERROR(AddFusionCandidates(*graph, out));
+  return Status();
+}
+
+Status AddGraphFile(const std::string& path, OpsToRegister* out) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return errors::Unimplemented(
+        path,
+        ": is a directory; `weft ops --used-by` reads GraphDef files (.pb, "
+        ".pbtxt) and cannot read SavedModel directories yet (freeze the "
+        "model into a GraphDef)");
+  }
+  WEFT_ASSIGN_OR_RETURN(GraphDef graph_def, LoadGraphDef(path));
+  return AddGraphDef(graph_def, path, out);
+}
+
+std::string OpsToRegisterHeader(const OpsToRegister& selection) {
+  std::string out =
+      "// ops_to_register.h: the ops and kernel classes a selective build of "
+      "weft\n// registers (cmake -DWEFT_SELECTIVE_REGISTRATION=<this file>). "
+      "Written by\n// `weft ops --used-by GRAPH... --header` from:\n";
+  for (const std::string& s : selection.sources) {
+    absl::StrAppend(&out, "//   ", s, "\n");
+  }
+  absl::StrAppend(&out, "// ", selection.ops.size(), " ops, ",
+                  selection.kernel_classes.size(),
+                  " kernel classes. Regenerate it when the graphs change.\n");
+  out +=
+      "#ifndef WEFT_OPS_TO_REGISTER_H_\n"
+      "#define WEFT_OPS_TO_REGISTER_H_\n"
+      "\n"
+      "namespace weft_ops_to_register {\n"
+      "\n";
+  AppendNameList(&out, "kOps", selection.ops);
+  out += "\n";
+  AppendNameList(&out, "kKernelClasses", selection.kernel_classes);
+  out +=
+      "\n"
+      "constexpr bool Equal(const char* a, const char* b) {\n"
+      "  while (*a != '\\0' && *a == *b) {\n"
+      "    ++a;\n"
+      "    ++b;\n"
+      "  }\n"
+      "  return *a == *b;\n"
+      "}\n"
+      "\n"
+      "template <int N>\n"
+      "constexpr bool Contains(const char* const (&names)[N], const char* "
+      "name) {\n"
+      "  for (const char* n : names) {\n"
+      "    if (Equal(n, name)) return true;\n"
+      "  }\n"
+      "  return false;\n"
+      "}\n"
+      "\n"
+      "}  // namespace weft_ops_to_register\n"
+      "\n"
+      "constexpr bool ShouldRegisterOp(const char* name) {\n"
+      "  return weft_ops_to_register::Contains(weft_ops_to_register::kOps, "
+      "name);\n"
+      "}\n"
+      "\n"
+      "constexpr bool ShouldRegisterOpKernel(const char* kernel_class) {\n"
+      "  return weft_ops_to_register::Contains(\n"
+      "      weft_ops_to_register::kKernelClasses, kernel_class);\n"
+      "}\n"
+      "\n"
+      "#endif  // WEFT_OPS_TO_REGISTER_H_\n";
+  return out;
+}
+
+}  // namespace weft::cli
