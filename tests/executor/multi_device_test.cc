@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "core/tensor.h"
 #include "executor/session.h"
 #include "gmock/gmock.h"
@@ -21,12 +23,69 @@
 #include "graph/import.h"
 #include "graph/shape_inference_pass.h"
 #include "gtest/gtest.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/op_kernel.h"
+#include "ops/common_shape_fns.h"
+#include "ops/op_registry.h"
 #include "tests/executor/fake_device_testutil.h"
 
 namespace weft {
 namespace {
 
 using ::testing::HasSubstr;
+
+// Test-only ops for the cancellation test. MdBlockOnDevice has a fake-GPU
+// kernel only: it enqueues work that announces it has started and then
+// holds the device's stream until the test lets it go. MdCountOnHost has a
+// CPU kernel only and counts its runs.
+REGISTER_OP("MdBlockOnDevice")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {float}")
+    .SetShapeFn(shape_inference::UnchangedShape);
+REGISTER_OP("MdCountOnHost")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {float}")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+absl::Notification* g_device_blocked = nullptr;
+absl::Notification* g_device_release = nullptr;
+std::atomic<int> g_host_counts{0};
+
+class BlockOnDeviceOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) const override {
+    Tensor in = ctx->input(0);
+    Tensor* y = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &y));
+    Tensor out = *y;
+    absl::Notification* blocked = g_device_blocked;
+    absl::Notification* release = g_device_release;
+    static_cast<FakeGpuDevice*>(ctx->device())
+        ->Enqueue([in, out, blocked, release] {
+          blocked->Notify();
+          release->WaitForNotification();
+          std::memcpy(out.raw_data(), in.raw_data(), in.TotalBytes());
+        });
+  }
+};
+REGISTER_KERNEL_BUILDER(
+    Name("MdBlockOnDevice").Device(DEVICE_FAKE_GPU).TypeConstraint<float>("T"),
+    BlockOnDeviceOp);
+
+class CountOnHostOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) const override {
+    g_host_counts++;
+    ctx->set_output(0, ctx->input(0));
+  }
+};
+REGISTER_KERNEL_BUILDER(
+    Name("MdCountOnHost").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+    CountOnHostOp);
 
 class MultiDeviceTest : public ::testing::Test {
  protected:
@@ -329,32 +388,55 @@ TEST_F(MultiDeviceTest, AsynchronousDeviceErrorsFailTheRun) {
 }
 
 TEST_F(MultiDeviceTest, CancellationStopsARunWaitingOnTheDevice) {
-  // 60 nodes alternating between the device and the CPU, each crossing a
-  // slow copy.
-  std::string g = Placeholder("x", Dims(2, 3));
-  std::string prev = "x";
+  // x -> block (device) -> 60 nodes alternating between the device and the
+  // CPU. The run waits for the device's copy of `block`'s output, which
+  // cannot start until the test releases the stream; the token is cancelled
+  // before that, so no node after `block` may run.
+  std::string g =
+      Placeholder("x", Dims(2, 3)) + Op("block", "MdBlockOnDevice", {"x"});
+  std::string prev = "block";
   for (int i = 0; i < 60; ++i) {
     std::string name = absl::StrCat("n", i);
-    g += Op(name, i % 2 ? "Neg" : "Relu", {prev});
+    g += Op(name, i % 2 ? "Relu" : "MdCountOnHost", {prev});
     prev = name;
   }
   for (int threads : {0, 2}) {
+    SCOPED_TRACE(threads);
     auto session = MakeSession(MakeGraph(g), "fake_gpu", threads);
-    FakeGpu().delay_us = 500;
+    auto callable = session->Prepare({"x"}, {prev});
+    ASSERT_TRUE(callable.ok()) << callable.status();
+    EXPECT_EQ(Placement(**callable)["block"], "fake_gpu:0");
+    EXPECT_EQ(Placement(**callable)["n0"], "cpu:0");
+    absl::Notification blocked, release;
+    g_device_blocked = &blocked;
+    g_device_release = &release;
+    g_host_counts = 0;
     CancellationToken token;
     RunOptions options;
     options.cancellation = &token;
     std::thread canceller([&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      blocked.WaitForNotification();
       token.Cancel();
+      release.Notify();
     });
     auto out =
         session->Run({{"x", Matrix(2, 3, 0)}}, {prev}, {}, options, nullptr);
     canceller.join();
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), absl::StatusCode::kCancelled);
-    FakeGpu().delay_us = 0;
-    EXPECT_TRUE(session->Run({{"x", Matrix(2, 3, 0)}}, {prev}).ok());
+    EXPECT_EQ(g_host_counts.load(), 0) << "nodes ran after the cancellation";
+
+    // Uncancelled, the same session runs all 30 host nodes.
+    absl::Notification blocked2, release2;
+    release2.Notify();
+    g_device_blocked = &blocked2;
+    g_device_release = &release2;
+    out = session->Run({{"x", Matrix(2, 3, 0)}}, {prev});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(g_host_counts.load(), 30);
+    ASSERT_EQ((*out)[0].NumElements(), 6);
+    for (int i = 0; i < 6; ++i)
+      EXPECT_EQ((*out)[0].data<float>()[i], i * 0.5f) << i;
   }
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "graph/graph_def_io.h"
@@ -64,6 +65,10 @@ REGISTER_OP("ExecNoKernel")
     .Output("y: float")
     .SetShapeFn(shape_inference::UnchangedShape);
 REGISTER_OP("ExecInPlace")
+    .Input("x: float")
+    .Output("y: float")
+    .SetShapeFn(shape_inference::UnchangedShape);
+REGISTER_OP("ExecBlock")
     .Input("x: float")
     .Output("y: float")
     .SetShapeFn(shape_inference::UnchangedShape);
@@ -195,6 +200,25 @@ class InPlaceOp : public OpKernel {
   }
 };
 REGISTER_KERNEL_BUILDER(Name("ExecInPlace").Device(DEVICE_CPU), InPlaceOp);
+
+// The latches of ExecBlock: it announces that it has started, then waits
+// until the test lets it go. A test that cancels between the two knows the
+// cancellation landed while a kernel was running, with no clock involved.
+absl::Notification* g_block_entered = nullptr;
+absl::Notification* g_block_release = nullptr;
+
+class BlockOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) const override {
+    NoteRunning();
+    g_block_entered->Notify();
+    g_block_release->WaitForNotification();
+    ctx->set_output(0, ctx->input(0));
+    g_running--;
+  }
+};
+REGISTER_KERNEL_BUILDER(Name("ExecBlock").Device(DEVICE_CPU), BlockOp);
 
 void ResetCounters() {
   g_executions = 0;
@@ -505,32 +529,47 @@ TEST(SessionTest, ThreadCountNeverExceedsTheSetting) {
 }
 
 TEST(SessionTest, CancellationStopsPromptly) {
-  std::string text = Placeholder("x");
-  std::string prev = "x";
+  // x -> block -> 200 x AddOne. The token is cancelled while `block` runs;
+  // "promptly" is "before the next kernel", so none of the AddOnes runs.
+  std::string text = Placeholder("x") + Unary("block", "ExecBlock", "x");
+  std::string prev = "block";
   for (int i = 0; i < 200; ++i) {
     std::string name = "s" + std::to_string(i);
-    text +=
-        Unary(name, "ExecSlow", prev, "attr { key: \"ms\" value { i: 5 } } ");
+    text += Unary(name, "ExecAddOne", prev);
     prev = name;
   }
   auto g = MakeGraph(text);
   for (int threads : {0, 2}) {
+    SCOPED_TRACE(threads);
     auto session = MakeSession(g, threads);
+    ResetCounters();
+    absl::Notification entered, release;
+    g_block_entered = &entered;
+    g_block_release = &release;
     CancellationToken token;
     RunOptions options;
     options.cancellation = &token;
-    std::thread canceller([&token] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    std::thread canceller([&] {
+      entered.WaitForNotification();
       token.Cancel();
+      release.Notify();
     });
-    auto t0 = std::chrono::steady_clock::now();
     auto out = session->Run({{"x", Vec2(1, 1)}}, {prev}, {}, options);
-    auto elapsed = std::chrono::steady_clock::now() - t0;
     canceller.join();
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), absl::StatusCode::kCancelled);
-    // The whole chain takes 1 s; a prompt stop is one kernel after 30 ms.
-    EXPECT_LT(elapsed, std::chrono::milliseconds(500));
+    EXPECT_EQ(g_executions.load(), 1) << "kernels ran after the cancellation";
+
+    // The same session runs the whole chain when nothing cancels it.
+    ResetCounters();
+    absl::Notification entered2, release2;
+    release2.Notify();
+    g_block_entered = &entered2;
+    g_block_release = &release2;
+    out = session->Run({{"x", Vec2(1, 2)}}, {prev});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(Values((*out)[0]), (std::vector<float>{201, 202}));
+    EXPECT_EQ(g_executions.load(), 201);
   }
 }
 
