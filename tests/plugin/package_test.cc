@@ -52,7 +52,7 @@ std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// Runs the embed example: `embed [--load lib] graph fetches feeds...`.
+// Runs the embed example: `embed [--load lib] graph [name=values]...`.
 CommandResult Embed(const std::string& embed, const std::string& lib,
                     const std::string& graph, const std::string& args) {
   std::string cmd = ShellQuote(embed);
@@ -60,9 +60,16 @@ CommandResult Embed(const std::string& embed, const std::string& lib,
   return RunCommand(cmd + " " + ShellQuote(graph) + " " + args);
 }
 
-// ZeroOut keeps element 0 and zeroes the others.
-constexpr char kZeroOutArgs[] = "zi,zf xi=int32:7,3,-2,9,1 xf=float:1.5,-2,3";
+// ZeroOut keeps element 0 and zeroes the others. embed lists the graph's
+// inputs and outputs, then fetches every output.
+constexpr char kZeroOutArgs[] = "xi=7,3,-2,9,1 xf=1.5,-2,3";
 constexpr char kZeroOutOutput[] =
+    "inputs:\n"
+    "  xi: int32 [-1]\n"
+    "  xf: float [-1]\n"
+    "outputs:\n"
+    "  zi: int32 [-1]\n"
+    "  zf: float [-1]\n"
     "zi = int32 [5] 7 0 0 0 0\n"
     "zf = float [3] 1.5 0 0\n";
 
@@ -100,9 +107,11 @@ TEST(PackageTest, EmbedRunsAGraphOfBuiltInOps) {
   CommandResult r =
       Embed(package.variants()[0].embed, "",
             std::string(WEFT_SOURCE_DIR) + "/examples/embed/scale_shift.pbtxt",
-            "y x=float:1,2,-3.5");
+            "x=1,2,-3.5");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(r.output, "y = float [3] 3 5 -6\n");
+  EXPECT_EQ(r.output,
+            "inputs:\n  x: float [-1]\noutputs:\n  y: float [-1]\n"
+            "y = float [3] 3 5 -6\n");
 }
 
 TEST(PackageTest, EmbedReportsWeftErrors) {
@@ -110,13 +119,13 @@ TEST(PackageTest, EmbedReportsWeftErrors) {
   ASSERT_TRUE(package.status().ok());
   // The graph needs ZeroOut, and no library was loaded.
   const std::string graph = PluginTestdata("zero_out.pbtxt");
-  CommandResult r = Embed(package.variants()[0].embed, "", graph, "zi");
+  CommandResult r = Embed(package.variants()[0].embed, "", graph, "");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.output, HasSubstr("embed: " + graph));
   EXPECT_THAT(r.output, HasSubstr("'ZeroOut'"));
 
   CommandResult bad_lib =
-      Embed(package.variants()[0].embed, WEFT_TEST_NOT_A_PLUGIN, graph, "zi");
+      Embed(package.variants()[0].embed, WEFT_TEST_NOT_A_PLUGIN, graph, "");
   EXPECT_EQ(bad_lib.exit_code, 1);
   EXPECT_THAT(bad_lib.output, HasSubstr("is not a weft op library"));
 }
@@ -124,11 +133,13 @@ TEST(PackageTest, EmbedReportsWeftErrors) {
 TEST(PackageTest, KernelExampleDoubles) {
   const Package& package = BuiltPackage();
   ASSERT_TRUE(package.status().ok());
-  CommandResult r = Embed(package.variants()[0].embed, package.kernel_example(),
-                          PluginTestdata("example.pbtxt"),
-                          "y,yi x=float:1.5,-2,0 xi=int32:3,-4");
+  CommandResult r =
+      Embed(package.variants()[0].embed, package.kernel_example(),
+            PluginTestdata("example.pbtxt"), "x=1.5,-2,0 xi=3,-4");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output,
+            "inputs:\n  x: float [-1]\n  xi: int32 [-1]\n"
+            "outputs:\n  y: float [-1]\n  yi: int32 [-1]\n"
             "y = float [3] 3 -4 0\n"
             "yi = int32 [2] 6 -8\n");
 }
