@@ -4,6 +4,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "graph/function_library.h"
+#include "graph/raise_control_flow.h"
 
 namespace weft {
 namespace {
@@ -41,9 +42,10 @@ StatusOr<ParsedInput> ParseNodeInput(absl::string_view input) {
 
 namespace {
 
-// A call that cannot be inlined, recorded or returned.
-Status ReportInliningFailure(std::vector<ImportProblem>* problems,
-                             Status status) {
+// A rewrite before validation (raising lowered control flow, inlining
+// calls) that failed: recorded, or returned.
+Status ReportRewriteFailure(std::vector<ImportProblem>* problems,
+                            Status status) {
   if (problems == nullptr) return status;
   problems->push_back({ImportProblem::Kind::kFunctionCall, "", "", status});
   return Status();
@@ -58,11 +60,18 @@ Status ImportInto(const GraphDef& graph_def, const ImportOptions& options,
   const OpRegistry* registry =
       options.registry ? options.registry : OpRegistry::Global();
   const std::string& src = options.source_name;
-  // Function calls become the callees' nodes (graph/function_library.h).
+  // Lowered loops and conds become While and If
+  // (graph/raise_control_flow.h); then function calls become the callees'
+  // nodes (graph/function_library.h).
+  if (HasLoweredControlFlow(graph_def)) {
+    auto raised = RaiseLoweredControlFlow(graph_def, registry, src);
+    if (!raised.ok()) return ReportRewriteFailure(problems, raised.status());
+    return ImportInto(*raised, options, graph, problems);
+  }
   if (HasFunctionCalls(graph_def)) {
     auto inlined = InlineFunctionCalls(graph_def, registry, src);
     if (!inlined.ok()) {
-      return ReportInliningFailure(problems, inlined.status());
+      return ReportRewriteFailure(problems, inlined.status());
     }
     return ImportInto(*inlined, options, graph, problems);
   }

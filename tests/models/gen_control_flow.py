@@ -21,6 +21,12 @@ Each graph is a tf.function of a fixed signature, written in two forms:
                         conds and loops lowered to Switch / Merge / Enter /
                         Exit / NextIteration / LoopCond.
 
+    NAME_tf1.pbtxt      (loops and conds only) the same function built in a
+                        TF1 graph with control flow v1 (what TF1 graphs and
+                        tf.compat.v1 code hold): Switch / Merge / Enter with
+                        constant Enters for captured tensors, outputs named
+                        as in the functional form.
+
 and one sidecar per sample input, NAME_CASE.cf, one item a line:
 
     graph NAME.pbtxt
@@ -30,7 +36,7 @@ and one sidecar per sample input, NAME_CASE.cf, one item a line:
 References are TensorFlow's own kernels running the functional GraphDef in a
 tf.compat.v1.Session with Grappler off (no inlining, no lowering, no
 folding), so the values are those of exactly the nodes in the file; the
-script checks that the lowered form gives the same values.
+script checks that the lowered and TF1 forms give the same values.
 """
 
 import os
@@ -41,6 +47,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.python.framework import convert_to_constants  # noqa: E402
+from tensorflow.python.ops import control_flow_util  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "testdata", "control_flow")
@@ -183,6 +190,28 @@ def run(graph_def, feeds, outputs):
                            {k + ":0": v for k, v in feeds.items()})
 
 
+def tf1_graph(fn, signature, outputs):
+    """`fn` built with control flow v1; outputs renamed to `outputs`."""
+    graph = tf.Graph()
+    saved = control_flow_util.ENABLE_CONTROL_FLOW_V2
+    control_flow_util.ENABLE_CONTROL_FLOW_V2 = False
+    try:
+        with graph.as_default():
+            args = [tf.compat.v1.placeholder(spec.dtype, spec.shape,
+                                             name=spec.name)
+                    for spec in signature]
+            results = fn(*args)
+            if not isinstance(results, (tuple, list)):
+                results = [results]
+            for r, name in zip(results, outputs):
+                tf.identity(r, name=name)
+    finally:
+        control_flow_util.ENABLE_CONTROL_FLOW_V2 = saved
+    graph_def = graph.as_graph_def()
+    assert not graph_def.library.function, "TF1 form holds functions"
+    return graph_def
+
+
 def tensor_name(t):
     return t.name[:-2] if t.name.endswith(":0") else t.name
 
@@ -203,6 +232,10 @@ def main():
         outputs = [tensor_name(t) for t in concrete.outputs]
         write_pbtxt(functional, os.path.join(OUT, name + ".pbtxt"))
         write_pbtxt(lowered, os.path.join(OUT, name + "_lowered.pbtxt"))
+        tf1 = None
+        if name not in ("nested_call", "switch_case"):  # no v1 form
+            tf1 = tf1_graph(fn, signature, outputs)
+            write_pbtxt(tf1, os.path.join(OUT, name + "_tf1.pbtxt"))
         ops = sorted({n.op for n in functional.node} |
                      {n.op for f in functional.library.function
                       for n in f.node_def})
@@ -210,9 +243,12 @@ def main():
             name, outputs, " ".join(ops), len(functional.library.function)))
         for case, feeds in cases:
             values = run(functional, feeds, outputs)
-            again = run(lowered, feeds, outputs)
-            for v, w in zip(values, again):
-                np.testing.assert_allclose(v, w, rtol=1e-6, atol=1e-6)
+            for other in (lowered, tf1):
+                if other is None:
+                    continue
+                again = run(other, feeds, outputs)
+                for v, w in zip(values, again):
+                    np.testing.assert_allclose(v, w, rtol=1e-6, atol=1e-6)
             lines = ["# written by tests/models/gen_control_flow.py "
                      "(TensorFlow %s)" % tf.__version__,
                      "graph %s.pbtxt" % name]
