@@ -6,7 +6,8 @@
 //
 // "ns_per_node" divides the run time by the node count; the per-node cost is
 // the slope between sizes, which RESULTS.md works out. BM_ImportGraph and
-// BM_CreateSession time session creation for 1k to 100k nodes.
+// BM_CreateSession time session creation for 1k to 100k nodes; BM_WhileLoop
+// the cost of one While iteration ("ns_per_iteration").
 #include <memory>
 #include <string>
 #include <vector>
@@ -131,6 +132,65 @@ void BM_FanOut(benchmark::State& state) {
 BENCHMARK(BM_FanOut)
     ->ArgNames({"nodes", "threads"})
     ->ArgsProduct({{10, 100, 1000, 10000}, {0, 1, 2}});
+
+// A While loop of N iterations whose body is one AddV2 on an int32 counter
+// and one Identity on x: "ns_per_iteration" is the run time divided by N,
+// the cost of calling the prepared cond and body sub-plans once each.
+std::string CountingLoop(int n) {
+  std::string text = PlaceholderX();
+  text +=
+      "node { name: \"zero\" op: \"Const\" attr { key: \"dtype\" value { type: "
+      "DT_INT32 } } attr { key: \"value\" value { tensor { dtype: DT_INT32 "
+      "tensor_shape {} int_val: 0 } } } }\n"
+      "node { name: \"loop\" op: \"While\" input: \"zero\" input: \"x\" "
+      "attr { key: \"T\" value { list { type: DT_INT32 type: DT_FLOAT } } } "
+      "attr { key: \"cond\" value { func { name: \"below\" } } } "
+      "attr { key: \"body\" value { func { name: \"step\" } } } }\n"
+      "library {\n"
+      "function { signature { name: \"below\" input_arg { name: \"i\" type: "
+      "DT_INT32 } input_arg { name: \"v\" type: DT_FLOAT } output_arg { name: "
+      "\"ok\" type: DT_BOOL } }\n"
+      "  node_def { name: \"n\" op: \"Const\" attr { key: \"dtype\" value { "
+      "type: DT_INT32 } } attr { key: \"value\" value { tensor { dtype: "
+      "DT_INT32 tensor_shape {} int_val: " +
+      std::to_string(n) +
+      " } } } }\n"
+      "  node_def { name: \"less\" op: \"Less\" input: \"i\" input: "
+      "\"n:output:0\" attr { key: \"T\" value { type: DT_INT32 } } }\n"
+      "  ret { key: \"ok\" value: \"less:z:0\" } }\n"
+      "function { signature { name: \"step\" input_arg { name: \"i\" type: "
+      "DT_INT32 } input_arg { name: \"v\" type: DT_FLOAT } output_arg { name: "
+      "\"j\" type: DT_INT32 } output_arg { name: \"w\" type: DT_FLOAT } }\n"
+      "  node_def { name: \"one\" op: \"Const\" attr { key: \"dtype\" value { "
+      "type: DT_INT32 } } attr { key: \"value\" value { tensor { dtype: "
+      "DT_INT32 tensor_shape {} int_val: 1 } } } }\n"
+      "  node_def { name: \"add\" op: \"AddV2\" input: \"i\" input: "
+      "\"one:output:0\" attr { key: \"T\" value { type: DT_INT32 } } }\n"
+      "  node_def { name: \"id\" op: \"Identity\" input: \"v\" attr { key: "
+      "\"T\" value { type: DT_FLOAT } } }\n"
+      "  ret { key: \"j\" value: \"add:z:0\" } ret { key: \"w\" value: "
+      "\"id:output:0\" } }\n"
+      "}\n";
+  return text;
+}
+
+void BM_WhileLoop(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  Fixture f =
+      Make(CountingLoop(n), static_cast<int>(state.range(1)), {"loop:1"}, {});
+  std::vector<Tensor> outputs;
+  for (auto _ : state) {
+    Status s = f.session->Run(*f.callable, f.feeds, &outputs);
+    if (!s.ok()) state.SkipWithError(std::string(s.message()).c_str());
+    benchmark::DoNotOptimize(outputs);
+  }
+  state.counters["ns_per_iteration"] = benchmark::Counter(
+      static_cast<double>(n) * state.iterations(),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_WhileLoop)
+    ->ArgNames({"iterations", "threads"})
+    ->ArgsProduct({{1, 100, 10000}, {0, 2}});
 
 // Session creation for chains of 1k, 10k and 100k nodes, in two parts:
 // building the graph (GraphDef import, validation against the op registry,
