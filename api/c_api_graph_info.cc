@@ -11,7 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/c_api_graph.h"
-#include "executor/c_status.h"
+#include "api/c_status.h"
 #include "graph/graph_signature.h"
 #include "weft/c_api.h"
 

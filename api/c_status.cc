@@ -1,4 +1,4 @@
-#include "executor/c_status.h"
+#include "api/c_status.h"
 
 namespace weft {
 

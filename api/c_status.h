@@ -2,8 +2,8 @@
 // c_api.h, include/weft/plugin.h), and its conversions to and from Status.
 // It keeps the message as a NUL-terminated std::string because C callers
 // read it as a const char*, which absl::Status::message() cannot give.
-#ifndef WEFT_EXECUTOR_C_STATUS_H_
-#define WEFT_EXECUTOR_C_STATUS_H_
+#ifndef WEFT_API_C_STATUS_H_
+#define WEFT_API_C_STATUS_H_
 
 #include <string>
 
@@ -28,4 +28,4 @@ Status FromCStatus(const weft_status& status);
 
 }  // namespace weft
 
-#endif  // WEFT_EXECUTOR_C_STATUS_H_
+#endif  // WEFT_API_C_STATUS_H_

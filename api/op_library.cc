@@ -1,4 +1,4 @@
-#include "executor/op_library.h"
+#include "api/op_library.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
@@ -13,7 +13,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "executor/plugin_api.h"
+#include "api/plugin_api.h"
 #include "kernels/kernel_registry.h"
 #include "ops/op_registry.h"
 

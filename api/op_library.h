@@ -1,8 +1,8 @@
 // Loading op libraries: shared objects built against include/weft/plugin.h
 // that add ops and kernels at run time (the CLI's --load, the C API's
 // weft_load_op_library).
-#ifndef WEFT_EXECUTOR_OP_LIBRARY_H_
-#define WEFT_EXECUTOR_OP_LIBRARY_H_
+#ifndef WEFT_API_OP_LIBRARY_H_
+#define WEFT_API_OP_LIBRARY_H_
 
 #include <string>
 #include <vector>
@@ -34,4 +34,4 @@ std::vector<std::string> LoadedOpLibraries();
 
 }  // namespace weft
 
-#endif  // WEFT_EXECUTOR_OP_LIBRARY_H_
+#endif  // WEFT_API_OP_LIBRARY_H_

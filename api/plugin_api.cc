@@ -1,4 +1,4 @@
-#include "executor/plugin_api.h"
+#include "api/plugin_api.h"
 
 #include <exception>
 #include <map>
@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "api/c_status.h"
 #include "core/tensor.h"
 #include "core/tensor_shape.h"
 #include "core/types.h"
 #include "device/device.h"
-#include "executor/c_status.h"
 #include "kernels/op_kernel.h"
 #include "ops/attr_value.h"
 #include "ops/op_def_builder.h"

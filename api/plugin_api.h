@@ -6,8 +6,8 @@
 // Registrations are collected here, not committed: op_library.cc commits
 // them only when the whole library registered without error, so a failed
 // load leaves the registries as they were.
-#ifndef WEFT_EXECUTOR_PLUGIN_API_H_
-#define WEFT_EXECUTOR_PLUGIN_API_H_
+#ifndef WEFT_API_PLUGIN_API_H_
+#define WEFT_API_PLUGIN_API_H_
 
 #include <cstdint>
 #include <string>
@@ -47,4 +47,4 @@ const weft_plugin_api* PluginApiTable();
 
 }  // namespace weft
 
-#endif  // WEFT_EXECUTOR_PLUGIN_API_H_
+#endif  // WEFT_API_PLUGIN_API_H_

@@ -5,8 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "api/op_library.h"
 #include "executor/device_selection.h"
-#include "executor/op_library.h"
 
 namespace weft::cli {
 

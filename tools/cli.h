@@ -50,7 +50,7 @@ int ReportError(absl::string_view command, const Status& status);
 int UsageError(absl::string_view command, absl::string_view message);
 
 // --load LIB.so, repeatable, on every command: op libraries (see
-// executor/op_library.h) to load before the command does anything else, so
+// api/op_library.h) to load before the command does anything else, so
 // their ops count as registered. A command declares the flag with
 // DeclareLoadFlag, lists kLoadFlagHelp in its help, and calls
 // LoadRequestedOpLibraries right after Parse(); a failure is the command's

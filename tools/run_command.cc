@@ -15,7 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
-#include "executor/op_library.h"
+#include "api/op_library.h"
 #include "executor/session.h"
 #include "tools/cli.h"
 #include "tools/input_spec.h"

@@ -5,10 +5,10 @@
 
 #include <string>
 
+#include "api/op_library.h"
 #include "arrays.h"
 #include "device/device_info.h"
 #include "errors.h"
-#include "executor/op_library.h"
 #include "graph_binding.h"
 #include "session_binding.h"
 #include "sigint_cancellation.h"
@@ -41,8 +41,8 @@ nb::list Devices() {
     g["name"] = "cuda:" + std::to_string(d.ordinal);
     g["kind"] = "cuda";
     g["model"] = d.name;
-    g["compute_capability"] = std::to_string(d.cc_major) + "." +
-                              std::to_string(d.cc_minor);
+    g["compute_capability"] =
+        std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor);
     g["memory_bytes"] = d.total_memory;
     g["multiprocessors"] = d.multiprocessors;
     g["usable"] = d.usable.ok();
@@ -104,8 +104,7 @@ NB_MODULE(_weft, m) {
   m.def("cuda_unavailable_reason", &CudaUnavailableReason,
         "Why weft has no usable CUDA GPU here (built without CUDA, no driver, "
         "no device, ...), or '' when it has one.");
-  m.def("empty", &EmptyAligned, nb::arg("shape"),
-        nb::arg("dtype") = "float32",
+  m.def("empty", &EmptyAligned, nb::arg("shape"), nb::arg("dtype") = "float32",
         "An uninitialized C-contiguous array in 64-byte-aligned memory that "
         "weft owns: feeding it to a run costs no copy (ordinary NumPy arrays "
         "are 16-byte aligned and are copied once per run).");

@@ -4,7 +4,7 @@
 //
 // ctest runs every test in its own process, so each starts with only the
 // in-tree ops registered.
-#include "executor/op_library.h"
+#include "api/op_library.h"
 
 #include <unistd.h>
 
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "api/plugin_api.h"
 #include "core/tensor_types.h"
-#include "executor/plugin_api.h"
 #include "executor/session.h"
 #include "gmock/gmock.h"
 #include "graph/graph_def_io.h"
