@@ -9,13 +9,13 @@
 
 #include "core/status.h"
 #include "core/tensor_shape.h"
-#include "kernels/common/image_util.h"
+#include "kernels/common/window_shape.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {
 
 // Reads attrs 'data_format', 'padding', 'explicit_paddings', 'ksize' and
-// 'strides' (image_util.h's readers and their errors), then checks them as
+// 'strides' (window_shape.h's readers and their errors), then checks them as
 // CheckPoolAttrs does. `max` is MaxPool (true) or AvgPool (false).
 Status ReadPoolAttrs(OpKernelConstruction* ctx, bool max, WindowAttrs* attrs,
                      int64_t* depth_window);

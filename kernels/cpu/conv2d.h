@@ -35,38 +35,12 @@
 
 #include "core/status.h"
 #include "core/tensor.h"
-#include "kernels/common/image_util.h"
+#include "kernels/common/conv_shape.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/image_layout.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {
-
-struct Conv2DGeometry {
-  int64_t batch = 0;
-  int64_t in_depth = 0;
-  int64_t filter_depth = 0;  // input channels per group
-  int64_t out_depth = 0;
-  int64_t groups = 1;
-  WindowDim rows;
-  WindowDim cols;
-
-  int64_t out_depth_per_group() const { return out_depth / groups; }
-  // Columns of one group's patch matrix: the k of its product.
-  int64_t patch_size() const {
-    return rows.window * cols.window * filter_depth;
-  }
-  // Rows of the patch matrix: N * OH * OW.
-  int64_t output_pixels() const { return batch * rows.output * cols.output; }
-};
-
-// The geometry of `input` (4-D, in attrs.format) convolved with `filter`
-// ([rows, cols, in_depth / groups, out_depth]) under `attrs`. Errors name
-// the shapes and what is wrong with them (not 4-D, a filter depth of 0, an
-// input depth that is not a multiple of it, an output depth that is not a
-// multiple of the groups, a window that does not fit). An input without
-// channels counts as one group summing nothing.
-Status MakeConv2DGeometry(const WindowAttrs& attrs, const Tensor& input,
-                          const Tensor& filter, Conv2DGeometry* geometry);
 
 // out = epilogue(in * filter) for NHWC float `in` and `out` of geometry
 // `s`; `filter` as the op's input. `out` must not overlap the operands. A

@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/common/image_util.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/image_layout.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

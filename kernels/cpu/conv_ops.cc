@@ -2,7 +2,7 @@
 // by the filter with gemm.h's GEMM, or the input multiplied in place for 1x1
 // filters), shared with _FusedConv2D.
 //
-// NCHW is computed in NHWC between two layout changes (image_util.h).
+// NCHW is computed in NHWC between two layout changes (image_layout.h).
 // half and bfloat16 are gathered into float patches, multiplied with float
 // accumulation and rounded once; int32 multiplies and sums modulo 2^32, as
 // TensorFlow's int32 kernel wraps.
@@ -11,9 +11,9 @@
 #include <type_traits>
 
 #include "core/tensor.h"
-#include "kernels/common/image_util.h"
 #include "kernels/cpu/conv2d.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/image_layout.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

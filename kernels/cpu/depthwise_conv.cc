@@ -261,39 +261,6 @@ void EdgePixel(const RowArgs& r, const WindowDim& cols, int64_t ow) {
 
 }  // namespace
 
-Status ComputeDepthwiseGeometry(const WindowAttrs& attrs, const Tensor& input,
-                                const Tensor& filter,
-                                DepthwiseGeometry* geometry) {
-  if (input.dims() != 4) {
-    return errors::InvalidArgument("input must be 4-dimensional but has shape ",
-                                   input.shape().DebugString());
-  }
-  if (filter.dims() != 4) {
-    return errors::InvalidArgument(
-        "filter must be 4-dimensional [rows, cols, in_depth, multiplier] but "
-        "has shape ",
-        filter.shape().DebugString());
-  }
-  DepthwiseGeometry g;
-  g.batch = input.dim_size(attrs.index('N'));
-  g.depth = input.dim_size(attrs.index('C'));
-  g.multiplier = filter.dim_size(3);
-  if (filter.dim_size(2) != g.depth) {
-    return errors::InvalidArgument(
-        "input depth ", g.depth, " of input ", input.shape().DebugString(),
-        " must equal the filter's in_depth (dimension 2 of filter ",
-        filter.shape().DebugString(), ")");
-  }
-  WEFT_ASSIGN_OR_RETURN(
-      g.rows, ComputeWindowDim(attrs, 'H', input.dim_size(attrs.index('H')),
-                               filter.dim_size(0)));
-  WEFT_ASSIGN_OR_RETURN(
-      g.cols, ComputeWindowDim(attrs, 'W', input.dim_size(attrs.index('W')),
-                               filter.dim_size(1)));
-  *geometry = g;
-  return Status();
-}
-
 void DepthwiseConvRows(const DepthwiseGeometry& g, const float* in,
                        const float* filter, const GemmEpilogue* epilogue,
                        float* out, int64_t first, int64_t last) {

@@ -21,28 +21,12 @@
 
 #include "core/status.h"
 #include "core/tensor.h"
-#include "kernels/common/image_util.h"
+#include "kernels/common/conv_shape.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/image_layout.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {
-
-struct DepthwiseGeometry {
-  int64_t batch = 0;
-  int64_t depth = 0;       // C
-  int64_t multiplier = 0;  // M
-  WindowDim rows;
-  WindowDim cols;
-
-  int64_t out_depth() const { return depth * multiplier; }
-};
-
-// The geometry of a depthwise convolution of `input` (4-D, in attrs.format)
-// with `filter` ([rows, cols, C, M]) into *geometry. InvalidArgument, naming
-// the shapes, when the ranks or depths do not fit or the window does not.
-Status ComputeDepthwiseGeometry(const WindowAttrs& attrs, const Tensor& input,
-                                const Tensor& filter,
-                                DepthwiseGeometry* geometry);
 
 // The NHWC float convolution of `in` ([batch, rows.input, cols.input, C])
 // with `filter` into `out` ([batch, rows.output, cols.output, C * M]), then

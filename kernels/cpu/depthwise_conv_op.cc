@@ -26,8 +26,8 @@
 #include <Eigen/Core>
 
 #include "core/tensor.h"
-#include "kernels/common/image_util.h"
 #include "kernels/cpu/depthwise_conv.h"
+#include "kernels/cpu/image_layout.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

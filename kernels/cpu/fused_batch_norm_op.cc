@@ -32,7 +32,7 @@
 
 #include "core/tensor.h"
 #include "kernels/common/batch_norm_shape.h"
-#include "kernels/common/image_util.h"
+#include "kernels/cpu/image_layout.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "kernels/common/image_util.h"
 #include "kernels/cpu/conv2d.h"
 #include "kernels/cpu/depthwise_conv.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/image_layout.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 

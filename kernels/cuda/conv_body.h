@@ -71,7 +71,7 @@ WEFT_HOST_DEVICE ConvOutIndex DecomposeConvOutput(const ConvParams& p,
 
 // The taps [*lo, *hi) of a window of `window` taps dilated by `dilation`
 // starting at input position `start` that fall inside [0, size): the same
-// range as the CPU's ValidTaps (image_util.h).
+// range as the CPU's ValidTaps (window_shape.h).
 WEFT_HOST_DEVICE void ConvValidTaps(int64_t start, int64_t size, int64_t window,
                                     int64_t dilation, int64_t* lo,
                                     int64_t* hi) {

@@ -3,10 +3,10 @@
 // (conv_body.h), NHWC and NCHW read in place, strides, dilations and
 // VALID / SAME / EXPLICIT padding. Correctness first: neither cuDNN nor a
 // tiled kernel is used yet. Attrs, shapes and errors are the CPU kernels'
-// (image_util.h's ReadConvAttrs, conv2d.h, depthwise_conv.h, through
+// (window_shape.h's ReadConvAttrs, conv_shape.h, through
 // nn_plan.h).
 #include "core/tensor.h"
-#include "kernels/common/image_util.h"
+#include "kernels/common/conv_shape.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/nn_ops_gpu.h"
 #include "kernels/cuda/plan/nn_plan.h"

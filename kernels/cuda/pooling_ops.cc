@@ -8,8 +8,8 @@
 #include <string>
 
 #include "core/tensor.h"
-#include "kernels/common/image_util.h"
 #include "kernels/common/pool_shape.h"
+#include "kernels/common/window_shape.h"
 #include "kernels/cuda/cuda_kernel_util.h"
 #include "kernels/cuda/nn_ops_gpu.h"
 #include "kernels/cuda/plan/nn_plan.h"

@@ -15,7 +15,7 @@
 #include "absl/strings/match.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
-#include "kernels/common/image_util.h"
+#include "kernels/common/window_shape.h"
 #include "kernels/cuda/batch_norm_body.h"
 #include "kernels/cuda/conv_body.h"
 #include "kernels/cuda/plan/nn_plan.h"

@@ -3,9 +3,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/cpu/conv2d.h"
-#include "kernels/cpu/depthwise_conv.h"
-
 namespace weft {
 namespace {
 

@@ -6,7 +6,7 @@
 // on the host.
 //
 // Shapes, paddings and errors come from the contracts the CPU kernels use
-// too (kernels/cpu/conv2d.h, depthwise_conv.h, image_util.h,
+// too (kernels/common/conv_shape.h, window_shape.h,
 // kernels/common/pool_shape.h, batch_norm_shape.h, batch_matmul_shape.h), so
 // both devices agree on every output shape and error.
 #ifndef WEFT_KERNELS_CUDA_PLAN_NN_PLAN_H_
@@ -20,7 +20,7 @@
 #include "core/tensor_shape.h"
 #include "kernels/common/batch_matmul_shape.h"
 #include "kernels/common/batch_norm_shape.h"
-#include "kernels/common/image_util.h"
+#include "kernels/common/conv_shape.h"
 #include "kernels/common/pool_shape.h"
 #include "kernels/cuda/batch_norm_body.h"
 #include "kernels/cuda/conv_body.h"

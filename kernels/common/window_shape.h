@@ -1,6 +1,6 @@
-// What the CPU kernels over images share: the convolutions (conv_ops.cc,
-// depthwise_conv_op.cc, conv_backprop_input_op.cc), pooling, batch norm and
-// resizing.
+// The window geometry of the 2-D image ops (convolutions, pooling), shared
+// by the CPU kernels, the CUDA planning (kernels/cuda/plan/nn_plan.h) and
+// the shape contracts (pool_shape.h, conv_shape.h):
 //
 //  - Reading the window attrs (data_format, padding with explicit_paddings,
 //    strides, dilations, ksize) in a kernel constructor, with the checks the
@@ -9,45 +9,23 @@
 //  - The geometry of a window sliding along one spatial dimension, computed
 //    by the very GetWindowedOutputSize that shape inference uses, so kernels
 //    and shape functions agree on every output size and padding.
-//  - NCHW <-> NHWC layout changes that move elements by their byte size,
-//    one instantiation per element width rather than per dtype: the kernels
-//    compute in NHWC and convert NCHW tensors on the way in and out.
-//  - The precision a kernel accumulates in: float for half and bfloat16.
-#ifndef WEFT_KERNELS_COMMON_IMAGE_UTIL_H_
-#define WEFT_KERNELS_COMMON_IMAGE_UTIL_H_
+//  - Image shapes in NHWC and NCHW.
+#ifndef WEFT_KERNELS_COMMON_WINDOW_SHAPE_H_
+#define WEFT_KERNELS_COMMON_WINDOW_SHAPE_H_
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/status.h"
-#include "core/tensor.h"
+#include "core/tensor_shape.h"
 #include "kernels/op_kernel.h"
 #include "ops/common_shape_fns.h"
 
 namespace weft {
-
-// float for half and bfloat16 (their products and sums are computed in
-// float and rounded once), the type itself otherwise.
-template <typename T>
-using AccumulateType =
-    std::conditional_t<std::is_same_v<T, half> || std::is_same_v<T, bfloat16>,
-                       float, T>;
-
-// out[i] = static_cast<To>(in[i]) for i < n; a plain copy for equal types.
-template <typename To, typename From>
-inline void ConvertElements(const From* in, To* out, int64_t n) {
-  if constexpr (std::is_same_v<To, From>) {
-    if (n > 0) std::memcpy(out, in, n * sizeof(To));
-  } else {
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<To>(in[i]);
-  }
-}
 
 inline std::string WindowListString(const std::vector<int64_t>& v) {
   return absl::StrCat("[", absl::StrJoin(v, ", "), "]");
@@ -219,83 +197,6 @@ inline void ValidTaps(const WindowDim& d, int64_t o, int64_t* lo, int64_t* hi) {
   *hi = last;
 }
 
-namespace image_internal {
-
-// out[b][j][i] = in[b][i][j] for i < rows, j < cols: a batch of row-major
-// rows x cols matrices transposed, in 32 x 32 tiles so both sides stream
-// through the cache. Units of work are (matrix, tile row) pairs.
-template <typename E>
-void TransposeBatch(const OpKernelContext& ctx, const E* in, E* out,
-                    int64_t batch, int64_t rows, int64_t cols) {
-  constexpr int64_t kTile = 32;
-  const int64_t tile_rows = (rows + kTile - 1) / kTile;
-  ctx.ParallelFor(batch * tile_rows, kTile * cols,
-                  [&](int64_t first, int64_t last) {
-                    for (int64_t u = first; u < last; ++u) {
-                      const int64_t b = u / tile_rows;
-                      const int64_t r0 = (u % tile_rows) * kTile;
-                      const int64_t r1 = std::min(rows, r0 + kTile);
-                      const E* src = in + b * rows * cols;
-                      E* dst = out + b * rows * cols;
-                      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-                        const int64_t c1 = std::min(cols, c0 + kTile);
-                        for (int64_t r = r0; r < r1; ++r) {
-                          for (int64_t c = c0; c < c1; ++c) {
-                            dst[c * rows + r] = src[r * cols + c];
-                          }
-                        }
-                      }
-                    }
-                  });
-}
-
-inline void TransposeBatchBytes(const OpKernelContext& ctx, const void* in,
-                                void* out, size_t elem_size, int64_t batch,
-                                int64_t rows, int64_t cols) {
-  if (batch * rows * cols == 0) return;
-  switch (elem_size) {
-    case 1:
-      TransposeBatch(ctx, static_cast<const uint8_t*>(in),
-                     static_cast<uint8_t*>(out), batch, rows, cols);
-      break;
-    case 2:
-      TransposeBatch(ctx, static_cast<const uint16_t*>(in),
-                     static_cast<uint16_t*>(out), batch, rows, cols);
-      break;
-    case 4:
-      TransposeBatch(ctx, static_cast<const uint32_t*>(in),
-                     static_cast<uint32_t*>(out), batch, rows, cols);
-      break;
-    default:
-      TransposeBatch(ctx, static_cast<const uint64_t*>(in),
-                     static_cast<uint64_t*>(out), batch, rows, cols);
-      break;
-  }
-}
-
-}  // namespace image_internal
-
-// [N, C, H, W] -> [N, H, W, C]: a new temporary of the same dtype.
-inline Status NchwToNhwc(OpKernelContext* ctx, const Tensor& nchw,
-                         Tensor* nhwc) {
-  const int64_t n = nchw.dim_size(0), c = nchw.dim_size(1),
-                h = nchw.dim_size(2), w = nchw.dim_size(3);
-  WEFT_RETURN_IF_ERROR(
-      ctx->allocate_temp(nchw.dtype(), TensorShape({n, h, w, c}), nhwc));
-  image_internal::TransposeBatchBytes(*ctx, nchw.raw_data(), nhwc->raw_data(),
-                                      DataTypeSize(nchw.dtype()), n, c, h * w);
-  return Status();
-}
-
-// [N, H, W, C] `nhwc` into the already allocated [N, C, H, W] `nchw`.
-inline void NhwcToNchw(const OpKernelContext& ctx, const Tensor& nhwc,
-                       Tensor* nchw) {
-  const int64_t n = nhwc.dim_size(0), h = nhwc.dim_size(1),
-                w = nhwc.dim_size(2), c = nhwc.dim_size(3);
-  image_internal::TransposeBatchBytes(ctx, nhwc.raw_data(), nchw->raw_data(),
-                                      DataTypeSize(nhwc.dtype()), n, h * w, c);
-}
-
 // The [N, H, W, C] shape of a 4-D shape given in `format`.
 inline TensorShape NhwcShape(TensorFormat format, const TensorShape& shape) {
   if (format == TensorFormat::kNHWC) return shape;
@@ -310,29 +211,6 @@ inline TensorShape FormatShape(TensorFormat format, int64_t n, int64_t h,
   return TensorShape({n, c, h, w});
 }
 
-// Runs `compute(in_nhwc, out_nhwc)` for a kernel whose input 0 and output
-// 0 are images in `format`: NHWC tensors are passed through; an NCHW input
-// is transposed into a temporary, the NHWC result is computed into another
-// and transposed into the output. `out` is the allocated output (in
-// `format`).
-template <typename Fn>
-void WithNhwc(OpKernelContext* ctx, TensorFormat format, const Tensor& in,
-              Tensor* out, Fn&& compute) {
-  if (format == TensorFormat::kNHWC) {
-    compute(in, out);
-    return;
-  }
-  Tensor in_nhwc;
-  OP_REQUIRES_OK(ctx, NchwToNhwc(ctx, in, &in_nhwc));
-  Tensor out_nhwc;
-  OP_REQUIRES_OK(
-      ctx, ctx->allocate_temp(out->dtype(), NhwcShape(format, out->shape()),
-                              &out_nhwc));
-  compute(static_cast<const Tensor&>(in_nhwc), &out_nhwc);
-  if (!ctx->status().ok()) return;
-  NhwcToNchw(*ctx, out_nhwc, out);
-}
-
 }  // namespace weft
 
-#endif  // WEFT_KERNELS_COMMON_IMAGE_UTIL_H_
+#endif  // WEFT_KERNELS_COMMON_WINDOW_SHAPE_H_
