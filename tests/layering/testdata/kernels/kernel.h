@@ -1,0 +1,2 @@
+// kernels -> core is allowed.
+#include "core/fine.h"
