@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/function_library.h"
+#include "graph/function_shapes.h"
 #include "graph/import.h"
 #include "graph/shape_inference_pass.h"
 
@@ -271,8 +272,7 @@ StatusOr<NameAttrList> FuncAttr(const Node& node, absl::string_view name,
 }  // namespace
 
 bool IsControlFlowOp(absl::string_view op) {
-  return op == "If" || op == "StatelessIf" || op == "Case" ||
-         op == "StatelessCase" || op == "While" || op == "StatelessWhile";
+  return IsFunctionalControlFlowOp(op);
 }
 
 void ControlFlowKernel::Compute(OpKernelContext* ctx) const {
