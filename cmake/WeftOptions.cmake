@@ -2,10 +2,27 @@
 
 find_program(WEFT_CCACHE ccache)
 if(WEFT_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
-  set(CMAKE_C_COMPILER_LAUNCHER "${WEFT_CCACHE}")
-  set(CMAKE_CXX_COMPILER_LAUNCHER "${WEFT_CCACHE}")
-  set(CMAKE_CUDA_COMPILER_LAUNCHER "${WEFT_CCACHE}")
+  # ccache serves sources compiled with a precompiled header only when told
+  # to overlook the header's timestamps and time macros.
+  set(_weft_ccache env
+      CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+      "${WEFT_CCACHE}")
+  set(CMAKE_C_COMPILER_LAUNCHER ${_weft_ccache})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${_weft_ccache})
+  set(CMAKE_CUDA_COMPILER_LAUNCHER ${_weft_ccache})
 endif()
+
+# Precompiled headers: the standard, Eigen, absl (and, for tests, gtest)
+# headers that nearly every source includes, parsed once per target instead
+# of once per source (cmake/pch/). OFF checks that every source includes
+# what it uses.
+option(WEFT_PRECOMPILE_HEADERS "Precompile the common third-party headers" ON)
+function(weft_precompile_headers target kind)
+  if(WEFT_PRECOMPILE_HEADERS)
+    target_precompile_headers(${target} PRIVATE
+      "$<$<COMPILE_LANGUAGE:CXX>:${PROJECT_SOURCE_DIR}/cmake/pch/${kind}.h>")
+  endif()
+endfunction()
 
 if(WEFT_SANITIZE)
   string(REPLACE "," ";" _weft_sanitizers "${WEFT_SANITIZE}")
