@@ -25,21 +25,50 @@ dlpack::dtype Dl(dlpack::dtype_code code, int bits) {
 bool ToDlpack(DataType dtype, dlpack::dtype* out) {
   using C = dlpack::dtype_code;
   switch (dtype) {
-    case DT_FLOAT: *out = Dl(C::Float, 32); return true;
-    case DT_DOUBLE: *out = Dl(C::Float, 64); return true;
-    case DT_HALF: *out = Dl(C::Float, 16); return true;
-    case DT_INT8: *out = Dl(C::Int, 8); return true;
-    case DT_INT16: *out = Dl(C::Int, 16); return true;
-    case DT_INT32: *out = Dl(C::Int, 32); return true;
-    case DT_INT64: *out = Dl(C::Int, 64); return true;
-    case DT_UINT8: *out = Dl(C::UInt, 8); return true;
-    case DT_UINT16: *out = Dl(C::UInt, 16); return true;
-    case DT_UINT32: *out = Dl(C::UInt, 32); return true;
-    case DT_UINT64: *out = Dl(C::UInt, 64); return true;
-    case DT_BOOL: *out = Dl(C::Bool, 8); return true;
-    case DT_COMPLEX64: *out = Dl(C::Complex, 64); return true;
-    case DT_COMPLEX128: *out = Dl(C::Complex, 128); return true;
-    default: return false;
+    case DT_FLOAT:
+      *out = Dl(C::Float, 32);
+      return true;
+    case DT_DOUBLE:
+      *out = Dl(C::Float, 64);
+      return true;
+    case DT_HALF:
+      *out = Dl(C::Float, 16);
+      return true;
+    case DT_INT8:
+      *out = Dl(C::Int, 8);
+      return true;
+    case DT_INT16:
+      *out = Dl(C::Int, 16);
+      return true;
+    case DT_INT32:
+      *out = Dl(C::Int, 32);
+      return true;
+    case DT_INT64:
+      *out = Dl(C::Int, 64);
+      return true;
+    case DT_UINT8:
+      *out = Dl(C::UInt, 8);
+      return true;
+    case DT_UINT16:
+      *out = Dl(C::UInt, 16);
+      return true;
+    case DT_UINT32:
+      *out = Dl(C::UInt, 32);
+      return true;
+    case DT_UINT64:
+      *out = Dl(C::UInt, 64);
+      return true;
+    case DT_BOOL:
+      *out = Dl(C::Bool, 8);
+      return true;
+    case DT_COMPLEX64:
+      *out = Dl(C::Complex, 64);
+      return true;
+    case DT_COMPLEX128:
+      *out = Dl(C::Complex, 128);
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -52,7 +81,8 @@ DataType FromDlpack(dlpack::dtype dt) {
              : dt.bits == 64 ? DT_DOUBLE
              : dt.bits == 16 ? DT_HALF
                              : DT_INVALID;
-    case C::Bfloat: return dt.bits == 16 ? DT_BFLOAT16 : DT_INVALID;
+    case C::Bfloat:
+      return dt.bits == 16 ? DT_BFLOAT16 : DT_INVALID;
     case C::Int:
       return dt.bits == 8    ? DT_INT8
              : dt.bits == 16 ? DT_INT16
@@ -65,12 +95,14 @@ DataType FromDlpack(dlpack::dtype dt) {
              : dt.bits == 32 ? DT_UINT32
              : dt.bits == 64 ? DT_UINT64
                              : DT_INVALID;
-    case C::Bool: return dt.bits == 8 ? DT_BOOL : DT_INVALID;
+    case C::Bool:
+      return dt.bits == 8 ? DT_BOOL : DT_INVALID;
     case C::Complex:
       return dt.bits == 64    ? DT_COMPLEX64
              : dt.bits == 128 ? DT_COMPLEX128
                               : DT_INVALID;
-    default: return DT_INVALID;
+    default:
+      return DT_INVALID;
   }
 }
 
@@ -141,6 +173,16 @@ StatusOr<TensorShape> ShapeOf(const ReadOnlyArray& a) {
   return TensorShape::Build(dims);
 }
 
+// str(value) in Python.
+std::string PyStr(nb::handle value) {
+  return nb::cast<std::string>(nb::str(value));
+}
+
+std::string DtypeOf(nb::handle array) {
+  nb::object dtype = array.attr("dtype");
+  return PyStr(dtype);
+}
+
 std::string TypeName(nb::handle value) {
   return nb::cast<std::string>(nb::type_name(value.type()));
 }
@@ -154,8 +196,8 @@ FeedTensor TensorFromPython(nb::handle value, absl::string_view feed,
   nb::handle source = value;
   if (!nb::isinstance(value, np.ndarray_type)) {
     nb::object want = nb::none();
-    if (dlpack::dtype unused; expected != DT_INVALID &&
-                              ToDlpack(expected, &unused)) {
+    if (dlpack::dtype unused;
+        expected != DT_INVALID && ToDlpack(expected, &unused)) {
       want = NumpyDtype(expected);
     }
     try {
@@ -170,15 +212,13 @@ FeedTensor TensorFromPython(nb::handle value, absl::string_view feed,
   ReadOnlyArray array;
   if (!nb::try_cast(source, array, /*convert=*/false)) {
     RaiseTypeError(absl::StrCat(
-        "feed '", feed, "': an array of dtype ",
-        nb::cast<std::string>(nb::str(source.attr("dtype"))),
+        "feed '", feed, "': an array of dtype ", DtypeOf(source),
         " is no tensor weft can take (numeric and bool dtypes only)"));
   }
   const DataType dtype = FromDlpack(array.dtype());
   if (dtype == DT_INVALID) {
     RaiseTypeError(absl::StrCat(
-        "feed '", feed, "': an array of dtype ",
-        nb::cast<std::string>(nb::str(source.attr("dtype"))),
+        "feed '", feed, "': an array of dtype ", DtypeOf(source),
         " is no tensor weft can take (numeric and bool dtypes only)"));
   }
   auto shape = ShapeOf(array);
@@ -199,7 +239,7 @@ FeedTensor TensorFromPython(nb::handle value, absl::string_view feed,
       RaiseTypeError(
           absl::StrCat("feed '", feed, "': ", tensor.status().message()));
     }
-    return FeedTensor{*std::move(tensor), array.data()};
+    return FeedTensor{*std::move(tensor), true};
   }
 
   // A copy: into aligned memory, in C order.
@@ -216,14 +256,14 @@ FeedTensor TensorFromPython(nb::handle value, absl::string_view feed,
     throw nb::python_error();
   }
   if (bytes > 0) std::memcpy(tensor->raw_data(), array.data(), bytes);
-  return FeedTensor{*std::move(tensor), nullptr};
+  return FeedTensor{*std::move(tensor), false};
 }
 
 nb::object ArrayFromTensor(Tensor tensor, absl::string_view fetch,
                            bool readonly) {
   if (tensor.memory_space() != MemorySpace::kHost) {
-    RaiseTypeError(absl::StrCat("fetch '", fetch,
-                                "': the tensor is in device memory"));
+    RaiseTypeError(
+        absl::StrCat("fetch '", fetch, "': the tensor is in device memory"));
   }
   dlpack::dtype dt;
   if (!ToDlpack(tensor.dtype(), &dt)) {
@@ -241,16 +281,14 @@ nb::object ArrayFromTensor(Tensor tensor, absl::string_view fetch,
   // passed through, the same tensor fetched twice) must not be written
   // through the array.
   readonly = readonly || !owned->RefCountIsOne();
-  nb::capsule owner(owned, [](void* p) noexcept {
-    delete static_cast<Tensor*>(p);
-  });
+  nb::capsule owner(owned,
+                    [](void* p) noexcept { delete static_cast<Tensor*>(p); });
   // An empty tensor may have no buffer; NumPy wants some address.
   alignas(kTensorAlignment) static const char kEmpty[kTensorAlignment] = {};
   void* data = owned->raw_data();
   if (data == nullptr) data = const_cast<char*>(kEmpty);
   if (readonly) {
-    return nb::ndarray<nb::numpy, nb::ro>(data, ndim, shape, owner, nullptr,
-                                          dt)
+    return nb::ndarray<nb::numpy, nb::ro>(data, ndim, shape, owner, nullptr, dt)
         .cast();
   }
   return nb::ndarray<nb::numpy>(data, ndim, shape, owner, nullptr, dt).cast();
@@ -259,21 +297,50 @@ nb::object ArrayFromTensor(Tensor tensor, absl::string_view fetch,
 nb::object NumpyDtype(DataType dtype) {
   const char* name = nullptr;
   switch (dtype) {
-    case DT_FLOAT: name = "float32"; break;
-    case DT_DOUBLE: name = "float64"; break;
-    case DT_HALF: name = "float16"; break;
-    case DT_INT8: name = "int8"; break;
-    case DT_INT16: name = "int16"; break;
-    case DT_INT32: name = "int32"; break;
-    case DT_INT64: name = "int64"; break;
-    case DT_UINT8: name = "uint8"; break;
-    case DT_UINT16: name = "uint16"; break;
-    case DT_UINT32: name = "uint32"; break;
-    case DT_UINT64: name = "uint64"; break;
-    case DT_BOOL: name = "bool"; break;
-    case DT_COMPLEX64: name = "complex64"; break;
-    case DT_COMPLEX128: name = "complex128"; break;
-    default: return nb::str(DataTypeName(dtype).c_str());
+    case DT_FLOAT:
+      name = "float32";
+      break;
+    case DT_DOUBLE:
+      name = "float64";
+      break;
+    case DT_HALF:
+      name = "float16";
+      break;
+    case DT_INT8:
+      name = "int8";
+      break;
+    case DT_INT16:
+      name = "int16";
+      break;
+    case DT_INT32:
+      name = "int32";
+      break;
+    case DT_INT64:
+      name = "int64";
+      break;
+    case DT_UINT8:
+      name = "uint8";
+      break;
+    case DT_UINT16:
+      name = "uint16";
+      break;
+    case DT_UINT32:
+      name = "uint32";
+      break;
+    case DT_UINT64:
+      name = "uint64";
+      break;
+    case DT_BOOL:
+      name = "bool";
+      break;
+    case DT_COMPLEX64:
+      name = "complex64";
+      break;
+    case DT_COMPLEX128:
+      name = "complex128";
+      break;
+    default:
+      return nb::str(DataTypeName(dtype).c_str());
   }
   return Numpy().dtype(name);
 }
@@ -286,9 +353,8 @@ nb::object EmptyAligned(nb::handle shape, nb::handle dtype) {
   DataType dt = DT_INVALID;
   if (nb::try_cast(probe, a, false)) dt = FromDlpack(a.dtype());
   if (dt == DT_INVALID || dt == DT_BFLOAT16) {
-    RaiseTypeError(absl::StrCat(
-        "weft.empty: dtype ", nb::cast<std::string>(nb::str(probe.attr("dtype"))),
-        " is no tensor dtype weft and NumPy share"));
+    RaiseTypeError(absl::StrCat("weft.empty: dtype ", DtypeOf(probe),
+                                " is no tensor dtype weft and NumPy share"));
   }
   std::vector<int64_t> dims;
   for (nb::handle d : shape) dims.push_back(nb::cast<int64_t>(d));

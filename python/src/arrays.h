@@ -31,10 +31,10 @@ namespace nb = nanobind;
 // A feed ready for a run.
 struct FeedTensor {
   Tensor tensor;
-  // The array's memory when the tensor shares it with a read-only array, so
-  // that an output aliasing it (an Identity of the feed) is handed back
-  // read-only too; nullptr otherwise.
-  const void* readonly_data = nullptr;
+  // The tensor is the caller's array's memory (not a copy). An output that
+  // is this feed passed through must then come back read-only: see
+  // ArrayFromTensor.
+  bool shares_caller_memory = false;
 };
 
 // `value` as a weft tensor for the feed named `feed` (named in errors).
@@ -47,8 +47,12 @@ FeedTensor TensorFromPython(nb::handle value, absl::string_view feed,
                             DataType expected);
 
 // The fetched `tensor` (named `fetch` in errors) as a NumPy array sharing its
-// buffer. Raises TypeError for dtypes NumPy lacks (bfloat16, string,
-// resource, variant) and for tensors not in host memory.
+// buffer. The array is read-only when `readonly` is set or when anything
+// else still references the buffer: a constant of the graph, the same tensor
+// fetched twice, or a feed that shares a caller's array (keep those feed
+// tensors alive while converting, and drop copied feeds before). Raises
+// TypeError for dtypes NumPy lacks (bfloat16, string, resource, variant) and
+// for tensors not in host memory.
 nb::object ArrayFromTensor(Tensor tensor, absl::string_view fetch,
                            bool readonly);
 

@@ -32,10 +32,11 @@ ShapeInferenceOptions ShapeOptions(const std::string& source,
   if (input_shapes.is_none()) return options;
   if (!nb::isinstance<nb::dict>(input_shapes)) {
     Raise(PyExc_TypeError,
-          absl::StrCat(source, ": input_shapes must be a dict of input name "
-                               "to shape, not a ",
-                       nb::cast<std::string>(
-                           nb::type_name(input_shapes.type()))));
+          absl::StrCat(
+              source,
+              ": input_shapes must be a dict of input name "
+              "to shape, not a ",
+              nb::cast<std::string>(nb::type_name(input_shapes.type()))));
   }
   for (auto [key, value] : nb::borrow<nb::dict>(input_shapes)) {
     if (!nb::isinstance<nb::str>(key)) {
@@ -59,27 +60,29 @@ ShapeInferenceOptions ShapeOptions(const std::string& source,
     }
     auto shape = PartialTensorShape::Build(dims);
     if (!shape.ok()) {
-      ThrowStatus(AddContext(shape.status(), absl::StrCat(source,
-                                                          ": input shape for '",
-                                                          name, "'")));
+      ThrowStatus(
+          AddContext(shape.status(),
+                     absl::StrCat(source, ": input shape for '", name, "'")));
     }
     options.input_shapes[name] = *std::move(shape);
   }
   return options;
 }
 
-StatusOr<PyGraph> LoadGraph(const std::string& path,
-                            const ShapeInferenceOptions& shape_options) {
-  WEFT_ASSIGN_OR_RETURN(GraphDef def, LoadGraphDef(path));
+// `read` gives the GraphDef; `source` names it in errors.
+template <typename Read>
+StatusOr<PyGraph> BuildGraph(const std::string& source, Read&& read,
+                             const ShapeInferenceOptions& shape_options) {
+  WEFT_ASSIGN_OR_RETURN(GraphDef def, read());
   ImportOptions import_options;
-  import_options.source_name = path;
+  import_options.source_name = source;
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
                         ImportGraphDef(def, import_options));
   WEFT_RETURN_IF_ERROR(InferShapes(graph.get(), shape_options));
   PyGraph result;
   result.signature = DescribeGraph(*graph);
   result.graph = std::move(graph);
-  result.source = path;
+  result.source = source;
   return result;
 }
 
@@ -145,7 +148,7 @@ DataType TensorDtype(const PyGraph& graph, const std::string& name) {
 }
 
 void BindGraph(nb::module_& m) {
-  nb::class_<PyGraph>(m, "Graph", kGraphDoc)
+  nb::class_<PyGraph>(m, "Graph", nb::is_weak_referenceable(), kGraphDoc)
       .def_static(
           "load",
           [](const std::filesystem::path& path, nb::handle input_shapes) {
@@ -154,7 +157,8 @@ void BindGraph(nb::module_& m) {
             StatusOr<PyGraph> graph;
             {
               nb::gil_scoped_release release;
-              graph = LoadGraph(source, options);
+              graph = BuildGraph(
+                  source, [&] { return LoadGraphDef(source); }, options);
             }
             if (!graph.ok()) {
               // A missing file is NotFound; so is an op the registry lacks.
@@ -165,9 +169,33 @@ void BindGraph(nb::module_& m) {
             return *std::move(graph);
           },
           nb::arg("path"), nb::arg("input_shapes") = nb::none(), kLoadDoc)
+      .def_static(
+          "from_bytes",
+          [](nb::bytes data, const std::string& source_name,
+             nb::handle input_shapes) {
+            ShapeInferenceOptions options =
+                ShapeOptions(source_name, input_shapes);
+            // The bytes object stays referenced by the caller's frame, so
+            // its buffer may be read with the GIL released.
+            absl::string_view bytes(static_cast<const char*>(data.data()),
+                                    data.size());
+            StatusOr<PyGraph> graph;
+            {
+              nb::gil_scoped_release release;
+              graph = BuildGraph(
+                  source_name,
+                  [&] { return ParseGraphDef(bytes, source_name); }, options);
+            }
+            ThrowIfError(graph.status());
+            return *std::move(graph);
+          },
+          nb::arg("data"), nb::arg("source_name") = "<memory>",
+          nb::arg("input_shapes") = nb::none(),
+          "Loads a graph from the bytes of a GraphDef file (binary or text), "
+          "e.g. shipped to a worker that cannot read the file; source_name "
+          "names it in errors. Otherwise as Graph.load.")
       .def_prop_ro(
-          "inputs",
-          [](const PyGraph& g) { return Specs(g.signature.inputs); },
+          "inputs", [](const PyGraph& g) { return Specs(g.signature.inputs); },
           "The placeholders a run may feed, as TensorSpec(name, dtype, "
           "shape), in node order; shape is a tuple with None for unknown "
           "sizes, or None for an unknown rank.")
@@ -184,8 +212,8 @@ void BindGraph(nb::module_& m) {
           "num_nodes", [](const PyGraph& g) { return g.graph->num_nodes(); },
           "Nodes in the graph as loaded (before any optimization).")
       .def("__repr__", [](const PyGraph& g) {
-        return absl::StrCat("<weft.Graph '", g.source, "': ",
-                            g.graph->num_nodes(), " nodes, ",
+        return absl::StrCat("<weft.Graph '", g.source,
+                            "': ", g.graph->num_nodes(), " nodes, ",
                             g.signature.inputs.size(), " inputs, ",
                             g.signature.outputs.size(), " outputs>");
       });

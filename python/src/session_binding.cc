@@ -63,7 +63,8 @@ RunOptions MakeRunOptions(nb::handle timeout) {
   if (!timeout.is_none()) {
     const double seconds = nb::cast<double>(timeout);
     if (!(seconds >= 0) || !std::isfinite(seconds)) {
-      Raise(PyExc_ValueError, "timeout must be a finite number of seconds >= 0");
+      Raise(PyExc_ValueError,
+            "timeout must be a finite number of seconds >= 0");
     }
     options.deadline =
         std::chrono::steady_clock::now() +
@@ -153,7 +154,8 @@ kernel, MemoryError past a memory limit, TimeoutError past the timeout,
 KeyboardInterrupt when Ctrl-C cancels the run (main thread).
 )doc";
 
-constexpr char kCallableDoc[] = R"doc(A prepared signature: fixed feeds and fetches, for the lowest per-call cost.
+constexpr char kCallableDoc[] =
+    R"doc(A prepared signature: fixed feeds and fetches, for the lowest per-call cost.
 
     predict = session.callable(feeds=["x"], fetches=["Identity_1"])
     probs, = predict(image)
@@ -166,7 +168,7 @@ and Ctrl-C). Safe to call from many threads at once.
 }  // namespace
 
 void BindSession(nb::module_& m) {
-  nb::class_<PySession>(m, "Session", kSessionDoc)
+  nb::class_<PySession>(m, "Session", nb::is_weak_referenceable(), kSessionDoc)
       .def(
           "__init__",
           [](PySession* self, const PyGraph& graph, int threads,
@@ -195,19 +197,17 @@ void BindSession(nb::module_& m) {
               session = Session::Create(graph.graph, options);
             }
             ThrowIfError(session.status());
-            new (self) PySession{std::shared_ptr<Session>(*std::move(session)),
-                                 graph};
+            new (self)
+                PySession{std::shared_ptr<Session>(*std::move(session)), graph};
           },
           nb::arg("graph"), nb::kw_only(), nb::arg("threads") = -1,
           nb::arg("device") = "cpu", nb::arg("optimize") = true,
           nb::arg("cache_host_memory") = true,
-          nb::arg("host_memory_limit_bytes") = 0,
-          nb::arg("allow_tf32") = false,
+          nb::arg("host_memory_limit_bytes") = 0, nb::arg("allow_tf32") = false,
           nb::arg("device_memory_limit_bytes") = 0,
-          nb::arg("capture_device_graphs") = false,
-          nb::arg("cuda_stream") = 0, nb::arg("feeds") = nb::none(),
-          nb::arg("fetches") = nb::none(), nb::arg("targets") = nb::none(),
-          nb::arg("source_name") = nb::none())
+          nb::arg("capture_device_graphs") = false, nb::arg("cuda_stream") = 0,
+          nb::arg("feeds") = nb::none(), nb::arg("fetches") = nb::none(),
+          nb::arg("targets") = nb::none(), nb::arg("source_name") = nb::none())
       .def(
           "run",
           [](const PySession& self, nb::handle feeds, nb::handle fetches,
@@ -227,13 +227,15 @@ void BindSession(nb::module_& m) {
             const std::vector<std::string> target_names =
                 Names(targets, "targets");
             std::vector<std::pair<std::string, Tensor>> in;
+            std::vector<Tensor> shared;  // feeds over the caller's arrays
             for (auto [key, value] : nb::borrow<nb::dict>(feeds)) {
               if (!nb::isinstance<nb::str>(key)) {
                 Raise(PyExc_TypeError, "feed names must be str");
               }
               std::string name = nb::cast<std::string>(key);
-              FeedTensor feed = TensorFromPython(
-                  value, name, TensorDtype(self.graph, name));
+              FeedTensor feed =
+                  TensorFromPython(value, name, TensorDtype(self.graph, name));
+              if (feed.shares_caller_memory) shared.push_back(feed.tensor);
               in.emplace_back(std::move(name), std::move(feed.tensor));
             }
             RunOptions options = MakeRunOptions(timeout);
@@ -249,9 +251,7 @@ void BindSession(nb::module_& m) {
               return out.status();
             });
             ThrowIfError(status);
-            // The feeds go before the outputs are handed over, so that an
-            // output that is a feed passed through is not taken as shared.
-            in.clear();
+            in.clear();  // see ArrayFromTensor: only `shared` stays
             nb::list arrays = Outputs(*out, fetch_names);
             if (single) return arrays[0];
             return std::move(arrays);
@@ -312,12 +312,12 @@ void BindSession(nb::module_& m) {
                             self.session->num_threads(), " threads>");
       });
 
-  nb::class_<PyCallable>(m, "Callable", kCallableDoc)
+  nb::class_<PyCallable>(m, "Callable", nb::is_weak_referenceable(),
+                         kCallableDoc)
       .def(
           "__call__",
           [](const PyCallable& self, nb::args args, nb::handle timeout) {
-            const std::vector<std::string>& feed_names =
-                self.callable->feeds();
+            const std::vector<std::string>& feed_names = self.callable->feeds();
             if (args.size() != feed_names.size()) {
               Raise(PyExc_TypeError,
                     absl::StrCat("this callable takes ", feed_names.size(),
@@ -325,11 +325,13 @@ void BindSession(nb::module_& m) {
                                  "), ", args.size(), " given"));
             }
             std::vector<Tensor> in;
+            std::vector<Tensor> shared;  // feeds over the caller's arrays
             in.reserve(args.size());
             for (size_t i = 0; i < args.size(); ++i) {
-              in.push_back(TensorFromPython(args[i], feed_names[i],
-                                            self.feed_dtypes[i])
-                               .tensor);
+              FeedTensor feed =
+                  TensorFromPython(args[i], feed_names[i], self.feed_dtypes[i]);
+              if (feed.shares_caller_memory) shared.push_back(feed.tensor);
+              in.push_back(std::move(feed.tensor));
             }
             RunOptions options = MakeRunOptions(timeout);
             std::vector<Tensor> out;
@@ -337,14 +339,15 @@ void BindSession(nb::module_& m) {
               return self.session->Run(*self.callable, in, &out, options);
             });
             ThrowIfError(status);
-            in.clear();
+            in.clear();  // see ArrayFromTensor: only `shared` stays
             return Outputs(out, self.callable->fetches());
           },
           nb::arg("feeds"), nb::arg("timeout") = nb::none(),
           "Runs the prepared signature with the feeds in its feed order; "
           "returns the fetches as a list of arrays.")
       .def_prop_ro(
-          "feeds", [](const PyCallable& self) { return self.callable->feeds(); },
+          "feeds",
+          [](const PyCallable& self) { return self.callable->feeds(); },
           "Feed names, in the order __call__ takes them.")
       .def_prop_ro(
           "fetches",
