@@ -3,10 +3,11 @@
 //
 // Tolerances: the CUDA kernels sum in float like the CPU kernels. Conv2D
 // and BatchMatMulV2 sum in another order than the CPU's GEMM (and use
-// FMAs), so sums of K products get K-proportional absolute tolerances, as
-// MatMul's rows do. Depthwise convolution, pooling and batch-norm inference
-// do the CPU's arithmetic in its order (products rounded, no FMA), so they
-// get a couple of ulps (MaxPool, which selects an input, none).
+// FMAs), so sums of K products get K-proportional absolute tolerances in
+// float ulps for both dtypes (Case::float_compute), as MatMul's rows do.
+// Depthwise convolution, pooling and batch-norm inference do the CPU's
+// arithmetic in its order (products rounded, no FMA), so they get a couple of
+// ulps (MaxPool, which selects an input, none).
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -109,6 +110,9 @@ std::vector<Case> ConvCases(bool depthwise) {
       // bits (the CPU's half path may use FMAs) one half ulp apart.
       c.atol_ulps = depthwise ? 2 : 4.0 * v.fh * v.fw * v.fd;
       c.rtol_ulps = depthwise ? 2 : 8;
+      // Conv2D sums fh fw fd products in float for half too (the K above
+      // counts float ulps; CaseTolerance adds the final roundings).
+      c.float_compute = !depthwise;
       cases.push_back(c);
     }
   }
@@ -264,6 +268,7 @@ std::vector<Case> BatchMatMulCases() {
     const int64_t k = s.x.dim_size(s.x.dims() - (s.adj_x ? 2 : 1));
     c.atol_ulps = 4.0 * std::max<int64_t>(k, 1);
     c.rtol_ulps = 8;
+    c.float_compute = true;
     cases.push_back(c);
   }
   return cases;

@@ -100,10 +100,13 @@ void ReductionRows(std::vector<Case>* rows) {
         // in float for both dtypes: as for MatMul's k, an error growing
         // with count (a random walk of roundings of partial sums of size
         // about sqrt(count) stays far below 4 count ulps); Mean divides it
-        // by count. half adds one final rounding on each side (rtol).
+        // by count. half adds one final rounding on each side.
         c.atol_ulps = name == "Mean" ? 8 : 4.0 * std::max<int64_t>(count, 1);
         c.rtol_ulps = 4;
       }
+      // Sum, Mean and Prod accumulate in float for half as well: the ulps
+      // above are float's, and CaseTolerance adds half's final roundings.
+      c.float_compute = name != "Max" && name != "Min";
       rows->push_back(c);
     }
   }
@@ -126,8 +129,10 @@ void SoftmaxRows(std::vector<Case>* rows) {
       // relative on the GPU and depth u on the CPU; exp adds a few ulps.
       // Softmax errs relative to its value; LogSoftmax absolutely, by the
       // sum's relative error plus u (|x - m| + |log s|) <= u (8 + 9).
+      // All of it is float for half too (float_compute), rounded once.
       c.atol_ulps = log ? 32 + 2 * depth : 8;
       c.rtol_ulps = log ? 8 : 16 + 2 * depth;
+      c.float_compute = true;
       rows->push_back(c);
     }
   }
