@@ -111,6 +111,14 @@ StatusOr<TensorShape> CheckTensorArgs(absl::string_view call, weft_dtype dtype,
       absl::Span<const int64_t>(dims, static_cast<size_t>(num_dims)));
   if (!built.ok()) return AddContext(built.status(), call);
   const TensorShape& shape = *built;
+  // kMaxElements elements of 8 bytes would wrap a size_t to a small count
+  // (2^61 doubles to 0), which a wrong num_bytes could then match.
+  if (static_cast<uint64_t>(shape.num_elements()) >
+      SIZE_MAX / DataTypeSize(dt)) {
+    return errors::InvalidArgument(call, ": a ", DataTypeName(dt),
+                                   " tensor of shape ", shape.DebugString(),
+                                   " needs more bytes than a size_t holds");
+  }
   const size_t want =
       static_cast<size_t>(shape.num_elements()) * DataTypeSize(dt);
   if (num_bytes != want) {

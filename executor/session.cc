@@ -377,6 +377,30 @@ Status SessionImpl::CheckFeeds(const Callable& callable, const Plan& plan,
   return Status();
 }
 
+namespace {
+
+// A run that ran out of memory (host_memory_limit_bytes, or the device's)
+// usually did so because of what it was fed: the error lists the feeds, so
+// the caller sees which input (most often the batch) to shrink. Formatted
+// on this error path only.
+Status NameFeeds(const Status& s, absl::string_view source,
+                 const Callable& callable, const std::vector<Tensor>& feeds) {
+  if (!absl::IsResourceExhausted(s) || feeds.empty()) return s;
+  // The node's error does not name the graph; the caller may hold several.
+  std::string fed = absl::StartsWith(s.message(), source)
+                        ? std::string()
+                        : absl::StrCat(source, ": ");
+  absl::StrAppend(&fed, s.message(), " (the run's ");
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    absl::StrAppend(&fed, i == 0 ? "" : ", ", "feed '", callable.feeds()[i],
+                    "' ", DataTypeName(feeds[i].dtype()), " ",
+                    feeds[i].shape().DebugString());
+  }
+  return Status(s.code(), absl::StrCat(fed, ")"));
+}
+
+}  // namespace
+
 Session::Session() = default;
 Session::~Session() = default;
 
@@ -427,7 +451,12 @@ Status Session::Run(const Callable& callable, const std::vector<Tensor>& feeds,
                     RunMetadata* metadata) const {
   const Plan& plan = *callable.plan_;
   WEFT_RETURN_IF_ERROR(impl_->CheckFeeds(callable, plan, feeds));
-  return ExecutePlan(plan, impl_->arena_, feeds, outputs, options, metadata);
+  Status s =
+      ExecutePlan(plan, impl_->arena_, feeds, outputs, options, metadata);
+  if (!s.ok()) {
+    return NameFeeds(s, impl_->options_.source_name, callable, feeds);
+  }
+  return s;
 }
 
 StatusOr<std::vector<Tensor>> Session::Run(

@@ -29,6 +29,7 @@ constexpr char kHelp[] =
     "                [--save DIR] [--threads N] [--trace FILE.json]\n"
     "                [--top K] [--device DEV] [--load LIB.so ...]\n"
     "                [--no-optimize] [--allow-tf32]\n"
+    "                [--host-memory-limit BYTES]\n"
     "\n"
     "Runs a TensorFlow graph file (.pb or .pbtxt) once and prints each\n"
     "output's name, dtype, shape, min, max, mean and first values.\n"
@@ -60,7 +61,11 @@ constexpr char kHelp[] =
     "  --allow-tf32    with a CUDA device, let float32 matrix products use\n"
     "                  TF32 tensor cores (faster, ~1e-3 relative error)\n"
     "  --load LIB.so   load an op library (ops and kernels built against\n"
-    "                  weft/plugin.h) before reading the graph; repeatable\n";
+    "                  weft/plugin.h) before reading the graph; repeatable\n"
+    "  --host-memory-limit BYTES\n"
+    "                  cap the host memory the run's tensors may take\n"
+    "                  (SessionOptions.host_memory_limit_bytes); a node\n"
+    "                  whose output would pass it fails the run\n";
 
 constexpr int kShownValues = 6;
 
@@ -172,6 +177,7 @@ int RunMain(const std::vector<std::string>& argv) {
   args.Flag("top", true);
   args.Flag("no-optimize", false);
   args.Flag("allow-tf32", false);
+  args.Flag("host-memory-limit", true);
   if (Status s = args.Parse(); !s.ok()) return UsageError("run", s.message());
   if (args.Has("help")) {
     std::fputs(kHelp, stdout);
@@ -192,6 +198,14 @@ int RunMain(const std::vector<std::string>& argv) {
   }
   if (Status s = ParseDeviceFlag(args, &options.device); !s.ok()) {
     return UsageError("run", absl::StrCat("--device: ", s.message()));
+  }
+  if (args.Has("host-memory-limit")) {
+    std::string text = args.Get("host-memory-limit");
+    if (!absl::SimpleAtoi(text, &options.host_memory_limit_bytes) ||
+        options.host_memory_limit_bytes < 1) {
+      return UsageError("run", absl::StrCat("--host-memory-limit '", text,
+                                            "': expected a byte count >= 1"));
+    }
   }
   int top = 0;
   if (args.Has("top")) {

@@ -158,8 +158,10 @@ class Tensor {
   // which must hold num_elements * weft_dtype_size(dtype) bytes.
   static Tensor Make(DataType dtype, const std::vector<int64_t>& dims,
                      const void* data = nullptr, Status* status = nullptr) {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d < 0 ? 0 : d;
+    // Unsigned, so that absurd dims wrap instead of overflowing; libweft
+    // checks the dims themselves and refuses them.
+    uint64_t n = 1;
+    for (int64_t d : dims) n *= d < 0 ? 0 : static_cast<uint64_t>(d);
     size_t bytes = static_cast<size_t>(n) * weft_dtype_size(dtype);
     internal::CStatus s;
     weft_tensor* t =
@@ -175,9 +177,9 @@ class Tensor {
                            Status* status = nullptr) {
     static_assert(!std::is_same<T, bool>::value,
                   "std::vector<bool> is not contiguous; use Make");
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    if (n != static_cast<int64_t>(values.size())) {
+    uint64_t n = 1;  // unsigned: see Make
+    for (int64_t d : dims) n *= d < 0 ? 0 : static_cast<uint64_t>(d);
+    if (n != static_cast<uint64_t>(values.size())) {
       internal::Report(
           Status(WEFT_INVALID_ARGUMENT,
                  "Tensor::FromVector: " + std::to_string(values.size()) +
