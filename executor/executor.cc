@@ -26,6 +26,13 @@ using Clock = std::chrono::steady_clock;
 // a few successors ready.
 using ReadyList = absl::InlinedVector<int, 8>;
 
+// How a thread draining ready nodes hands expensive ones to other threads:
+// not at all (no arena, or the calling thread serving device callbacks), as
+// tasks of the run's task group (inside RunInArena), or enqueued into the
+// arena (work a device callback made ready, which may come after the group
+// has been waited for; WaitForAsync waits for it instead).
+enum class Spawn { kNone, kGroup, kEnqueue };
+
 class RunState {
  public:
   RunState(const Plan& plan, tbb::task_arena* arena, const RunOptions& options,
@@ -64,11 +71,7 @@ class RunState {
   // Runs the ready nodes on this thread until none is left, without oneTBB.
   void RunInline() {
     ReadyList ready(plan_.initial_ready.rbegin(), plan_.initial_ready.rend());
-    while (!ready.empty()) {
-      int id = ready.back();
-      ready.pop_back();
-      Process(id, &ready);
-    }
+    Drain(&ready, Spawn::kNone);
     WaitForAsync();
   }
 
@@ -79,10 +82,9 @@ class RunState {
       group_ = &group;
       const std::vector<int>& initial = plan_.initial_ready;
       for (size_t i = 1; i < initial.size(); ++i) {
-        int id = initial[i];
-        group.run([this, id] { ProcessFrom(id); });
+        SpawnOne(initial[i], Spawn::kGroup);
       }
-      if (!initial.empty()) ProcessFrom(initial[0]);
+      if (!initial.empty()) ProcessFrom(initial[0], Spawn::kGroup);
       group.wait();
       group_ = nullptr;
     });
@@ -109,23 +111,42 @@ class RunState {
   }
 
  private:
-  // A task's body: runs `id` and then whatever it makes ready that is cheap,
-  // plus one expensive successor; spawns the other expensive ones.
-  void ProcessFrom(int id) {
+  // A task's body: runs `id` and then what it makes ready (Drain).
+  void ProcessFrom(int id, Spawn spawn) {
     ReadyList ready;
     ready.push_back(id);
-    while (!ready.empty()) {
-      int next = ready.back();
-      ready.pop_back();
-      Process(next, &ready);
-      Distribute(&ready);
+    Drain(&ready, spawn);
+  }
+
+  // The one loop that runs nodes: pops a ready node, processes it, and
+  // (unless `spawn` is kNone) keeps the cheap successors and one expensive
+  // one for this thread while the other expensive ones go to other threads.
+  void Drain(ReadyList* ready, Spawn spawn) {
+    while (!ready->empty()) {
+      const int id = ready->back();
+      ready->pop_back();
+      Process(id, ready);
+      if (spawn != Spawn::kNone) Distribute(ready, spawn);
     }
+  }
+
+  // Runs `id` and what it makes ready on another thread of the arena.
+  void SpawnOne(int id, Spawn spawn) {
+    if (spawn == Spawn::kGroup) {
+      group_->run([this, id] { ProcessFrom(id, Spawn::kGroup); });
+      return;
+    }
+    async_outstanding_.fetch_add(1, std::memory_order_relaxed);
+    arena_->enqueue([this, id] {
+      ProcessFrom(id, Spawn::kEnqueue);
+      AsyncDone();
+    });
   }
 
   // Keeps on `ready` the cheap nodes and at most one expensive node (run
   // last, on this thread); spawns the rest.
-  void Distribute(ReadyList* ready) {
-    if (ready->size() <= 1 || group_ == nullptr) return;
+  void Distribute(ReadyList* ready, Spawn spawn) {
+    if (ready->size() <= 1) return;
     int kept_expensive = -1;
     size_t out = 0;
     for (size_t i = 0; i < ready->size(); ++i) {
@@ -135,7 +156,7 @@ class RunState {
       } else if (kept_expensive < 0) {
         kept_expensive = id;
       } else {
-        group_->run([this, id] { ProcessFrom(id); });
+        SpawnOne(id, spawn);
       }
     }
     ready->resize(out);
@@ -423,28 +444,12 @@ class RunState {
   void ScheduleFromCallback(const ReadyList& ready) {
     if (ready.empty()) return;
     if (arena_ != nullptr) {
-      for (int id : ready) {
-        async_outstanding_.fetch_add(1, std::memory_order_relaxed);
-        arena_->enqueue([this, id] {
-          ProcessFromNoGroup(id);
-          AsyncDone();
-        });
-      }
+      for (int id : ready) SpawnOne(id, Spawn::kEnqueue);
       return;
     }
     std::lock_guard<std::mutex> lock(async_mu_);
     for (int id : ready) handoff_.push_back(id);
     async_cv_.notify_all();
-  }
-
-  void ProcessFromNoGroup(int id) {
-    ReadyList ready;
-    ready.push_back(id);
-    while (!ready.empty()) {
-      int next = ready.back();
-      ready.pop_back();
-      Process(next, &ready);
-    }
   }
 
   // Waits for device callbacks; with no arena, runs what they made ready on
@@ -456,11 +461,7 @@ class RunState {
         ReadyList ready(handoff_.begin(), handoff_.end());
         handoff_.clear();
         lock.unlock();
-        while (!ready.empty()) {
-          int id = ready.back();
-          ready.pop_back();
-          Process(id, &ready);
-        }
+        Drain(&ready, Spawn::kNone);
         lock.lock();
         continue;
       }

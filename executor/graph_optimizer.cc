@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "device/device.h"
+#include "executor/const_values.h"
 #include "graph/import.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
@@ -127,15 +128,6 @@ OptimizedGraph::OptimizedGraph(
       place_(std::move(place)),
       create_kernel_(std::move(create_kernel)) {
   kernels_.resize(graph_->num_nodes());
-  const_values_.resize(graph_->num_nodes(), nullptr);
-  for (const auto& node : graph_->nodes()) {
-    if (node->op() != "Const") continue;
-    auto it = node->attrs().find("value");
-    if (it != node->attrs().end() && it->second.tensor.IsInitialized() &&
-        it->second.tensor.dtype() == node->output_type(0)) {
-      const_values_[node->id()] = &it->second.tensor;
-    }
-  }
 }
 
 OptimizedGraph::~OptimizedGraph() = default;
@@ -231,11 +223,9 @@ const Tensor* GraphOptimizer::ConstValueOf(const Node* n, int index) const {
   if (fed_.contains(EndpointKey{n->id(), index})) return nullptr;
   if (!folded_[n->id()].empty()) return &folded_[n->id()][index];
   if (n->op() != "Const") return nullptr;
-  auto it = n->attrs().find("value");
-  if (it == n->attrs().end() || !it->second.tensor.IsInitialized()) {
-    return nullptr;
-  }
-  return &it->second.tensor;
+  // Session::Create has rejected bad Consts; one here is not a constant.
+  StatusOr<const Tensor*> value = ConstNodeValue(*n, options_.source_name);
+  return value.ok() ? *value : nullptr;
 }
 
 bool GraphOptimizer::CanFold(const Node* n) const {
@@ -773,6 +763,8 @@ StatusOr<std::unique_ptr<OptimizedGraph>> GraphOptimizer::Emit(
   }
   auto result = std::make_unique<OptimizedGraph>(
       std::move(graph), options_.place, options_.create_kernel);
+  WEFT_RETURN_IF_ERROR(CollectConstValues(result->graph(), options_.source_name,
+                                          &result->const_values_));
   for (const std::string& f : fetches) {
     WEFT_ASSIGN_OR_RETURN(ParsedInput parsed, ParseNodeInput(f));
     result->fetches_.push_back(

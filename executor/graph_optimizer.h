@@ -121,7 +121,7 @@ class OptimizedGraph : public PlanResources {
                                                     Device*)>
       create_kernel_;
   std::vector<std::unique_ptr<OpKernel>> kernels_;
-  std::vector<const Tensor*> const_values_;
+  std::vector<const Tensor*> const_values_;  // by node id; Emit fills it
   std::vector<std::string> fetches_;
   std::vector<std::string> targets_;
   GraphOptimizerStats stats_;

@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "device/bfc_allocator.h"
 #include "device/cpu_device.h"
+#include "executor/const_values.h"
 #include "executor/control_flow.h"
 #include "executor/device_graph.h"
 #include "executor/device_selection.h"
@@ -61,26 +62,8 @@ class SessionImpl : public PlanResources {
     }
     kernels_.resize(graph_->num_nodes());
 
-    // Const values are evaluated once here; runs copy references to them.
-    const_values_.resize(graph_->num_nodes(), nullptr);
-    for (const auto& node : graph_->nodes()) {
-      if (node->op() != "Const") continue;
-      auto it = node->attrs().find("value");
-      if (it == node->attrs().end() || !it->second.tensor.IsInitialized()) {
-        return errors::InvalidArgument(options_.source_name, ": node ",
-                                       node->DebugName(),
-                                       ": attr 'value' holds no tensor");
-      }
-      const Tensor& value = it->second.tensor;
-      if (value.dtype() != node->output_type(0)) {
-        return errors::InvalidArgument(
-            options_.source_name, ": node ", node->DebugName(),
-            ": attr 'value' is ", DataTypeName(value.dtype()),
-            " but attr 'dtype' says ", DataTypeName(node->output_type(0)));
-      }
-      const_values_[node->id()] = &value;
-    }
-    return Status();
+    // Const values are checked once here; runs copy references to them.
+    return CollectConstValues(*graph_, options_.source_name, &const_values_);
   }
 
   Status GetKernel(const Node* node, const OpKernel** kernel,

@@ -238,14 +238,7 @@ void KernelRegistry::RegisterStatic(const StatusOr<KernelDef>& def,
 
 Status KernelRegistry::StaticRegistrationStatus() const {
   absl::ReaderMutexLock lock(&mu_);
-  if (static_errors_.empty()) return Status();
-  if (static_errors_.size() == 1) return static_errors_.front();
-  std::vector<absl::string_view> messages;
-  for (const Status& s : static_errors_) messages.push_back(s.message());
-  return Status(
-      static_errors_.front().code(),
-      absl::StrCat(static_errors_.size(), " kernel registrations failed:\n",
-                   absl::StrJoin(messages, "\n")));
+  return JoinRegistrationErrors(static_errors_, "kernel");
 }
 
 StatusOr<const KernelRegistration*> KernelRegistry::FindKernel(
@@ -410,16 +403,6 @@ namespace kernel_registration {
 
 void RecordLeftOut(const KernelDefBuilder& builder, const char* class_name) {
   KernelRegistry::Global()->RecordLeftOut(builder.Build(), class_name);
-}
-
-std::string SourceLocation(const char* file, int line) {
-  absl::string_view path(file);
-  size_t cut = path.rfind('/');
-  if (cut != absl::string_view::npos && cut > 0) {
-    size_t prev = path.rfind('/', cut - 1);
-    if (prev != absl::string_view::npos) path.remove_prefix(prev + 1);
-  }
-  return absl::StrCat(path, ":", line);
 }
 
 }  // namespace kernel_registration

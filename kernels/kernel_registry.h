@@ -36,6 +36,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "core/registration.h"
 #include "core/status.h"
 #include "device/device.h"
 #include "kernels/kernel_def.h"
@@ -151,10 +152,6 @@ class KernelRegistry {
 
 // Machinery behind REGISTER_KERNEL_BUILDER; not for direct use.
 namespace kernel_registration {
-
-// "kernels/matmul_op.cc:42" from __FILE__ and __LINE__: the last two path
-// components, so messages do not depend on where the tree was built.
-std::string SourceLocation(const char* file, int line);
 
 template <bool kShouldRegister, typename Kernel>
 class KernelRegistrar;

@@ -4,10 +4,9 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/strip.h"
+#include "core/registration.h"
 
 namespace weft {
 namespace {
@@ -31,16 +30,6 @@ size_t EditDistance(absl::string_view a, absl::string_view b) {
     }
   }
   return row[b.size()];
-}
-
-// The source tree's root as the compiler spelled it for this file
-// ("/work/main/"), so that in-tree sources read "ops/math_ops.cc:42". Empty
-// when __FILE__ is already relative (e.g. under -fmacro-prefix-map).
-absl::string_view SourceRoot() {
-  constexpr absl::string_view kSelf = __FILE__;
-  constexpr absl::string_view kSuffix = "ops/op_registry.cc";
-  if (!absl::EndsWith(kSelf, kSuffix)) return "";
-  return kSelf.substr(0, kSelf.size() - kSuffix.size());
 }
 
 }  // namespace
@@ -143,22 +132,14 @@ std::vector<const OpRegistrationData*> OpRegistry::ListOps() const {
 
 Status OpRegistry::StaticRegistrationStatus() const {
   absl::ReaderMutexLock lock(&mu_);
-  if (static_errors_.empty()) return Status();
-  if (static_errors_.size() == 1) return static_errors_.front();
-  std::vector<absl::string_view> messages;
-  for (const Status& s : static_errors_) messages.push_back(s.message());
-  return Status(
-      static_errors_.front().code(),
-      absl::StrCat(static_errors_.size(), " op registrations failed:\n",
-                   absl::StrJoin(messages, "\n")));
+  return JoinRegistrationErrors(static_errors_, "op");
 }
 
 namespace register_op {
 
 OpDefBuilderWrapper<true>::OpDefBuilderWrapper(const char* name,
                                                const char* file, int line)
-    : builder_(name),
-      source_(absl::StrCat(absl::StripPrefix(file, SourceRoot()), ":", line)) {}
+    : builder_(name), source_(SourceLocation(file, line)) {}
 
 OpDefBuilderReceiver::OpDefBuilderReceiver(
     const OpDefBuilderWrapper<true>& wrapper) {

@@ -246,21 +246,6 @@ struct functor_traits<weft::SquaredDifferenceFunctor<T>> {
 namespace weft {
 namespace {
 
-#define WEFT_REGISTER_BINARY(op, functor, T)                                  \
-  REGISTER_KERNEL_BUILDER(Name(op).Device(DEVICE_CPU).TypeConstraint<T>("T"), \
-                          BinaryCwiseOp<T, functor<T>>)
-
-#define WEFT_REGISTER_BINARY_FLOAT(op, functor) \
-  WEFT_REGISTER_BINARY(op, functor, half);      \
-  WEFT_REGISTER_BINARY(op, functor, bfloat16);  \
-  WEFT_REGISTER_BINARY(op, functor, float);     \
-  WEFT_REGISTER_BINARY(op, functor, double)
-
-#define WEFT_REGISTER_BINARY_NUMERIC(op, functor) \
-  WEFT_REGISTER_BINARY_FLOAT(op, functor);        \
-  WEFT_REGISTER_BINARY(op, functor, int32_t);     \
-  WEFT_REGISTER_BINARY(op, functor, int64_t)
-
 WEFT_REGISTER_BINARY_NUMERIC("Div", DivFunctorFor);
 WEFT_REGISTER_BINARY_FLOAT("DivNoNan", DivNoNanFunctor);
 WEFT_REGISTER_BINARY_NUMERIC("FloorDiv", FloorDivFunctor);
@@ -268,9 +253,6 @@ WEFT_REGISTER_BINARY_NUMERIC("FloorMod", FloorModFunctor);
 WEFT_REGISTER_BINARY_NUMERIC("Pow", PowFunctor);
 WEFT_REGISTER_BINARY_NUMERIC("SquaredDifference", SquaredDifferenceFunctor);
 
-#undef WEFT_REGISTER_BINARY_NUMERIC
-#undef WEFT_REGISTER_BINARY_FLOAT
-#undef WEFT_REGISTER_BINARY
 
 }  // namespace
 }  // namespace weft

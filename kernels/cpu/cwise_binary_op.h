@@ -290,4 +290,22 @@ class BinaryCwiseOp : public OpKernel {
 
 }  // namespace weft
 
+// Registration of the binary kernels, used inside namespace weft of a .cc
+// that includes kernels/kernel_registry.h: op `op` for dtype T computing
+// functor<T>; for the four float types; for those and int32, int64.
+#define WEFT_REGISTER_BINARY(op, functor, T)                                  \
+  REGISTER_KERNEL_BUILDER(Name(op).Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+                          BinaryCwiseOp<T, functor<T>>)
+
+#define WEFT_REGISTER_BINARY_FLOAT(op, functor) \
+  WEFT_REGISTER_BINARY(op, functor, half);      \
+  WEFT_REGISTER_BINARY(op, functor, bfloat16);  \
+  WEFT_REGISTER_BINARY(op, functor, float);     \
+  WEFT_REGISTER_BINARY(op, functor, double)
+
+#define WEFT_REGISTER_BINARY_NUMERIC(op, functor) \
+  WEFT_REGISTER_BINARY_FLOAT(op, functor);        \
+  WEFT_REGISTER_BINARY(op, functor, int32_t);     \
+  WEFT_REGISTER_BINARY(op, functor, int64_t)
+
 #endif  // WEFT_KERNELS_CPU_CWISE_BINARY_OP_H_

@@ -225,4 +225,17 @@ struct functor_traits<weft::ExpFunctor<C>> {
 };
 }  // namespace Eigen::internal
 
+// Registration of the unary kernels, used inside namespace weft of a .cc
+// that includes kernels/kernel_registry.h: op `op` for dtype T computing
+// functor<CwiseComputeT<T>>, and the same for the four float types.
+#define WEFT_REGISTER_UNARY(op, T, functor)                                   \
+  REGISTER_KERNEL_BUILDER(Name(op).Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+                          UnaryCwiseOp<T, functor<CwiseComputeT<T>>>)
+
+#define WEFT_REGISTER_UNARY_REAL(op, functor) \
+  WEFT_REGISTER_UNARY(op, half, functor);     \
+  WEFT_REGISTER_UNARY(op, bfloat16, functor); \
+  WEFT_REGISTER_UNARY(op, float, functor);    \
+  WEFT_REGISTER_UNARY(op, double, functor)
+
 #endif  // WEFT_KERNELS_CPU_CWISE_UNARY_OP_H_

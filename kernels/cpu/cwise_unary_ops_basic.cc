@@ -179,16 +179,6 @@ namespace {
 
 namespace ei = Eigen::internal;
 
-#define WEFT_REGISTER_UNARY(op, T, functor)                                   \
-  REGISTER_KERNEL_BUILDER(Name(op).Device(DEVICE_CPU).TypeConstraint<T>("T"), \
-                          UnaryCwiseOp<T, functor<CwiseComputeT<T>>>)
-
-#define WEFT_REGISTER_UNARY_REAL(op, functor) \
-  WEFT_REGISTER_UNARY(op, half, functor);     \
-  WEFT_REGISTER_UNARY(op, bfloat16, functor); \
-  WEFT_REGISTER_UNARY(op, float, functor);    \
-  WEFT_REGISTER_UNARY(op, double, functor)
-
 #define WEFT_REGISTER_UNARY_SIGNED(op, functor, int_functor) \
   WEFT_REGISTER_UNARY_REAL(op, functor);                     \
   WEFT_REGISTER_UNARY(op, int32_t, int_functor);             \
@@ -204,8 +194,6 @@ WEFT_REGISTER_UNARY_REAL("Floor", FloorFunctor);
 WEFT_REGISTER_UNARY_REAL("Ceil", CeilFunctor);
 
 #undef WEFT_REGISTER_UNARY_SIGNED
-#undef WEFT_REGISTER_UNARY_REAL
-#undef WEFT_REGISTER_UNARY
 
 #define WEFT_REGISTER_PREDICATE(T)                                \
   REGISTER_KERNEL_BUILDER(                                        \

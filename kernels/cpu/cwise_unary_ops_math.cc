@@ -202,16 +202,6 @@ namespace {
 
 namespace ei = Eigen::internal;
 
-#define WEFT_REGISTER_UNARY(op, T, functor)                                   \
-  REGISTER_KERNEL_BUILDER(Name(op).Device(DEVICE_CPU).TypeConstraint<T>("T"), \
-                          UnaryCwiseOp<T, functor<CwiseComputeT<T>>>)
-
-#define WEFT_REGISTER_UNARY_REAL(op, functor) \
-  WEFT_REGISTER_UNARY(op, half, functor);     \
-  WEFT_REGISTER_UNARY(op, bfloat16, functor); \
-  WEFT_REGISTER_UNARY(op, float, functor);    \
-  WEFT_REGISTER_UNARY(op, double, functor)
-
 WEFT_REGISTER_UNARY_REAL("Exp", ExpFunctor);
 WEFT_REGISTER_UNARY_REAL("Log", ei::scalar_log_op);
 WEFT_REGISTER_UNARY_REAL("Log1p", ei::scalar_log1p_op);
@@ -224,8 +214,6 @@ WEFT_REGISTER_UNARY_REAL("Sigmoid", SigmoidFunctor);
 WEFT_REGISTER_UNARY_REAL("Erf", ErfFunctor);
 WEFT_REGISTER_UNARY_REAL("Erfc", ErfcFunctor);
 
-#undef WEFT_REGISTER_UNARY_REAL
-#undef WEFT_REGISTER_UNARY
 
 }  // namespace
 }  // namespace weft
