@@ -88,148 +88,286 @@ StatusOr<std::unique_ptr<Tensor>> Upload(const Tensor& value, Device* device) {
   return std::make_unique<Tensor>(std::move(dst));
 }
 
-}  // namespace
-
-StatusOr<std::unique_ptr<Plan>> BuildPlan(
-    const Graph& graph, const std::vector<std::string>& feeds,
-    const std::vector<std::string>& fetches,
-    const std::vector<std::string>& targets, PlanResources* resources,
-    const BuildPlanOptions& options) {
-  const std::string& src = options.source_name;
-  auto plan = std::make_unique<Plan>();
-  plan->host_allocator = options.host_allocator != nullptr
-                             ? options.host_allocator
-                             : DefaultCpuAllocator();
-
-  absl::flat_hash_map<EndpointKey, int> feed_index;
-  std::vector<EndpointKey> feed_keys;
-  for (size_t i = 0; i < feeds.size(); ++i) {
-    auto key = ResolveTensorName(graph, feeds[i], "feed");
-    if (!key.ok()) return AddContext(key.status(), src);
-    if (!feed_index.emplace(*key, static_cast<int>(i)).second) {
-      return errors::InvalidArgument(src, ": feed '", feeds[i],
-                                     "' is given twice");
-    }
-    feed_keys.push_back(*key);
-    const Node* n = graph.node(key->node);
-    plan->feed_dtypes.push_back(n->output_type(key->index));
-    plan->feed_shapes.push_back(graph.output_shape(n, key->index));
-  }
-  std::vector<EndpointKey> fetch_keys;
-  for (const std::string& name : fetches) {
-    auto key = ResolveTensorName(graph, name, "fetch");
-    if (!key.ok()) return AddContext(key.status(), src);
-    fetch_keys.push_back(*key);
-    const Node* n = graph.node(key->node);
-    plan->fetch_dtypes.push_back(n->output_type(key->index));
-    plan->fetch_shapes.push_back(graph.output_shape(n, key->index));
-  }
-  plan->num_fetches = static_cast<int>(fetch_keys.size());
-
-  // Walk back from what is fetched or targeted. A node runs when some needed
-  // tensor comes from it that is neither fed nor a session constant.
-  const int n_graph = graph.num_nodes();
-  std::vector<const Node*> needed_by(n_graph, nullptr);
-  std::vector<bool> needed(n_graph, false);
-  std::vector<int> stack;
-  auto is_preset = [&](const Node* n, int index) {
-    return feed_index.contains(EndpointKey{n->id(), index}) ||
-           resources->ConstValue(n) != nullptr;
-  };
-  auto need = [&](const Node* n, const Node* by) {
-    if (needed[n->id()]) return;
-    needed[n->id()] = true;
-    needed_by[n->id()] = by;
-    stack.push_back(n->id());
-  };
-  for (const EndpointKey& k : fetch_keys) {
-    const Node* n = graph.node(k.node);
-    if (!is_preset(n, k.index)) need(n, nullptr);
-  }
-  for (const std::string& t : targets) {
-    const Node* n = graph.FindNode(t);
-    if (n == nullptr) {
-      return errors::NotFound(src, ": target '", t, "': no node named '", t,
-                              "'");
-    }
-    if (resources->ConstValue(n) == nullptr) need(n, nullptr);
-  }
-  while (!stack.empty()) {
-    const Node* n = graph.node(stack.back());
-    stack.pop_back();
-    if (IsPlaceholder(n)) {
-      const Node* by = needed_by[n->id()];
-      return errors::InvalidArgument(
-          src, ": node ", n->DebugName(), " must be fed",
-          by ? absl::StrCat(": node ", by->DebugName(), " needs it")
-             : std::string(": it is fetched"));
-    }
-    for (const Endpoint& e : n->inputs()) {
-      if (!is_preset(e.node, e.index)) need(e.node, n);
-    }
-    for (const Node* c : n->control_inputs()) {
-      if (resources->ConstValue(c) == nullptr) need(c, n);
-    }
+// BuildPlan's steps, in order (Build). Plan node indices are kernel nodes
+// in topological order first, then the copy steps routing adds.
+class PlanBuilder {
+ public:
+  PlanBuilder(const Graph& graph, PlanResources* resources,
+              const BuildPlanOptions& options)
+      : graph_(graph),
+        resources_(resources),
+        options_(options),
+        src_(options.source_name),
+        plan_(std::make_unique<Plan>()) {
+    plan_->host_allocator = options.host_allocator != nullptr
+                                ? options.host_allocator
+                                : DefaultCpuAllocator();
   }
 
-  // Plan nodes in topological order, so that a run over the initial ready
-  // set tends to touch memory in order.
-  WEFT_ASSIGN_OR_RETURN(std::vector<int> order, graph.TopologicalOrder());
-  std::vector<int> plan_index(n_graph, -1);
-  for (int id : order) {
-    if (!needed[id]) continue;
-    plan_index[id] = static_cast<int>(plan->nodes.size());
-    PlanNode pn;
-    pn.node = graph.node(id);
-    const OpKernel* kernel = nullptr;
-    Device* device = nullptr;
-    WEFT_RETURN_IF_ERROR_CTX(resources->GetKernel(pn.node, &kernel, &device),
-                             src);
-    pn.kernel = kernel;
-    pn.device = device;
-    if (dynamic_cast<const ControlFlowKernel*>(kernel) != nullptr) {
-      pn.step = PlanStep::kControlFlow;
-    }
-    pn.expensive = kernel->IsExpensive();
-    pn.is_async = kernel->AsAsync() != nullptr;
-    pn.num_inputs = pn.node->num_inputs();
-    pn.num_outputs = pn.node->num_outputs();
-    pn.input_base = plan->num_input_slots;
-    plan->num_input_slots += pn.num_inputs;
-    plan->max_node_outputs = std::max(plan->max_node_outputs, pn.num_outputs);
-    plan->nodes.push_back(pn);
+  StatusOr<std::unique_ptr<Plan>> Build(
+      const std::vector<std::string>& feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets) {
+    WEFT_RETURN_IF_ERROR(ResolveFeeds(feeds));
+    WEFT_RETURN_IF_ERROR(ResolveFetches(fetches));
+    WEFT_RETURN_IF_ERROR(MarkNeeded(targets));
+    WEFT_RETURN_IF_ERROR(AddKernelNodes());
+    WEFT_RETURN_IF_ERROR(RouteKernelOutputs());
+    WEFT_RETURN_IF_ERROR(RoutePresets());
+    Flatten();
+    return std::move(plan_);
   }
 
-  // Fetch indices per endpoint, for the edges below.
-  absl::flat_hash_map<EndpointKey, std::vector<int>> fetch_index;
-  for (size_t i = 0; i < fetch_keys.size(); ++i) {
-    fetch_index[fetch_keys[i]].push_back(static_cast<int>(i));
-  }
-
-  // Edges per plan node and output, flattened into Plan::edges at the end,
-  // since copy steps are added as nodes while the edges are routed.
-  std::vector<std::vector<std::vector<PlanEdge>>> out_edges;
-  for (const PlanNode& pn : plan->nodes) out_edges.emplace_back(pn.num_outputs);
+ private:
   // Adds an edge from a producer: a plan node's output, or a preset tensor
   // (whose consumers are not waited for: it is there when the run starts).
   using Emit = std::function<void(const PlanEdge&)>;
-  auto node_emit = [&](int producer, int output) -> Emit {
-    return [&plan, &out_edges, producer, output](const PlanEdge& e) {
-      out_edges[producer][output].push_back(e);
-      if (e.dst_node >= 0) plan->nodes[e.dst_node].initial_pending++;
-    };
+
+  // One tensor being routed (Route): where it is made and where it already
+  // is, the source's own place first.
+  struct Routing {
+    const Node* node;
+    int output;
+    Device* from;
+    const Tensor* value;  // the constant's value, for a session constant
+    std::vector<std::pair<Device*, Emit>> at;
   };
-  auto preset_emit = [&plan](int preset) -> Emit {
-    return [&plan, preset](const PlanEdge& e) {
-      PresetTensor& p = plan->presets[preset];
+
+  // Step 1: the feeds, their dtypes and shapes; a feed given twice fails.
+  Status ResolveFeeds(const std::vector<std::string>& feeds) {
+    for (size_t i = 0; i < feeds.size(); ++i) {
+      auto key = ResolveTensorName(graph_, feeds[i], "feed");
+      if (!key.ok()) return AddContext(key.status(), src_);
+      if (!feed_index_.emplace(*key, static_cast<int>(i)).second) {
+        return errors::InvalidArgument(src_, ": feed '", feeds[i],
+                                       "' is given twice");
+      }
+      feed_keys_.push_back(*key);
+      const Node* n = graph_.node(key->node);
+      plan_->feed_dtypes.push_back(n->output_type(key->index));
+      plan_->feed_shapes.push_back(graph_.output_shape(n, key->index));
+    }
+    return Status();
+  }
+
+  // Step 2: the fetches, their dtypes and shapes, and the fetch indices
+  // per endpoint for routing.
+  Status ResolveFetches(const std::vector<std::string>& fetches) {
+    for (const std::string& name : fetches) {
+      auto key = ResolveTensorName(graph_, name, "fetch");
+      if (!key.ok()) return AddContext(key.status(), src_);
+      fetch_keys_.push_back(*key);
+      const Node* n = graph_.node(key->node);
+      plan_->fetch_dtypes.push_back(n->output_type(key->index));
+      plan_->fetch_shapes.push_back(graph_.output_shape(n, key->index));
+    }
+    plan_->num_fetches = static_cast<int>(fetch_keys_.size());
+    for (size_t i = 0; i < fetch_keys_.size(); ++i) {
+      fetch_index_[fetch_keys_[i]].push_back(static_cast<int>(i));
+    }
+    return Status();
+  }
+
+  bool IsPreset(const Node* n, int index) const {
+    return feed_index_.contains(EndpointKey{n->id(), index}) ||
+           resources_->ConstValue(n) != nullptr;
+  }
+
+  // Step 3: walks back from what is fetched or targeted. A node runs when
+  // some needed tensor comes from it that is neither fed nor a session
+  // constant; an unfed Placeholder that is needed fails.
+  Status MarkNeeded(const std::vector<std::string>& targets) {
+    const int n_graph = graph_.num_nodes();
+    std::vector<const Node*> needed_by(n_graph, nullptr);
+    needed_.assign(n_graph, false);
+    std::vector<int> stack;
+    auto need = [&](const Node* n, const Node* by) {
+      if (needed_[n->id()]) return;
+      needed_[n->id()] = true;
+      needed_by[n->id()] = by;
+      stack.push_back(n->id());
+    };
+    for (const EndpointKey& k : fetch_keys_) {
+      const Node* n = graph_.node(k.node);
+      if (!IsPreset(n, k.index)) need(n, nullptr);
+    }
+    for (const std::string& t : targets) {
+      const Node* n = graph_.FindNode(t);
+      if (n == nullptr) {
+        return errors::NotFound(src_, ": target '", t, "': no node named '", t,
+                                "'");
+      }
+      if (resources_->ConstValue(n) == nullptr) need(n, nullptr);
+    }
+    while (!stack.empty()) {
+      const Node* n = graph_.node(stack.back());
+      stack.pop_back();
+      if (IsPlaceholder(n)) {
+        const Node* by = needed_by[n->id()];
+        return errors::InvalidArgument(
+            src_, ": node ", n->DebugName(), " must be fed",
+            by ? absl::StrCat(": node ", by->DebugName(), " needs it")
+               : std::string(": it is fetched"));
+      }
+      for (const Endpoint& e : n->inputs()) {
+        if (!IsPreset(e.node, e.index)) need(e.node, n);
+      }
+      for (const Node* c : n->control_inputs()) {
+        if (resources_->ConstValue(c) == nullptr) need(c, n);
+      }
+    }
+    return Status();
+  }
+
+  // Step 4: one plan node per needed node, in topological order (so that a
+  // run over the initial ready set tends to touch memory in order), with
+  // its kernel and device.
+  Status AddKernelNodes() {
+    WEFT_ASSIGN_OR_RETURN(std::vector<int> order, graph_.TopologicalOrder());
+    plan_index_.assign(graph_.num_nodes(), -1);
+    for (int id : order) {
+      if (!needed_[id]) continue;
+      plan_index_[id] = static_cast<int>(plan_->nodes.size());
+      PlanNode pn;
+      pn.node = graph_.node(id);
+      const OpKernel* kernel = nullptr;
+      Device* device = nullptr;
+      WEFT_RETURN_IF_ERROR_CTX(resources_->GetKernel(pn.node, &kernel, &device),
+                               src_);
+      pn.kernel = kernel;
+      pn.device = device;
+      if (dynamic_cast<const ControlFlowKernel*>(kernel) != nullptr) {
+        pn.step = PlanStep::kControlFlow;
+      }
+      pn.expensive = kernel->IsExpensive();
+      pn.is_async = kernel->AsAsync() != nullptr;
+      pn.num_inputs = pn.node->num_inputs();
+      pn.num_outputs = pn.node->num_outputs();
+      pn.input_base = plan_->num_input_slots;
+      plan_->num_input_slots += pn.num_inputs;
+      plan_->max_node_outputs =
+          std::max(plan_->max_node_outputs, pn.num_outputs);
+      plan_->nodes.push_back(pn);
+    }
+    num_kernel_nodes_ = static_cast<int>(plan_->nodes.size());
+    // Edges per plan node and output, flattened into Plan::edges at the
+    // end, since copy steps are added as nodes while the edges are routed.
+    for (const PlanNode& pn : plan_->nodes) {
+      out_edges_.emplace_back(pn.num_outputs);
+    }
+    ctrl_edges_.resize(num_kernel_nodes_);
+    return Status();
+  }
+
+  // Step 5: every output of every kernel node (but fed ones) to its
+  // consumers and fetches; control edges.
+  Status RouteKernelOutputs() {
+    for (int i = 0; i < num_kernel_nodes_; ++i) {
+      const PlanNode pn = plan_->nodes[i];  // routing appends to nodes
+      const Node* n = pn.node;
+      for (int o = 0; o < pn.num_outputs; ++o) {
+        if (feed_index_.contains(EndpointKey{n->id(), o})) continue;  // fed
+        Device* from = Location(pn.device, pn.kernel->output_memory_space(o));
+        WEFT_RETURN_IF_ERROR(Route(n, o, from, NodeEmit(i, o), nullptr));
+      }
+      for (const Node* c : n->control_outputs()) {
+        int dst = plan_index_[c->id()];
+        if (dst < 0) continue;
+        ctrl_edges_[i].push_back(dst);
+        plan_->nodes[dst].initial_pending++;
+      }
+    }
+    return Status();
+  }
+
+  // Step 6: the tensors known before the run, feeds and then session
+  // constants, all in host memory, to their consumers and fetches; then
+  // drops the constants nobody here reads (pruned away, or all read on a
+  // device from an uploaded copy).
+  Status RoutePresets() {
+    for (size_t i = 0; i < feed_keys_.size(); ++i) {
+      PresetTensor p;
+      p.feed_index = static_cast<int>(i);
+      plan_->presets.push_back(std::move(p));
+      const Node* n = graph_.node(feed_keys_[i].node);
+      WEFT_RETURN_IF_ERROR(Route(n, feed_keys_[i].index, nullptr,
+                                 PresetEmit(LastPreset()), nullptr));
+    }
+    for (int id = 0; id < graph_.num_nodes(); ++id) {
+      const Node* n = graph_.node(id);
+      const Tensor* value = resources_->ConstValue(n);
+      if (value == nullptr || feed_index_.contains(EndpointKey{id, 0})) {
+        continue;
+      }
+      PresetTensor p;
+      p.value = value;
+      plan_->presets.push_back(std::move(p));
+      WEFT_RETURN_IF_ERROR(
+          Route(n, 0, nullptr, PresetEmit(LastPreset()), value));
+    }
+    std::vector<PresetTensor>& presets = plan_->presets;
+    presets.erase(std::remove_if(presets.begin(), presets.end(),
+                                 [](const PresetTensor& p) {
+                                   return p.feed_index < 0 && p.slots.empty() &&
+                                          p.fetches.empty();
+                                 }),
+                  presets.end());
+    return Status();
+  }
+
+  // Step 7: the per-node edge lists into Plan's flat arrays; the initial
+  // ready set; the asynchronous devices.
+  void Flatten() {
+    Plan& plan = *plan_;
+    for (size_t i = 0; i < plan.nodes.size(); ++i) {
+      PlanNode& pn = plan.nodes[i];
+      pn.out_base = static_cast<int>(plan.out_begin.size());
+      for (int o = 0; o < pn.num_outputs; ++o) {
+        plan.out_begin.push_back(static_cast<int>(plan.edges.size()));
+        plan.edges.insert(plan.edges.end(), out_edges_[i][o].begin(),
+                          out_edges_[i][o].end());
+      }
+      plan.out_begin.push_back(static_cast<int>(plan.edges.size()));
+      pn.ctrl_begin = static_cast<int>(plan.control_edges.size());
+      if (static_cast<int>(i) < num_kernel_nodes_) {
+        plan.control_edges.insert(plan.control_edges.end(),
+                                  ctrl_edges_[i].begin(), ctrl_edges_[i].end());
+      }
+      pn.ctrl_end = static_cast<int>(plan.control_edges.size());
+      if (pn.initial_pending == 0) {
+        plan.initial_ready.push_back(static_cast<int>(i));
+      }
+      Device* d = pn.device;
+      if (d->is_async() &&
+          std::find(plan.async_devices.begin(), plan.async_devices.end(), d) ==
+              plan.async_devices.end()) {
+        plan.async_devices.push_back(d);
+      }
+    }
+  }
+
+  int LastPreset() const { return static_cast<int>(plan_->presets.size()) - 1; }
+
+  Emit NodeEmit(int producer, int output) {
+    return [this, producer, output](const PlanEdge& e) {
+      out_edges_[producer][output].push_back(e);
+      if (e.dst_node >= 0) plan_->nodes[e.dst_node].initial_pending++;
+    };
+  }
+
+  Emit PresetEmit(int preset) {
+    return [this, preset](const PlanEdge& e) {
+      PresetTensor& p = plan_->presets[preset];
       if (e.dst_node >= 0) {
         p.slots.push_back(e.dst_slot);
       } else {
         p.fetches.push_back(e.dst_slot);
       }
     };
-  };
-  auto add_copy = [&](const Node* n, int o, Device* device, PlanStep step) {
+  }
+
+  // A copy step moving output `o` of `n` with `device`'s context.
+  int AddCopy(const Node* n, int o, Device* device, PlanStep step) {
     PlanNode pn;
     pn.node = n;
     pn.device = device;
@@ -237,158 +375,108 @@ StatusOr<std::unique_ptr<Plan>> BuildPlan(
     pn.copy_output = o;
     pn.num_inputs = 1;
     pn.num_outputs = 1;
-    pn.input_base = plan->num_input_slots++;
+    pn.input_base = plan_->num_input_slots++;
     pn.expensive = false;
-    plan->nodes.push_back(pn);
-    out_edges.emplace_back(1);
-    plan->max_node_outputs = std::max(plan->max_node_outputs, 1);
-    plan->num_copies++;
-    return static_cast<int>(plan->nodes.size()) - 1;
-  };
+    plan_->nodes.push_back(pn);
+    out_edges_.emplace_back(1);
+    plan_->max_node_outputs = std::max(plan_->max_node_outputs, 1);
+    plan_->num_copies++;
+    return static_cast<int>(plan_->nodes.size()) - 1;
+  }
 
   // Sends output `o` of `n`, which is at `from` and leaves through `emit`,
-  // to consumer input slots of the plan and to fetches (`fetch_ids`),
-  // inserting copies where a destination reads it in another memory space.
-  // `value` is the constant's value when `n` is a session constant.
-  auto route = [&](const Node* n, int o, Device* from, Emit emit,
-                   const std::vector<int>& fetch_ids,
-                   const Tensor* value) -> Status {
-    // Producers of the tensor per location, the source's own first.
-    std::vector<std::pair<Device*, Emit>> at = {{from, std::move(emit)}};
-    std::function<StatusOr<Emit>(Device*)> emit_at =
-        [&](Device* loc) -> StatusOr<Emit> {
-      for (const auto& [l, e] : at) {
-        if (l == loc) return e;
-      }
-      Emit made;
-      if (loc == nullptr) {
-        // To the host from the device that holds it.
-        int c = add_copy(n, o, from, PlanStep::kCopyToHost);
-        WEFT_ASSIGN_OR_RETURN(Emit src_emit, emit_at(from));
-        src_emit(PlanEdge{c, plan->nodes[c].input_base});
-        made = node_emit(c, 0);
-      } else if (value != nullptr && from == nullptr &&
-                 options.upload_constants) {
-        auto uploaded = Upload(*value, loc);
-        if (!uploaded.ok()) {
-          return AddContext(uploaded.status(),
-                            absl::StrCat(src, ": copying constant ",
-                                         n->DebugName(), " to ", loc->name()));
-        }
-        plan->device_constants.push_back(std::move(*uploaded));
-        PresetTensor p;
-        p.value = plan->device_constants.back().get();
-        plan->presets.push_back(std::move(p));
-        made = preset_emit(static_cast<int>(plan->presets.size()) - 1);
-      } else {
-        // To a device from the host (through it, from another device).
-        WEFT_ASSIGN_OR_RETURN(Emit host_emit, emit_at(nullptr));
-        int c = add_copy(n, o, loc, PlanStep::kCopyToDevice);
-        host_emit(PlanEdge{c, plan->nodes[c].input_base});
-        made = node_emit(c, 0);
-      }
-      at.emplace_back(loc, made);
-      return made;
-    };
+  // to consumer input slots of the plan and to its fetches, inserting
+  // copies where a destination reads it in another memory space. `value`
+  // is the constant's value when `n` is a session constant.
+  Status Route(const Node* n, int o, Device* from, Emit emit,
+               const Tensor* value) {
+    Routing r{n, o, from, value, {}};
+    r.at.emplace_back(from, std::move(emit));
     for (const Endpoint& c : n->consumers(o)) {
-      int dst = plan_index[c.node->id()];
+      int dst = plan_index_[c.node->id()];
       if (dst < 0) continue;
-      // By value: emit_at may add copy steps, moving plan->nodes.
-      const int slot = plan->nodes[dst].input_base + c.index;
+      // By value: EmitAt may add copy steps, moving plan_->nodes.
+      const int slot = plan_->nodes[dst].input_base + c.index;
       Device* loc =
-          Location(plan->nodes[dst].device,
-                   plan->nodes[dst].kernel->input_memory_space(c.index));
-      WEFT_ASSIGN_OR_RETURN(Emit e, emit_at(loc));
+          Location(plan_->nodes[dst].device,
+                   plan_->nodes[dst].kernel->input_memory_space(c.index));
+      WEFT_ASSIGN_OR_RETURN(Emit e, EmitAt(&r, loc));
       e(PlanEdge{dst, slot});
     }
-    for (int f : fetch_ids) {
-      WEFT_ASSIGN_OR_RETURN(Emit e, emit_at(nullptr));
-      e(PlanEdge{-1, f});
+    auto fetched = fetch_index_.find(EndpointKey{n->id(), o});
+    if (fetched != fetch_index_.end()) {
+      for (int f : fetched->second) {
+        WEFT_ASSIGN_OR_RETURN(Emit e, EmitAt(&r, nullptr));
+        e(PlanEdge{-1, f});
+      }
     }
     return Status();
-  };
-  auto fetches_of = [&](const Node* n, int o) {
-    auto it = fetch_index.find(EndpointKey{n->id(), o});
-    return it == fetch_index.end() ? std::vector<int>() : it->second;
-  };
-
-  const int num_kernel_nodes = static_cast<int>(plan->nodes.size());
-  std::vector<std::vector<int>> ctrl_edges(num_kernel_nodes);
-  for (int i = 0; i < num_kernel_nodes; ++i) {
-    const PlanNode pn = plan->nodes[i];  // routing appends to plan->nodes
-    const Node* n = pn.node;
-    for (int o = 0; o < pn.num_outputs; ++o) {
-      if (feed_index.contains(EndpointKey{n->id(), o})) continue;  // fed
-      Device* from = Location(pn.device, pn.kernel->output_memory_space(o));
-      WEFT_RETURN_IF_ERROR(
-          route(n, o, from, node_emit(i, o), fetches_of(n, o), nullptr));
-    }
-    for (const Node* c : n->control_outputs()) {
-      int dst = plan_index[c->id()];
-      if (dst < 0) continue;
-      ctrl_edges[i].push_back(dst);
-      plan->nodes[dst].initial_pending++;
-    }
   }
 
-  // Tensors known before the run: feeds, then session constants, all in
-  // host memory.
-  for (size_t i = 0; i < feed_keys.size(); ++i) {
-    PresetTensor p;
-    p.feed_index = static_cast<int>(i);
-    plan->presets.push_back(std::move(p));
-    const Node* n = graph.node(feed_keys[i].node);
-    WEFT_RETURN_IF_ERROR(
-        route(n, feed_keys[i].index, nullptr,
-              preset_emit(static_cast<int>(plan->presets.size()) - 1),
-              fetches_of(n, feed_keys[i].index), nullptr));
+  // Where the routed tensor leaves from at `loc` (null: host memory): its
+  // source, or a copy step (one per destination space, shared), or for a
+  // constant read on a device an uploaded copy made now.
+  StatusOr<Emit> EmitAt(Routing* r, Device* loc) {
+    for (const auto& [l, e] : r->at) {
+      if (l == loc) return e;
+    }
+    Emit made;
+    if (loc == nullptr) {
+      // To the host from the device that holds it.
+      int c = AddCopy(r->node, r->output, r->from, PlanStep::kCopyToHost);
+      WEFT_ASSIGN_OR_RETURN(Emit src_emit, EmitAt(r, r->from));
+      src_emit(PlanEdge{c, plan_->nodes[c].input_base});
+      made = NodeEmit(c, 0);
+    } else if (r->value != nullptr && r->from == nullptr &&
+               options_.upload_constants) {
+      auto uploaded = Upload(*r->value, loc);
+      if (!uploaded.ok()) {
+        return AddContext(
+            uploaded.status(),
+            absl::StrCat(src_, ": copying constant ", r->node->DebugName(),
+                         " to ", loc->name()));
+      }
+      plan_->device_constants.push_back(std::move(*uploaded));
+      PresetTensor p;
+      p.value = plan_->device_constants.back().get();
+      plan_->presets.push_back(std::move(p));
+      made = PresetEmit(LastPreset());
+    } else {
+      // To a device from the host (through it, from another device).
+      WEFT_ASSIGN_OR_RETURN(Emit host_emit, EmitAt(r, nullptr));
+      int c = AddCopy(r->node, r->output, loc, PlanStep::kCopyToDevice);
+      host_emit(PlanEdge{c, plan_->nodes[c].input_base});
+      made = NodeEmit(c, 0);
+    }
+    r->at.emplace_back(loc, made);
+    return made;
   }
-  for (int id = 0; id < n_graph; ++id) {
-    const Node* n = graph.node(id);
-    const Tensor* value = resources->ConstValue(n);
-    if (value == nullptr || feed_index.contains(EndpointKey{id, 0})) continue;
-    PresetTensor p;
-    p.value = value;
-    plan->presets.push_back(std::move(p));
-    WEFT_RETURN_IF_ERROR(route(
-        n, 0, nullptr, preset_emit(static_cast<int>(plan->presets.size()) - 1),
-        fetches_of(n, 0), value));
-  }
-  // Constants nobody reads here (pruned away, or all read on a device).
-  plan->presets.erase(std::remove_if(plan->presets.begin(), plan->presets.end(),
-                                     [](const PresetTensor& p) {
-                                       return p.feed_index < 0 &&
-                                              p.slots.empty() &&
-                                              p.fetches.empty();
-                                     }),
-                      plan->presets.end());
 
-  for (size_t i = 0; i < plan->nodes.size(); ++i) {
-    PlanNode& pn = plan->nodes[i];
-    pn.out_base = static_cast<int>(plan->out_begin.size());
-    for (int o = 0; o < pn.num_outputs; ++o) {
-      plan->out_begin.push_back(static_cast<int>(plan->edges.size()));
-      plan->edges.insert(plan->edges.end(), out_edges[i][o].begin(),
-                         out_edges[i][o].end());
-    }
-    plan->out_begin.push_back(static_cast<int>(plan->edges.size()));
-    pn.ctrl_begin = static_cast<int>(plan->control_edges.size());
-    if (static_cast<int>(i) < num_kernel_nodes) {
-      plan->control_edges.insert(plan->control_edges.end(),
-                                 ctrl_edges[i].begin(), ctrl_edges[i].end());
-    }
-    pn.ctrl_end = static_cast<int>(plan->control_edges.size());
-    if (pn.initial_pending == 0) {
-      plan->initial_ready.push_back(static_cast<int>(i));
-    }
-    Device* d = pn.device;
-    if (d->is_async() &&
-        std::find(plan->async_devices.begin(), plan->async_devices.end(), d) ==
-            plan->async_devices.end()) {
-      plan->async_devices.push_back(d);
-    }
-  }
-  return plan;
+  const Graph& graph_;
+  PlanResources* const resources_;
+  const BuildPlanOptions& options_;
+  const std::string& src_;
+  std::unique_ptr<Plan> plan_;
+
+  absl::flat_hash_map<EndpointKey, int> feed_index_;
+  std::vector<EndpointKey> feed_keys_;
+  std::vector<EndpointKey> fetch_keys_;
+  absl::flat_hash_map<EndpointKey, std::vector<int>> fetch_index_;
+  std::vector<bool> needed_;     // by graph id
+  std::vector<int> plan_index_;  // by graph id; -1 when not planned
+  int num_kernel_nodes_ = 0;
+  std::vector<std::vector<std::vector<PlanEdge>>> out_edges_;  // node, output
+  std::vector<std::vector<int>> ctrl_edges_;                   // by kernel node
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Plan>> BuildPlan(
+    const Graph& graph, const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets, PlanResources* resources,
+    const BuildPlanOptions& options) {
+  return PlanBuilder(graph, resources, options).Build(feeds, fetches, targets);
 }
 
 }  // namespace weft
