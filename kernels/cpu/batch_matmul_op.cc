@@ -30,6 +30,7 @@
 
 #include "core/tensor.h"
 #include "kernels/common/batch_matmul_shape.h"
+#include "kernels/cpu/context_parallel_for.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/reduction_util.h"
 #include "kernels/kernel_registry.h"
@@ -110,7 +111,7 @@ void BatchProduct(const OpKernelContext& ctx, const T* x, bool adj_x,
     if (batch == 1) {
       // One product: Gemm splits it itself, packing the shared operand once
       // for all its threads.
-      Gemm<T>(ctx, m, k, n,
+      Gemm<T>(ContextParallelFor(ctx), m, k, n,
               GemmOperand<T>{x + map.x[0] * m * k, adj_x ? m : k, adj_x},
               GemmOperand<T>{y + map.y[0] * k * n, adj_y ? k : n, adj_y}, out,
               n);

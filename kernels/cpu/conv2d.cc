@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu/fused_epilogue.h"
+#include "kernels/cpu/image_layout.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -204,7 +205,7 @@ bool Pointwise(const Conv2DGeometry& s) {
 
 }  // namespace
 
-void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
+void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
                 const float* in, const float* filter,
                 const GemmEpilogue& epilogue, float* out) {
   const int64_t m = s.output_pixels();
@@ -231,7 +232,7 @@ void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
     // The input already is the [m, in_depth] patch matrix: one product per
     // group, split by the GEMM itself.
     for (int64_t g = 0; g < s.groups; ++g) {
-      Gemm(ctx, m, cin, cout, GemmOperand<float>{in + g * cin, s.in_depth},
+      Gemm(parallel, m, cin, cout, GemmOperand<float>{in + g * cin, s.in_depth},
            group_filter(g), out + g * cout, ldo, group_epilogue(g));
     }
     return;
@@ -249,7 +250,7 @@ void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
     PatchLease patches(m * k);
     for (int64_t g = 0; g < s.groups; ++g) {
       GatherPatches(s, col_taps.data(), in, 0, m, g, patches.data());
-      Gemm(ctx, m, k, cout, GemmOperand<float>{patches.data(), k},
+      Gemm(parallel, m, k, cout, GemmOperand<float>{patches.data(), k},
            group_filter(g), out + g * cout, ldo, group_epilogue(g));
     }
     return;
@@ -259,9 +260,9 @@ void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
   std::vector<std::unique_ptr<GemmPackedRhs>> packed;
   for (int64_t g = 0; g < s.groups; ++g) {
     packed.push_back(
-        std::make_unique<GemmPackedRhs>(k, cout, group_filter(g), &ctx));
+        std::make_unique<GemmPackedRhs>(k, cout, group_filter(g), &parallel));
   }
-  ctx.ParallelFor(
+  parallel(
       num_chunks, chunk * k * s.out_depth, [&](int64_t first, int64_t last) {
         PatchLease patches(chunk * k);
         for (int64_t c = first; c < last; ++c) {
@@ -277,7 +278,7 @@ void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
 }
 
 template <typename S, typename A>
-void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
+void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
                 const S* in, const A* filter, S* out) {
   const int64_t m = s.output_pixels();
   if (m == 0 || s.out_depth == 0) return;
@@ -291,7 +292,8 @@ void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
   if constexpr (std::is_same_v<S, A>) {
     if (Pointwise(s)) {
       for (int64_t g = 0; g < s.groups; ++g) {
-        Gemm<A>(ctx, m, cin, cout, GemmOperand<A>{in + g * cin, s.in_depth},
+        Gemm<A>(parallel, m, cin, cout,
+                GemmOperand<A>{in + g * cin, s.in_depth},
                 GemmOperand<A>{filter + g * cout, ldo}, out + g * cout, ldo);
       }
       return;
@@ -301,7 +303,7 @@ void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
   const int64_t chunk = ChunkRows(m, k);
   const int64_t num_chunks = CeilDiv(m, chunk);
   const std::vector<TapRange> col_taps = TapTable(s.cols);
-  ctx.ParallelFor(
+  parallel(
       num_chunks, chunk * k * s.out_depth, [&](int64_t first, int64_t last) {
         std::vector<A> patches(chunk * k);
         // half and bfloat16 sum into float rows, rounded once at the end.
@@ -329,17 +331,17 @@ void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
       });
 }
 
-template void Conv2DNhwc<double, double>(const OpKernelContext&,
+template void Conv2DNhwc<double, double>(const ParallelForFn&,
                                          const Conv2DGeometry&, const double*,
                                          const double*, double*);
-template void Conv2DNhwc<half, float>(const OpKernelContext&,
+template void Conv2DNhwc<half, float>(const ParallelForFn&,
                                       const Conv2DGeometry&, const half*,
                                       const float*, half*);
-template void Conv2DNhwc<bfloat16, float>(const OpKernelContext&,
+template void Conv2DNhwc<bfloat16, float>(const ParallelForFn&,
                                           const Conv2DGeometry&,
                                           const bfloat16*, const float*,
                                           bfloat16*);
-template void Conv2DNhwc<uint32_t, uint32_t>(const OpKernelContext&,
+template void Conv2DNhwc<uint32_t, uint32_t>(const ParallelForFn&,
                                              const Conv2DGeometry&,
                                              const uint32_t*, const uint32_t*,
                                              uint32_t*);

@@ -37,8 +37,7 @@
 #include "core/tensor.h"
 #include "kernels/common/conv_shape.h"
 #include "kernels/cpu/gemm.h"
-#include "kernels/cpu/image_layout.h"
-#include "kernels/op_kernel.h"
+#include "kernels/cpu/parallel_for.h"
 
 namespace weft {
 
@@ -46,7 +45,7 @@ namespace weft {
 // `s`; `filter` as the op's input. `out` must not overlap the operands. A
 // default GemmEpilogue gives the plain convolution; epilogue.bias, when set,
 // has out_depth values. An input without channels gives epilogue(0).
-void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
+void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
                 const float* in, const float* filter,
                 const GemmEpilogue& epilogue, float* out);
 
@@ -57,7 +56,7 @@ void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
 // Instantiated for <double, double>, <half, float>, <bfloat16, float> and
 // <uint32_t, uint32_t>.
 template <typename S, typename A>
-void Conv2DNhwc(const OpKernelContext& ctx, const Conv2DGeometry& s,
+void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
                 const S* in, const A* filter, S* out);
 
 }  // namespace weft

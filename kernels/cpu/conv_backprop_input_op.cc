@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernels/cpu/context_parallel_for.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/image_layout.h"
 #include "kernels/kernel_registry.h"
@@ -119,7 +120,7 @@ void BackpropNhwc(const OpKernelContext& ctx, const BackpropShape& s,
   for (int64_t n0 = 0; n0 < s.batch; n0 += images) {
     const int64_t count = std::min(images, s.batch - n0);
     for (int64_t g = 0; g < s.groups; ++g) {
-      Gemm<A>(ctx, count * s.out_pixels(), cout, k,
+      Gemm<A>(ContextParallelFor(ctx), count * s.out_pixels(), cout, k,
               GemmOperand<A>{dy + n0 * s.out_pixels() * s.out_depth + g * cout,
                              s.out_depth},
               GemmOperand<A>{filter + g * cout, s.out_depth,

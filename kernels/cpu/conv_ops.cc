@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "core/tensor.h"
+#include "kernels/cpu/context_parallel_for.h"
 #include "kernels/cpu/conv2d.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/image_layout.h"
@@ -74,16 +75,17 @@ class Conv2DOp : public OpKernel {
                       filter.NumElements());
       f = filter_acc.data<A>();
     }
-    WithNhwc(
-        ctx, attrs_.format, input, output, [&](const Tensor& in, Tensor* out) {
-          if constexpr (std::is_same_v<T, float>) {
-            Conv2DNhwc(*ctx, s, in.data<float>(), f, GemmEpilogue(),
-                       out->data<float>());
-          } else {
-            Conv2DNhwc<S, A>(*ctx, s, reinterpret_cast<const S*>(in.data<T>()),
-                             f, reinterpret_cast<S*>(out->data<T>()));
-          }
-        });
+    WithNhwc(ctx, attrs_.format, input, output,
+             [&](const Tensor& in, Tensor* out) {
+               if constexpr (std::is_same_v<T, float>) {
+                 Conv2DNhwc(ContextParallelFor(*ctx), s, in.data<float>(), f,
+                            GemmEpilogue(), out->data<float>());
+               } else {
+                 Conv2DNhwc<S, A>(ContextParallelFor(*ctx), s,
+                                  reinterpret_cast<const S*>(in.data<T>()), f,
+                                  reinterpret_cast<S*>(out->data<T>()));
+               }
+             });
   }
 
  private:

@@ -330,16 +330,17 @@ void DepthwiseConvRows(const DepthwiseGeometry& g, const float* in,
   }
 }
 
-void DepthwiseConvNhwc(const OpKernelContext& ctx, const DepthwiseGeometry& g,
-                       const float* in, const float* filter,
-                       const GemmEpilogue* epilogue, float* out) {
+void DepthwiseConvNhwc(const ParallelForFn& parallel,
+                       const DepthwiseGeometry& g, const float* in,
+                       const float* filter, const GemmEpilogue* epilogue,
+                       float* out) {
   const int64_t rows = g.batch * g.rows.output;
   if (rows == 0 || g.cols.output == 0 || g.out_depth() == 0) {
     return;
   }
   const int64_t row_cost =
       g.cols.output * g.rows.window * g.cols.window * g.out_depth();
-  ctx.ParallelFor(rows, row_cost, [&](int64_t first, int64_t last) {
+  parallel(rows, row_cost, [&](int64_t first, int64_t last) {
     DepthwiseConvRows(g, in, filter, epilogue, out, first, last);
   });
 }

@@ -23,19 +23,19 @@
 #include "core/tensor.h"
 #include "kernels/common/conv_shape.h"
 #include "kernels/cpu/gemm.h"
-#include "kernels/cpu/image_layout.h"
-#include "kernels/op_kernel.h"
+#include "kernels/cpu/parallel_for.h"
 
 namespace weft {
 
 // The NHWC float convolution of `in` ([batch, rows.input, cols.input, C])
 // with `filter` into `out` ([batch, rows.output, cols.output, C * M]), then
 // `epilogue` (null: none) applied to every output value as
-// ApplyEpilogueRows does. Output rows are split over ctx's threads; the
+// ApplyEpilogueRows does. Output rows are split through `parallel`; the
 // result does not depend on how. `in` and `out` must not overlap.
-void DepthwiseConvNhwc(const OpKernelContext& ctx, const DepthwiseGeometry& g,
-                       const float* in, const float* filter,
-                       const GemmEpilogue* epilogue, float* out);
+void DepthwiseConvNhwc(const ParallelForFn& parallel,
+                       const DepthwiseGeometry& g, const float* in,
+                       const float* filter, const GemmEpilogue* epilogue,
+                       float* out);
 
 // Output rows [first, last) (row r is image r / rows.output, row
 // r % rows.output) of DepthwiseConvNhwc, on the calling thread.

@@ -26,6 +26,7 @@
 #include <Eigen/Core>
 
 #include "core/tensor.h"
+#include "kernels/cpu/context_parallel_for.h"
 #include "kernels/cpu/depthwise_conv.h"
 #include "kernels/cpu/image_layout.h"
 #include "kernels/kernel_registry.h"
@@ -115,9 +116,9 @@ class DepthwiseConv2dNativeOp : public OpKernel {
     if constexpr (std::is_same_v<T, float>) {
       WithNhwc(ctx, attrs_.format, input, output,
                [&](const Tensor& in, Tensor* out) {
-                 DepthwiseConvNhwc(*ctx, s, in.data<float>(),
-                                   filter.data<float>(), nullptr,
-                                   out->data<float>());
+                 DepthwiseConvNhwc(ContextParallelFor(*ctx), s,
+                                   in.data<float>(), filter.data<float>(),
+                                   nullptr, out->data<float>());
                });
     } else {
       ComputeGeneric(ctx, s, input, filter, output);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "kernels/cpu/context_parallel_for.h"
 #include "kernels/cpu/conv2d.h"
 #include "kernels/cpu/depthwise_conv.h"
 #include "kernels/cpu/fused_epilogue.h"
@@ -64,8 +65,8 @@ class FusedConv2DOp : public OpKernel {
     // An input without channels gives epilogue(0) (Conv2DNhwc).
     WithNhwc(ctx, attrs_.format, input, output,
              [&](const Tensor& in, Tensor* out) {
-               Conv2DNhwc(*ctx, s, in.data<float>(), filter.data<float>(),
-                          epilogue, out->data<float>());
+               Conv2DNhwc(ContextParallelFor(*ctx), s, in.data<float>(),
+                          filter.data<float>(), epilogue, out->data<float>());
              });
   }
 
@@ -98,11 +99,12 @@ class FusedDepthwiseConv2dNativeOp : public OpKernel {
     if (output->NumElements() == 0) return;
     GemmEpilogue epilogue = epilogue_;
     epilogue.bias = has_bias_ ? ctx->input(2).data<float>() : nullptr;
-    WithNhwc(
-        ctx, attrs_.format, input, output, [&](const Tensor& in, Tensor* out) {
-          DepthwiseConvNhwc(*ctx, s, in.data<float>(), filter.data<float>(),
-                            &epilogue, out->data<float>());
-        });
+    WithNhwc(ctx, attrs_.format, input, output,
+             [&](const Tensor& in, Tensor* out) {
+               DepthwiseConvNhwc(ContextParallelFor(*ctx), s, in.data<float>(),
+                                 filter.data<float>(), &epilogue,
+                                 out->data<float>());
+             });
   }
 
  private:

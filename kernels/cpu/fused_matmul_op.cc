@@ -10,6 +10,7 @@
 
 #include "core/tensor.h"
 #include "kernels/common/matmul_shape.h"
+#include "kernels/cpu/context_parallel_for.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/kernel_registry.h"
@@ -52,7 +53,7 @@ class FusedMatMulOp : public OpKernel {
     }
     const GemmOperand<float> lhs{a.data<float>(), a.dim_size(1), transpose_a_};
     const GemmOperand<float> rhs{b.data<float>(), b.dim_size(1), transpose_b_};
-    Gemm(*ctx, m, k, n, lhs, rhs, out, n, epilogue);
+    Gemm(ContextParallelFor(*ctx), m, k, n, lhs, rhs, out, n, epilogue);
   }
 
  private:

@@ -110,10 +110,10 @@ void ReferenceSerial(int64_t m, int64_t k, int64_t n, GemmOperand<T> a,
   }
 }
 
-// Bands of output rows (m >= n) or columns through ctx.ParallelFor; `band_fn`
+// Bands of output rows (m >= n) or columns through `parallel`; `band_fn`
 // computes one band (m', n', a', b', c').
 template <typename T, typename BandFn>
-void ForEachBand(const OpKernelContext& ctx, int64_t m, int64_t k, int64_t n,
+void ForEachBand(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
                  GemmOperand<T> a, GemmOperand<T> b, T* c, int64_t ldc,
                  BandFn&& band_fn) {
   if (m <= 0 || n <= 0) return;
@@ -126,7 +126,7 @@ void ForEachBand(const OpKernelContext& ctx, int64_t m, int64_t k, int64_t n,
   const int64_t num_bands = CeilDiv(extent, band);
   const int64_t band_cost =
       band * std::max<int64_t>(k, 1) * (split_rows ? n : m);
-  ctx.ParallelFor(num_bands, band_cost, [&](int64_t first, int64_t last) {
+  parallel(num_bands, band_cost, [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) {
       const int64_t start = i * band;
       const int64_t len = std::min(band, extent - start);
@@ -220,15 +220,15 @@ void ApplyEpilogue(const GemmEpilogue& ep, int64_t col0, float* c, int64_t ldc,
   }
 }
 
-// The work-sharing loop both entry points use: ctx.ParallelFor, or inline
-// on the calling thread for GemmSerial (ctx == nullptr).
+// The work-sharing loop both entry points use: `parallel`, or inline
+// on the calling thread for GemmSerial (parallel == nullptr).
 template <typename Fn>
-void ForUnits(const OpKernelContext* ctx, int64_t n, int64_t cost, Fn&& fn) {
+void ForUnits(const ParallelForFn* parallel, int64_t n, int64_t cost, Fn&& fn) {
   if (n <= 0) return;
-  if (ctx == nullptr) {
+  if (parallel == nullptr) {
     fn(int64_t{0}, n);
   } else {
-    ctx->ParallelFor(n, cost, fn);
+    (*parallel)(n, cost, fn);
   }
 }
 
@@ -623,7 +623,7 @@ void PackA(const GemmOperand<float>& a, int64_t i0, int64_t rows, int64_t pc,
 // c[:, jc : jc + nc] (+)= op(a)[:, pc : pc + kc] * (the packed block of op(b)
 // at packed_b, panels of kNr columns), as units of rows x columns through
 // ForUnits; `first`: c is overwritten, `last`: the epilogue follows.
-void MultiplyPackedBlock(const OpKernelContext* ctx, int64_t m,
+void MultiplyPackedBlock(const ParallelForFn* parallel, int64_t m,
                          const GemmOperand<float>& a, int64_t pc, int64_t kc,
                          int64_t jc, int64_t nc, const float* packed_b,
                          float* c, int64_t ldc, bool first, bool last,
@@ -638,7 +638,7 @@ void MultiplyPackedBlock(const OpKernelContext* ctx, int64_t m,
   const int64_t unit_cols =
       std::min(kMaxUnitCols, RoundUp(CeilDiv(nc, col_parts_wanted), kNr));
   const int64_t col_parts = CeilDiv(nc, unit_cols);
-  ForUnits(ctx, row_blocks * col_parts, mc * unit_cols * kc / 8,
+  ForUnits(parallel, row_blocks * col_parts, mc * unit_cols * kc / 8,
            [&](int64_t u0, int64_t u1) {
              ScratchLease a_lease(tls_a_scratch, (mc / kMr) * kAPanel);
              float* const packed_a = a_lease.data();
@@ -687,9 +687,9 @@ struct RhsBlocking {
   int64_t nc_max;
 };
 
-// The float product with an epilogue; ctx == nullptr runs on the calling
+// The float product with an epilogue; parallel == nullptr runs on the calling
 // thread. Every blocking decision below depends on (m, k, n) only.
-void PackedGemm(const OpKernelContext* ctx, int64_t m, int64_t k, int64_t n,
+void PackedGemm(const ParallelForFn* parallel, int64_t m, int64_t k, int64_t n,
                 const GemmOperand<float>& a, const GemmOperand<float>& b,
                 float* c, int64_t ldc, const GemmEpilogue& ep) {
   if (m <= 0 || n <= 0) return;
@@ -730,7 +730,7 @@ void PackedGemm(const OpKernelContext* ctx, int64_t m, int64_t k, int64_t n,
     const int64_t unit_tiles =
         std::max<int64_t>(kMinUnitCols / kNr, CeilDiv(tiles, kWantUnits));
     const int64_t units = CeilDiv(tiles, unit_tiles);
-    ForUnits(ctx, units, unit_tiles * kNr * m * k / 8,
+    ForUnits(parallel, units, unit_tiles * kNr * m * k / 8,
              [&](int64_t first, int64_t last) {
                const int64_t t0 = first * unit_tiles;
                const int64_t t1 = std::min(tiles, last * unit_tiles);
@@ -770,12 +770,12 @@ void PackedGemm(const OpKernelContext* ctx, int64_t m, int64_t k, int64_t n,
       const int64_t pc = kb * kc_max;
       const int64_t kc = std::min(kc_max, k - pc);
       const int64_t panels = CeilDiv(nc, kNr);
-      ForUnits(ctx, panels, kc * kNr, [&](int64_t p0, int64_t p1) {
+      ForUnits(parallel, panels, kc * kNr, [&](int64_t p0, int64_t p1) {
         PackB(b, pc, kc, jc + p0 * kNr, std::min(nc, p1 * kNr) - p0 * kNr,
               packed_b + p0 * kc * kNr);
       });
-      MultiplyPackedBlock(ctx, m, a, pc, kc, jc, nc, packed_b, c, ldc, kb == 0,
-                          kb + 1 == k_blocks, ep);
+      MultiplyPackedBlock(parallel, m, a, pc, kc, jc, nc, packed_b, c, ldc,
+                          kb == 0, kb + 1 == k_blocks, ep);
     }
   }
 }
@@ -784,7 +784,7 @@ void PackedGemm(const OpKernelContext* ctx, int64_t m, int64_t k, int64_t n,
 
 // The float product without a fast path: Eigen by bands, then the
 // epilogue over each band.
-[[maybe_unused]] void FallbackFloat(const OpKernelContext* ctx, int64_t m,
+[[maybe_unused]] void FallbackFloat(const ParallelForFn* parallel, int64_t m,
                                     int64_t k, int64_t n, GemmOperand<float> a,
                                     GemmOperand<float> b, float* c, int64_t ldc,
                                     const GemmEpilogue& ep) {
@@ -793,27 +793,27 @@ void PackedGemm(const OpKernelContext* ctx, int64_t m, int64_t k, int64_t n,
     ReferenceSerial<float>(bm, k, bn, ba, bb, bc, ldc);
     if (HasEpilogue(ep)) ApplyEpilogue(ep, col0, bc, ldc, bm, bn);
   };
-  if (ctx == nullptr) {
+  if (parallel == nullptr) {
     if (m > 0 && n > 0) band(m, n, a, b, c, 0);
   } else {
-    ForEachBand(*ctx, m, k, n, a, b, c, ldc, band);
+    ForEachBand(*parallel, m, k, n, a, b, c, ldc, band);
   }
 }
 
-void FloatGemm(const OpKernelContext* ctx, int64_t m, int64_t k, int64_t n,
+void FloatGemm(const ParallelForFn* parallel, int64_t m, int64_t k, int64_t n,
                GemmOperand<float> a, GemmOperand<float> b, float* c,
                int64_t ldc, const GemmEpilogue& ep) {
 #ifdef WEFT_GEMM_SIMD
-  PackedGemm(ctx, m, k, n, a, b, c, ldc, ep);
+  PackedGemm(parallel, m, k, n, a, b, c, ldc, ep);
 #else
-  FallbackFloat(ctx, m, k, n, a, b, c, ldc, ep);
+  FallbackFloat(parallel, m, k, n, a, b, c, ldc, ep);
 #endif
 }
 
 }  // namespace
 
 GemmPackedRhs::GemmPackedRhs(int64_t k, int64_t n, GemmOperand<float> b,
-                             const OpKernelContext* ctx)
+                             const ParallelForFn* parallel)
     : k_(k), n_(n), b_(b) {
 #ifdef WEFT_GEMM_SIMD
   if (k <= 0 || n <= 0) return;
@@ -821,7 +821,7 @@ GemmPackedRhs::GemmPackedRhs(int64_t k, int64_t n, GemmOperand<float> b,
   const int64_t n_blocks = CeilDiv(n, bl.nc_max);
   const int64_t block_floats = bl.kc_max * bl.nc_max;
   packed_ = AllocateFloats(n_blocks * bl.k_blocks * block_floats);
-  ForUnits(ctx, n_blocks * bl.k_blocks, block_floats,
+  ForUnits(parallel, n_blocks * bl.k_blocks, block_floats,
            [&](int64_t first, int64_t last) {
              for (int64_t i = first; i < last; ++i) {
                const int64_t jc = (i / bl.k_blocks) * bl.nc_max;
@@ -873,13 +873,13 @@ void GemmSerial(int64_t m, int64_t k, int64_t n, GemmOperand<T> a,
 }
 
 template <typename T>
-void Gemm(const OpKernelContext& ctx, int64_t m, int64_t k, int64_t n,
+void Gemm(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
           GemmOperand<T> a, GemmOperand<T> b, T* c, int64_t ldc) {
   if constexpr (std::is_same_v<T, float>) {
-    FloatGemm(&ctx, m, k, n, a, b, c, ldc, GemmEpilogue());
+    FloatGemm(&parallel, m, k, n, a, b, c, ldc, GemmEpilogue());
   } else {
     ForEachBand(
-        ctx, m, k, n, a, b, c, ldc,
+        parallel, m, k, n, a, b, c, ldc,
         [&](int64_t bm, int64_t bn, GemmOperand<T> ba, GemmOperand<T> bb, T* bc,
             int64_t) { ReferenceSerial<T>(bm, k, bn, ba, bb, bc, ldc); });
   }
@@ -891,16 +891,16 @@ void GemmSerial(int64_t m, int64_t k, int64_t n, GemmOperand<float> a,
   FloatGemm(nullptr, m, k, n, a, b, c, ldc, epilogue);
 }
 
-void Gemm(const OpKernelContext& ctx, int64_t m, int64_t k, int64_t n,
+void Gemm(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
           GemmOperand<float> a, GemmOperand<float> b, float* c, int64_t ldc,
           const GemmEpilogue& epilogue) {
-  FloatGemm(&ctx, m, k, n, a, b, c, ldc, epilogue);
+  FloatGemm(&parallel, m, k, n, a, b, c, ldc, epilogue);
 }
 
-#define WEFT_INSTANTIATE_GEMM(T)                                           \
-  template void GemmSerial<T>(int64_t, int64_t, int64_t, GemmOperand<T>,   \
-                              GemmOperand<T>, T*, int64_t);                \
-  template void Gemm<T>(const OpKernelContext&, int64_t, int64_t, int64_t, \
+#define WEFT_INSTANTIATE_GEMM(T)                                         \
+  template void GemmSerial<T>(int64_t, int64_t, int64_t, GemmOperand<T>, \
+                              GemmOperand<T>, T*, int64_t);              \
+  template void Gemm<T>(const ParallelForFn&, int64_t, int64_t, int64_t, \
                         GemmOperand<T>, GemmOperand<T>, T*, int64_t);
 WEFT_INSTANTIATE_GEMM(float)
 WEFT_INSTANTIATE_GEMM(double)

@@ -15,7 +15,7 @@
 // one thread; uint32_t is a plain loop (see below).
 //
 // Determinism: Gemm splits the work into units chosen from the shape alone
-// and runs them through OpKernelContext::ParallelFor, so results are
+// and runs them through a ParallelForFn (parallel_for.h), so results are
 // bit-identical at every thread count. Eigen's own thread-pool device is
 // not used: it blocks on a barrier, which inside a one-thread arena would
 // wait forever. On the packed float path the k-sum of an output element is
@@ -42,7 +42,7 @@
 
 #include <cstdint>
 
-#include "kernels/op_kernel.h"
+#include "kernels/cpu/parallel_for.h"
 
 namespace weft {
 
@@ -63,11 +63,11 @@ template <typename T>
 void GemmSerial(int64_t m, int64_t k, int64_t n, GemmOperand<T> a,
                 GemmOperand<T> b, T* c, int64_t ldc);
 
-// The same product split into units through ctx.ParallelFor (bands of
+// The same product split into units through `parallel` (bands of
 // output rows or columns; on the packed float path, blocks of rows times
 // columns sharing one packed op(b)). Small products stay one unit.
 template <typename T>
-void Gemm(const OpKernelContext& ctx, int64_t m, int64_t k, int64_t n,
+void Gemm(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
           GemmOperand<T> a, GemmOperand<T> b, T* c, int64_t ldc);
 
 // What a fused kernel applies to each output element after the product,
@@ -95,7 +95,7 @@ struct GemmEpilogue {
 void GemmSerial(int64_t m, int64_t k, int64_t n, GemmOperand<float> a,
                 GemmOperand<float> b, float* c, int64_t ldc,
                 const GemmEpilogue& epilogue);
-void Gemm(const OpKernelContext& ctx, int64_t m, int64_t k, int64_t n,
+void Gemm(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
           GemmOperand<float> a, GemmOperand<float> b, float* c, int64_t ldc,
           const GemmEpilogue& epilogue);
 
@@ -103,12 +103,12 @@ void Gemm(const OpKernelContext& ctx, int64_t m, int64_t k, int64_t n,
 // convolution's filter against chunks of patches), so that each product
 // skips packing it. Read-only once built: threads may share it. Holds about
 // k * n floats; `b`'s memory must outlive it (builds without the packed
-// float path multiply from it directly). `ctx`, when given, packs through
-// its ParallelFor.
+// float path multiply from it directly). `parallel`, when given, packs through
+// it.
 class GemmPackedRhs {
  public:
   GemmPackedRhs(int64_t k, int64_t n, GemmOperand<float> b,
-                const OpKernelContext* ctx = nullptr);
+                const ParallelForFn* parallel = nullptr);
   ~GemmPackedRhs();
   GemmPackedRhs(const GemmPackedRhs&) = delete;
   GemmPackedRhs& operator=(const GemmPackedRhs&) = delete;
@@ -136,7 +136,7 @@ void GemmSerial(int64_t m, GemmOperand<float> a, const GemmPackedRhs& b,
 #define WEFT_DECLARE_GEMM(T)                                                   \
   extern template void GemmSerial<T>(                                          \
       int64_t, int64_t, int64_t, GemmOperand<T>, GemmOperand<T>, T*, int64_t); \
-  extern template void Gemm<T>(const OpKernelContext&, int64_t, int64_t,       \
+  extern template void Gemm<T>(const ParallelForFn&, int64_t, int64_t,         \
                                int64_t, GemmOperand<T>, GemmOperand<T>, T*,    \
                                int64_t);
 WEFT_DECLARE_GEMM(float)

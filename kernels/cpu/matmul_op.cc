@@ -20,6 +20,7 @@
 
 #include "core/tensor.h"
 #include "kernels/common/matmul_shape.h"
+#include "kernels/cpu/context_parallel_for.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
@@ -64,7 +65,8 @@ class MatMulOp : public OpKernel {
       return;
     }
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      Gemm<T>(*ctx, m, k, n, Operand(a.data<T>(), a, transpose_a_),
+      Gemm<T>(ContextParallelFor(*ctx), m, k, n,
+              Operand(a.data<T>(), a, transpose_a_),
               Operand(b.data<T>(), b, transpose_b_), c->data<T>(), n);
     } else {
       // Narrow floats: widen, multiply in float, round once.
@@ -74,7 +76,8 @@ class MatMulOp : public OpKernel {
       OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, c->shape(), &cf));
       Convert(a.data<T>(), af.data<float>(), a.NumElements());
       Convert(b.data<T>(), bf.data<float>(), b.NumElements());
-      Gemm<float>(*ctx, m, k, n, Operand(af.data<float>(), a, transpose_a_),
+      Gemm<float>(ContextParallelFor(*ctx), m, k, n,
+                  Operand(af.data<float>(), a, transpose_a_),
                   Operand(bf.data<float>(), b, transpose_b_), cf.data<float>(),
                   n);
       Convert(cf.data<float>(), c->data<T>(), m * n);

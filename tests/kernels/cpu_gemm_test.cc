@@ -15,6 +15,7 @@
 // NaN and infinity propagation, bit-identical results at 0, 1 and 2 threads,
 // and the epilogue, which must equal running BiasAdd and the activation ops
 // after the product, bit for bit.
+#include "kernels/cpu/context_parallel_for.h"
 #include "kernels/cpu/gemm.h"
 
 #include <oneapi/tbb/task_arena.h>
@@ -23,10 +24,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "device/cpu_device.h"
@@ -106,9 +109,11 @@ class ThreadedGemm {
     OpKernelContext ctx(&params);
     auto call = [&] {
       if (epilogue != nullptr) {
-        Gemm(ctx, m, k, n, a.operand(), b.operand(), c, ldc, *epilogue);
+        Gemm(ContextParallelFor(ctx), m, k, n, a.operand(), b.operand(), c, ldc,
+             *epilogue);
       } else {
-        Gemm<float>(ctx, m, k, n, a.operand(), b.operand(), c, ldc);
+        Gemm<float>(ContextParallelFor(ctx), m, k, n, a.operand(), b.operand(),
+                    c, ldc);
       }
     };
     if (arena_ != nullptr) {
@@ -496,6 +501,49 @@ TEST(CpuGemmTest, EpilogueOnEmptyDepth) {
     EXPECT_EQ(c[i * 4 + 2], 6.0f);
     EXPECT_EQ(c[i * 4 + 3], 0.0f);
   }
+}
+
+// The math layer needs no kernel framework: any ParallelForFn will do. A
+// serial one and one that runs the ranges of a split in reverse order (a
+// pool that schedules however it likes) give GemmSerial's bits, with and
+// without an epilogue.
+TEST(CpuGemmTest, RunsOnAnyParallelFor) {
+  std::mt19937 rng(29);
+  int calls = 0;
+  const ParallelForFn reversed =
+      [&calls](int64_t n, int64_t,
+               const std::function<void(int64_t, int64_t)>& fn) {
+        ++calls;
+        const int64_t step = 3;
+        for (int64_t end = n; end > 0; end -= step) {
+          fn(std::max<int64_t>(0, end - step), end);
+        }
+      };
+  GemmEpilogue relu;
+  relu.activation = GemmEpilogue::Activation::kRelu;
+  for (const auto& [m, k, n] :
+       {std::tuple<int64_t, int64_t, int64_t>{97, 300, 131},
+        {640, 64, 24},
+        {5, 7, 3}}) {
+    const std::string what = Describe(m, k, n, false, true);
+    const Matrix a = RandomMatrix(m, k, false, 1, &rng);
+    const Matrix b = RandomMatrix(k, n, true, 2, &rng);
+    const int64_t ldc = n + 1;
+    for (const GemmEpilogue& ep : {GemmEpilogue(), relu}) {
+      std::vector<float> serial = Output(m, ldc);
+      GemmSerial(m, k, n, a.operand(), b.operand(), serial.data(), ldc, ep);
+      if (ep.activation == GemmEpilogue::Activation::kNone) {
+        ExpectProductNear(a, b, serial, ldc, what);
+      }
+      std::vector<float> c = Output(m, ldc);
+      Gemm(SerialFor(), m, k, n, a.operand(), b.operand(), c.data(), ldc, ep);
+      ExpectBitsEqual(serial, c, what + " Gemm(SerialFor()) vs GemmSerial");
+      std::vector<float> r = Output(m, ldc);
+      Gemm(reversed, m, k, n, a.operand(), b.operand(), r.data(), ldc, ep);
+      ExpectBitsEqual(serial, r, what + " Gemm(reversed) vs GemmSerial");
+    }
+  }
+  EXPECT_GT(calls, 0) << "no product was split";
 }
 
 }  // namespace
