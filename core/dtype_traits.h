@@ -55,7 +55,7 @@ WEFT_MATCH_TYPE_AND_ENUM(bfloat16, DT_BFLOAT16);
 #undef WEFT_MATCH_TYPE_AND_ENUM
 
 // Calls `fn.template operator()<T>()`-style visitors through a generic lambda
-// taking a type tag: WEFT_SWITCH_POD_TYPES(dt, [&](auto tag) { using T =
+// taking a type tag: VisitNumericType(dt, [&](auto tag) { using T =
 // typename decltype(tag)::type; ... }). Returns false for types it does not
 // cover so callers can produce their own error.
 template <typename T>

@@ -1,8 +1,9 @@
 // BfcAllocator: a caching allocator, best fit with coalescing, for tensor
-// buffers. It takes large regions from a SubAllocator (the host's mmap here,
-// cudaMalloc for a GPU later), carves them into chunks, and keeps freed chunks
-// for reuse instead of giving them back, so that a session's second run finds
-// the pages its first run touched and pays no page faults or system calls.
+// buffers. It takes large regions from a SubAllocator (the host's mmap; the
+// CUDA device has its own stream-ordered pool), carves them into chunks, and
+// keeps freed chunks for reuse instead of giving them back, so that a session's
+// second run finds the pages its first run touched and pays no page faults or
+// system calls.
 //
 //   BfcAllocator allocator(std::make_unique<HostSubAllocator>(), {});
 //   void* p = allocator.AllocateRaw(kTensorAlignment, 1 << 20);

@@ -1,5 +1,5 @@
 // Device: where a node's kernel runs and where its tensors live. A device has
-// a name ("cpu:0", later "cuda:0"), a type that kernels are registered for
+// a name ("cpu:0", "cuda:0"), a type that kernels are registered for
 // ("CPU", "CUDA"), allocators, and intra-op parallelism.
 //
 // Asynchronous devices (a GPU) do not finish work when a kernel returns: a
