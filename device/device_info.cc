@@ -6,6 +6,9 @@
 #include <thread>
 #include <vector>
 
+#ifdef __F16C__
+#include <cpuid.h>
+#endif
 #include <oneapi/tbb/info.h>
 #include <Eigen/Core>
 
@@ -60,7 +63,18 @@ std::vector<SimdFeature> CompiledSimdFeatures() {
   WEFT_SIMD_FEATURE("FMA", "fma");
 #endif
 #ifdef __F16C__
+#ifdef __clang__
+  // clang's __builtin_cpu_supports (14 at least) does not know "f16c": ask
+  // CPUID (leaf 1, ECX bit 29) instead.
+  {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c =
+        __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & (1u << 29)) != 0;
+    f.push_back({"F16C", "f16c", f16c});
+  }
+#else
   WEFT_SIMD_FEATURE("F16C", "f16c");
+#endif
 #endif
 #ifdef __AVX__
   WEFT_SIMD_FEATURE("AVX", "avx");
