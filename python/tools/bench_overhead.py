@@ -2,9 +2,12 @@
 Session.run on a one-node graph (x: float[1] -> Identity), the graph of the
 C++ benchmark BM_RunOneNode (bench/executor_bench.cc), at threads 0, 1, 2.
 
-    python python/bench_overhead.py [--calls 200000] [--repeats 5]
+    python python/tools/bench_overhead.py [--calls 200000] [--repeats 5]
 
-Prints the best of --repeats timings per variant, in microseconds per call.
+Prints the best of --repeats timings per variant, in microseconds per call,
+as wall time and as the calling thread's CPU time (what Google Benchmark's
+CPU column reports; on a loaded machine wall time includes waiting for a
+core).
 The Python overhead is this minus BM_RunOneNode's time for the same thread
 count (build/bench/weft_executor_bench --benchmark_filter=BM_RunOneNode).
 """
@@ -26,13 +29,15 @@ node { name: "n0" op: "Identity" input: "x" attr { key: "T" value { type: DT_FLO
 
 
 def best_us(fn, calls, repeats):
-    best = float("inf")
+    """(wall, thread CPU) microseconds per call, each the best of repeats."""
+    wall = cpu = float("inf")
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         for _ in range(calls):
             fn()
-        best = min(best, (time.perf_counter() - start) / calls)
-    return best * 1e6
+        wall = min(wall, (time.perf_counter() - start) / calls)
+        cpu = min(cpu, (time.thread_time() - start_cpu) / calls)
+    return wall * 1e6, cpu * 1e6
 
 
 def main():
@@ -49,7 +54,7 @@ def main():
     aligned[0] = 1
     plain = np.ones(1, np.float32)  # 16-byte aligned: copied per call
     print(f"weft {weft.__version__}, numpy {np.__version__}, "
-          f"{args.calls} calls x {args.repeats}, best, us per call")
+          f"{args.calls} calls x {args.repeats}, best, us per call: wall, CPU")
     for threads in (0, 1, 2):
         session = weft.Session(graph, threads=threads)
         call = session.callable(feeds=["x"], fetches=["n0"])
@@ -60,8 +65,8 @@ def main():
         }
         for name, fn in rows.items():
             fn()
-            us = best_us(fn, args.calls, args.repeats)
-            print(f"threads={threads}  {name:32s} {us:7.3f}")
+            wall, cpu = best_us(fn, args.calls, args.repeats)
+            print(f"threads={threads}  {name:32s} {wall:7.3f} {cpu:7.3f}")
 
 
 if __name__ == "__main__":
