@@ -120,6 +120,9 @@ Every setting of weft's SessionOptions is a keyword argument:
   allow_tf32, device_memory_limit_bytes, capture_device_graphs, cuda_stream
     (a cudaStream_t as an int): CUDA sessions only; setting one on a CPU
     session is a ValueError naming the field.
+  max_loop_iterations: the most iterations one execution of a While loop
+    may run (more fails with MemoryError naming the loop); 0 (default) for
+    no cap.
   feeds, fetches, targets: when given, the signature is prepared at once,
     so that unfed placeholders and missing kernels are reported here.
   source_name: prefixes errors (default: the graph's path).
@@ -175,8 +178,9 @@ void BindSession(nb::module_& m) {
              const std::string& device, bool optimize, bool cache_host_memory,
              int64_t host_memory_limit_bytes, bool allow_tf32,
              int64_t device_memory_limit_bytes, bool capture_device_graphs,
-             uintptr_t cuda_stream, nb::handle feeds, nb::handle fetches,
-             nb::handle targets, std::optional<std::string> source_name) {
+             uintptr_t cuda_stream, int64_t max_loop_iterations,
+             nb::handle feeds, nb::handle fetches, nb::handle targets,
+             std::optional<std::string> source_name) {
             SessionOptions options;
             options.threads = threads;
             options.device = device;
@@ -187,6 +191,7 @@ void BindSession(nb::module_& m) {
             options.device_memory_limit_bytes = device_memory_limit_bytes;
             options.capture_device_graphs = capture_device_graphs;
             options.cuda_stream = reinterpret_cast<void*>(cuda_stream);
+            options.max_loop_iterations = max_loop_iterations;
             options.feeds = Names(feeds, "feeds");
             options.fetches = Names(fetches, "fetches");
             options.targets = Names(targets, "targets");
@@ -206,8 +211,9 @@ void BindSession(nb::module_& m) {
           nb::arg("host_memory_limit_bytes") = 0, nb::arg("allow_tf32") = false,
           nb::arg("device_memory_limit_bytes") = 0,
           nb::arg("capture_device_graphs") = false, nb::arg("cuda_stream") = 0,
-          nb::arg("feeds") = nb::none(), nb::arg("fetches") = nb::none(),
-          nb::arg("targets") = nb::none(), nb::arg("source_name") = nb::none())
+          nb::arg("max_loop_iterations") = 0, nb::arg("feeds") = nb::none(),
+          nb::arg("fetches") = nb::none(), nb::arg("targets") = nb::none(),
+          nb::arg("source_name") = nb::none())
       .def(
           "run",
           [](const PySession& self, nb::handle feeds, nb::handle fetches,

@@ -101,6 +101,7 @@ class Session:
         device_memory_limit_bytes: int = 0,
         capture_device_graphs: bool = False,
         cuda_stream: int = 0,
+        max_loop_iterations: int = 0,
         feeds: Optional[Sequence[str]] = None,
         fetches: Optional[Sequence[str]] = None,
         targets: Optional[Sequence[str]] = None,

@@ -42,7 +42,11 @@ def test_run_matches_tensorflow(model, optimize):
     graph = weft.Graph.load(
         model["graph"], input_shapes={model["input_name"]: model["input_shape"]}
     )
-    session = weft.Session(graph, threads=2, optimize=optimize)
+    session = weft.Session(
+        graph, threads=2, optimize=optimize, cache_host_memory=optimize,
+        host_memory_limit_bytes=(1 << 30) if optimize else 0,
+        max_loop_iterations=10,
+    )
     x = np.load(model["input"])
     names = [name for name, _ in model["outputs"]]
     outputs = session.run({model["input_name"]: x}, names)
