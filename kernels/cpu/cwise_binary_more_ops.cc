@@ -253,6 +253,5 @@ WEFT_REGISTER_BINARY_NUMERIC("FloorMod", FloorModFunctor);
 WEFT_REGISTER_BINARY_NUMERIC("Pow", PowFunctor);
 WEFT_REGISTER_BINARY_NUMERIC("SquaredDifference", SquaredDifferenceFunctor);
 
-
 }  // namespace
 }  // namespace weft

@@ -17,5 +17,4 @@ WEFT_REGISTER_BINARY_FLOAT("RealDiv", DivFunctor);
 WEFT_REGISTER_BINARY_NUMERIC("Maximum", MaximumFunctor);
 WEFT_REGISTER_BINARY_NUMERIC("Minimum", MinimumFunctor);
 
-
 }  // namespace weft

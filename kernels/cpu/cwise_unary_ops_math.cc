@@ -214,6 +214,5 @@ WEFT_REGISTER_UNARY_REAL("Sigmoid", SigmoidFunctor);
 WEFT_REGISTER_UNARY_REAL("Erf", ErfFunctor);
 WEFT_REGISTER_UNARY_REAL("Erfc", ErfcFunctor);
 
-
 }  // namespace
 }  // namespace weft
