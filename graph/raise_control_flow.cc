@@ -166,6 +166,28 @@ class Raiser {
     return types.output_types[output];
   }
 
+  // Makes the outer tensor `key` argument `_weft_capture<i>` of a raised
+  // function: appends its name, its dtype and the input that feeds it, and
+  // returns the name. `where` names the loop or conditional for errors.
+  StatusOr<std::string> AddCaptureArg(const std::pair<std::string, int>& key,
+                                      size_t i, const std::string& where,
+                                      std::vector<std::string>* arg_names,
+                                      std::vector<DataType>* arg_types,
+                                      std::vector<std::string>* inputs) {
+    auto it = index_.find(key.first);
+    if (it == index_.end()) {
+      return errors::InvalidArgument(where, ": reads unknown node '", key.first,
+                                     "'");
+    }
+    auto type = OutputType(it->second, key.second);
+    if (!type.ok()) return AddContext(type.status(), where);
+    std::string a = absl::StrCat("_weft_capture", i);
+    arg_names->push_back(a);
+    arg_types->push_back(*type);
+    inputs->push_back(Tensor(key.first, key.second));
+    return a;
+  }
+
   static DataType AttrType(const NodeDef& n, const char* attr) {
     auto it = n.attr.find(attr);
     return it == n.attr.end() ? DT_INVALID : it->second.type;
@@ -471,17 +493,9 @@ class Raiser {
     for (size_t i = 0; i < captured.size(); ++i) {
       auto key = captured[i];
       if (cond_args.count(key)) continue;  // a Merge read by the body
-      const std::string a = absl::StrCat("_weft_capture", i);
-      auto it = index_.find(key.first);
-      if (it == index_.end()) {
-        return errors::InvalidArgument(where, ": reads unknown node '",
-                                       key.first, "'");
-      }
-      auto type = OutputType(it->second, key.second);
-      if (!type.ok()) return AddContext(type.status(), where);
-      arg_names.push_back(a);
-      arg_types.push_back(*type);
-      inputs.push_back(Tensor(key.first, key.second));
+      WEFT_ASSIGN_OR_RETURN(
+          std::string a,
+          AddCaptureArg(key, i, where, &arg_names, &arg_types, &inputs));
       cond_args[key] = a;
       body_args[key] = a;
     }
@@ -708,19 +722,10 @@ class Raiser {
     std::vector<std::string> ctrl;
     Captures(all, all, switch_outputs, &captured, &ctrl);
     for (size_t i = 0; i < captured.size(); ++i) {
-      const auto& key = captured[i];
-      const std::string a = absl::StrCat("_weft_capture", i);
-      auto it = index_.find(key.first);
-      if (it == index_.end()) {
-        return errors::InvalidArgument(where, ": reads unknown node '",
-                                       key.first, "'");
-      }
-      auto type = OutputType(it->second, key.second);
-      if (!type.ok()) return AddContext(type.status(), where);
-      arg_names.push_back(a);
-      arg_types.push_back(*type);
-      inputs.push_back(Tensor(key.first, key.second));
-      for (ArgMap& m : args) m[key] = a;
+      WEFT_ASSIGN_OR_RETURN(std::string a,
+                            AddCaptureArg(captured[i], i, where, &arg_names,
+                                          &arg_types, &inputs));
+      for (ArgMap& m : args) m[captured[i]] = a;
     }
 
     // The node's name: the scope the switches and Merges share ("cond").
