@@ -4,19 +4,29 @@
 #include <cstdint>
 
 namespace weft {
+namespace {
 
-Status MakeConv2DGeometry(const WindowAttrs& attrs, const Tensor& input,
-                          const Tensor& filter, Conv2DGeometry* geometry) {
+// Both convolutions take a 4-D input and a 4-D filter
+// [rows, cols, in_depth, <last>]; `last` names the filter's last dimension.
+Status CheckFourDimensional(const Tensor& input, const Tensor& filter,
+                            const char* last) {
   if (input.dims() != 4) {
     return errors::InvalidArgument("input must be 4-dimensional but has shape ",
                                    input.shape().DebugString());
   }
   if (filter.dims() != 4) {
     return errors::InvalidArgument(
-        "filter must be 4-dimensional [rows, cols, in_depth, out_depth] but "
-        "has shape ",
-        filter.shape().DebugString());
+        "filter must be 4-dimensional [rows, cols, in_depth, ", last,
+        "] but has shape ", filter.shape().DebugString());
   }
+  return Status();
+}
+
+}  // namespace
+
+Status MakeConv2DGeometry(const WindowAttrs& attrs, const Tensor& input,
+                          const Tensor& filter, Conv2DGeometry* geometry) {
+  WEFT_RETURN_IF_ERROR(CheckFourDimensional(input, filter, "out_depth"));
   Conv2DGeometry s;
   s.batch = input.dim_size(attrs.index('N'));
   s.in_depth = input.dim_size(attrs.index('C'));
@@ -56,16 +66,7 @@ Status MakeConv2DGeometry(const WindowAttrs& attrs, const Tensor& input,
 Status ComputeDepthwiseGeometry(const WindowAttrs& attrs, const Tensor& input,
                                 const Tensor& filter,
                                 DepthwiseGeometry* geometry) {
-  if (input.dims() != 4) {
-    return errors::InvalidArgument("input must be 4-dimensional but has shape ",
-                                   input.shape().DebugString());
-  }
-  if (filter.dims() != 4) {
-    return errors::InvalidArgument(
-        "filter must be 4-dimensional [rows, cols, in_depth, multiplier] but "
-        "has shape ",
-        filter.shape().DebugString());
-  }
+  WEFT_RETURN_IF_ERROR(CheckFourDimensional(input, filter, "multiplier"));
   DepthwiseGeometry g;
   g.batch = input.dim_size(attrs.index('N'));
   g.depth = input.dim_size(attrs.index('C'));
