@@ -165,9 +165,9 @@ StatusOr<GraphDef> ParseBinaryGraphDef(absl::string_view bytes,
   if (LooksLikeSavedModel(bytes)) {
     return errors::InvalidArgument(
         source_name,
-        ": looks like a SavedModel (saved_model.pb), not a GraphDef; freeze "
-        "the model into a GraphDef (convert_variables_to_constants_v2) and "
-        "load that");
+        ": looks like a SavedModel (saved_model.pb), not a GraphDef; load "
+        "the SavedModel's directory instead (weft run DIR, "
+        "weft_graph_load_saved_model)");
   }
   google::protobuf::Arena arena;
   auto* proto = google::protobuf::Arena::CreateMessage<pb::GraphDef>(&arena);

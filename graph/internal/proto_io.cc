@@ -304,7 +304,8 @@ Status ParseBinaryMessage(absl::string_view bytes,
 }
 
 Status ParseTextMessage(absl::string_view text, absl::string_view source_name,
-                        google::protobuf::Message* message) {
+                        google::protobuf::Message* message,
+                        bool skip_unknown_fields) {
   const std::string& type = message->GetDescriptor()->name();
   if (text.size() > static_cast<size_t>(INT_MAX)) {
     return errors::InvalidArgument(source_name, ": ", text.size(),
@@ -319,6 +320,8 @@ Status ParseTextMessage(absl::string_view text, absl::string_view source_name,
   // The text parser recurses without bound by default; a file of nested
   // braces would overflow the stack. Use the binary parser's limit.
   parser.SetRecursionLimit(kMaxNesting);
+  parser.AllowUnknownField(skip_unknown_fields);
+  parser.AllowUnknownExtension(skip_unknown_fields);
   if (parser.Parse(&stream, message)) return Status();
   if (collector.has_error()) {
     return errors::InvalidArgument(source_name, ":", collector.line(), ":",

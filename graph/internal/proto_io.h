@@ -21,9 +21,13 @@ Status ParseBinaryMessage(absl::string_view bytes,
                           google::protobuf::Message* message);
 
 // Parses the text format into `message`. Syntax errors give the position:
-// "<source_name>:12:5: Expected identifier, got: }".
+// "<source_name>:12:5: Expected identifier, got: }". With
+// `skip_unknown_fields`, fields and extensions the schema does not declare
+// are skipped instead of refused (saved_model.pbtxt carries an object graph
+// weft does not read).
 Status ParseTextMessage(absl::string_view text, absl::string_view source_name,
-                        google::protobuf::Message* message);
+                        google::protobuf::Message* message,
+                        bool skip_unknown_fields = false);
 
 // Binary encoding with map entries in key order, so equal messages give equal
 // bytes. Fails past the 2 GiB limit.

@@ -1,0 +1,99 @@
+// SavedModel files as plain C++ values: what saved_model.pb holds (meta
+// graphs chosen by tag set, their GraphDef, signatures and saver) and what a
+// TensorBundle index entry says about one stored tensor. Parsing lives in
+// graph/saved_model_io.h; turning a signature into a runnable graph, and
+// reading the variables themselves, in savedmodel/.
+#ifndef WEFT_GRAPH_SAVED_MODEL_DEF_H_
+#define WEFT_GRAPH_SAVED_MODEL_DEF_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "core/tensor_shape.h"
+#include "core/types.h"
+#include "graph/graph_def.h"
+
+namespace weft {
+
+// One input or output of a signature. Dense tensors only: `name` is the
+// graph tensor ("serving_default_x:0"); sparse and composite tensors are
+// recorded (is_dense false) so that loading them can be refused by key.
+struct SavedTensorInfo {
+  std::string name;
+  bool is_dense = true;
+  DataType dtype = DT_INVALID;
+  PartialTensorShape shape;  // unknown rank when the file gives none
+};
+
+struct SavedSignatureDef {
+  std::string method_name;  // "tensorflow/serving/predict", ...
+  // By key, sorted.
+  std::map<std::string, SavedTensorInfo> inputs;
+  std::map<std::string, SavedTensorInfo> outputs;
+};
+
+// How the graph restores its variables (TensorFlow's SaverDef).
+struct SavedSaverDef {
+  std::string filename_tensor_name;  // "saver_filename:0", "save/Const:0"
+  std::string restore_op_name;       // "StatefulPartitionedCall_2", ...
+  int version = 0;                   // 2: the TensorBundle (V2) format
+};
+
+struct SavedAssetFile {
+  std::string tensor_name;
+  std::string filename;  // relative to the assets/ directory
+};
+
+struct SavedMetaGraphDef {
+  std::vector<std::string> tags;
+  std::string tensorflow_version;
+  GraphDef graph_def;
+  bool has_saver_def = false;
+  SavedSaverDef saver_def;
+  std::map<std::string, SavedSignatureDef> signatures;
+  std::vector<SavedAssetFile> assets;
+  // Collections that list node names (TF1 "saved_model_main_op",
+  // "legacy_init_op", ...), by key.
+  std::map<std::string, std::vector<std::string>> node_collections;
+};
+
+struct SavedModelDef {
+  int64_t schema_version = 0;
+  std::vector<SavedMetaGraphDef> meta_graphs;
+};
+
+// ---- TensorBundle index values -------------------------------------------
+
+// The entry under the empty key: how many data shards there are.
+struct BundleHeader {
+  int num_shards = 0;
+  bool big_endian = false;
+  int version_producer = 0;
+};
+
+// One dimension of a slice: [start, start + length), length -1 for all of
+// the dimension.
+struct BundleSliceExtent {
+  int64_t start = 0;
+  int64_t length = -1;
+};
+
+// Where one tensor's bytes are: shard `shard_id`, `size` bytes at `offset`,
+// whose masked CRC-32C is `crc32c`. A partitioned variable's entry has no
+// bytes of its own but lists its slices, each stored under its own key.
+struct BundleEntry {
+  DataType dtype = DT_INVALID;
+  TensorShape shape;
+  int shard_id = 0;
+  int64_t offset = 0;
+  int64_t size = 0;
+  uint32_t crc32c = 0;
+  std::vector<std::vector<BundleSliceExtent>> slices;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_GRAPH_SAVED_MODEL_DEF_H_
