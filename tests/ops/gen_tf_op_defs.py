@@ -15,7 +15,8 @@ import struct
 import tensorflow as tf
 from tensorflow.python.framework import op_def_registry
 
-# Every op named by issues 4 and 5 (the CPU op set) plus graph plumbing.
+# Every op named by issues 4 and 5 (the CPU op set) plus graph plumbing, and
+# the TensorList ops of issue 13.
 OPS = """
 Const Placeholder PlaceholderWithDefault Identity IdentityN NoOp StopGradient
 PreventGradient Snapshot
@@ -32,6 +33,11 @@ SplitV Slice StridedSlice Pad PadV2 MirrorPad Tile Fill ZerosLike OnesLike Range
 GatherV2 OneHot BroadcastTo Einsum
 Sum Mean Max Min Prod All Any ArgMax ArgMin
 ResizeBilinear ResizeNearestNeighbor
+EmptyTensorList TensorListReserve TensorListFromTensor TensorListGetItem
+TensorListSetItem TensorListStack TensorListLength TensorListElementShape
+TensorListPushBack TensorListPopBack TensorListResize TensorListConcatV2
+TensorListSplit TensorListGather TensorListScatterV2
+TensorListScatterIntoExistingList
 """.split()
 
 

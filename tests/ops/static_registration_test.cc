@@ -12,7 +12,8 @@ TEST(StaticRegistrationTest, OpsFromEveryFamilyFileAreRegistered) {
   for (const char* op : {"Const", "Placeholder", "Identity",  // array_ops
                          "MatMul", "AddV2", "Sum",            // math_ops
                          "Conv2D", "Relu", "MaxPool",         // nn_ops
-                         "ResizeBilinear"}) {                 // image_ops
+                         "ResizeBilinear",                    // image_ops
+                         "TensorListReserve"}) {              // list_ops
     auto found = OpRegistry::Global()->LookUp(op);
     EXPECT_TRUE(found.ok()) << op << ": " << found.status();
   }
