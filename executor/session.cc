@@ -157,6 +157,11 @@ class SessionImpl : public PlanResources {
       const std::vector<std::string>& feeds,
       const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets);
+  // Prepare for names that are graph tensors (aliases resolved).
+  StatusOr<std::shared_ptr<const Callable>> PrepareTensors(
+      const std::vector<std::string>& feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets);
 
   // Rebuilds `plan` from the graph optimizer's graph for the same
   // signature (executor/graph_optimizer.h); null when nothing was rewritten.
@@ -248,6 +253,28 @@ std::string Callable::optimizer_summary() const {
 }
 
 StatusOr<std::shared_ptr<const Callable>> SessionImpl::Prepare(
+    const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets) {
+  if (!graph_->aliases().empty()) {
+    // A SavedModel's signature keys name graph tensors; the callable keeps
+    // the names the caller used, for its errors.
+    std::vector<std::string> feed_tensors, fetch_tensors;
+    for (const auto& f : feeds) feed_tensors.push_back(graph_->ResolveAlias(f));
+    for (const auto& f : fetches) {
+      fetch_tensors.push_back(graph_->ResolveAlias(f));
+    }
+    WEFT_ASSIGN_OR_RETURN(auto callable,
+                          PrepareTensors(feed_tensors, fetch_tensors, targets));
+    auto named = std::const_pointer_cast<Callable>(callable);
+    named->feeds_ = feeds;
+    named->fetches_ = fetches;
+    return callable;
+  }
+  return PrepareTensors(feeds, fetches, targets);
+}
+
+StatusOr<std::shared_ptr<const Callable>> SessionImpl::PrepareTensors(
     const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {

@@ -137,4 +137,18 @@ GraphDef Graph::ToGraphDef() const {
   return out;
 }
 
+void Graph::set_aliases(GraphAliases aliases) {
+  alias_map_.clear();
+  for (const auto* list : {&aliases.inputs, &aliases.outputs}) {
+    for (const TensorAlias& a : *list) alias_map_[a.key] = a.tensor;
+  }
+  aliases_ = std::move(aliases);
+}
+
+const std::string& Graph::ResolveAlias(const std::string& name) const {
+  if (alias_map_.empty()) return name;
+  auto it = alias_map_.find(name);
+  return it == alias_map_.end() ? name : it->second;
+}
+
 }  // namespace weft

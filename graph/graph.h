@@ -70,6 +70,20 @@ class Node {
   std::vector<Node*> control_out_;
 };
 
+// Names a SavedModel signature gives some of the graph's tensors. A run may
+// feed or fetch a key ("x") as well as the tensor it names
+// ("serving_default_x:0"); a key shadows a node of the same name.
+struct TensorAlias {
+  std::string key;
+  std::string tensor;
+};
+struct GraphAliases {
+  std::string signature;  // the signature's key, e.g. "serving_default"
+  std::vector<TensorAlias> inputs;
+  std::vector<TensorAlias> outputs;
+  bool empty() const { return inputs.empty() && outputs.empty(); }
+};
+
 class Graph {
  public:
   Graph() = default;
@@ -104,6 +118,12 @@ class Graph {
   FunctionLibrary& library() { return library_; }
   const FunctionLibrary& library() const { return library_; }
 
+  // The signature's keys, when the graph came from a SavedModel.
+  void set_aliases(GraphAliases aliases);
+  const GraphAliases& aliases() const { return aliases_; }
+  // The tensor `name` stands for: the tensor of a key, else `name` itself.
+  const std::string& ResolveAlias(const std::string& name) const;
+
   // Output shapes per node and output, as shape inference left them
   // (unknown rank until it runs).
   const PartialTensorShape& output_shape(const Node* n, int i) const {
@@ -119,6 +139,8 @@ class Graph {
   std::vector<std::vector<PartialTensorShape>> shapes_;
   VersionDef versions_;
   FunctionLibrary library_;
+  GraphAliases aliases_;
+  absl::flat_hash_map<std::string, std::string> alias_map_;
 };
 
 }  // namespace weft

@@ -33,6 +33,21 @@ bool HasConsumers(const Node& n) {
 
 GraphSignature DescribeGraph(const Graph& graph) {
   GraphSignature sig;
+  if (!graph.aliases().empty()) {
+    // A SavedModel signature: its keys, in key order, are the interface.
+    auto describe = [&](const std::vector<TensorAlias>& aliases,
+                        std::vector<GraphTensorInfo>* out) {
+      for (const TensorAlias& a : aliases) {
+        auto info = DescribeGraphTensor(graph, a.tensor, "");
+        if (!info.ok()) continue;  // the loader checked every tensor
+        info->name = a.key;
+        out->push_back(*std::move(info));
+      }
+    };
+    describe(graph.aliases().inputs, &sig.inputs);
+    describe(graph.aliases().outputs, &sig.outputs);
+    return sig;
+  }
   for (const auto& node : graph.nodes()) {
     const Node& n = *node;
     if (IsPlaceholder(n)) {
@@ -52,6 +67,13 @@ GraphSignature DescribeGraph(const Graph& graph) {
 StatusOr<GraphTensorInfo> DescribeGraphTensor(const Graph& graph,
                                               absl::string_view name,
                                               absl::string_view source_name) {
+  const std::string given(name);
+  const std::string& tensor = graph.ResolveAlias(given);
+  if (&tensor != &given) {
+    auto info = DescribeGraphTensor(graph, tensor, source_name);
+    if (info.ok()) info->name = given;
+    return info;
+  }
   auto parsed = ParseNodeInput(name);
   if (!parsed.ok() || parsed->is_control) {
     return errors::InvalidArgument(

@@ -10,7 +10,9 @@
 // already reflect the input shapes given when the graph was loaded
 // (ShapeInferenceOptions::input_shapes): load with `x: [1, 224, 224, 3]`
 // and every output shape downstream of x is as specific as that allows.
-// SavedModel signatures are not read yet (weft loads GraphDefs only).
+// A graph loaded from a SavedModel describes its signature instead: the
+// signature's input and output keys, in key order, each naming the tensor
+// it stands for (Graph::aliases).
 #ifndef WEFT_GRAPH_GRAPH_SIGNATURE_H_
 #define WEFT_GRAPH_GRAPH_SIGNATURE_H_
 
@@ -56,7 +58,8 @@ struct GraphSignature {
 // and shape-inferred (as weft_graph_load_file leaves it).
 GraphSignature DescribeGraph(const Graph& graph);
 
-// Any node output by name: "node" (output 0) or "node:k". Errors name
+// Any node output by name: "node" (output 0) or "node:k", or a signature
+// key (the result keeps the key as its name). Errors name
 // `source_name` (the graph file) and the name: NotFound "graph.pb: no node
 // 'probz' in the graph", InvalidArgument for malformed names or an output
 // index the node does not have ("node 'probs' (Softmax) has 1 output").

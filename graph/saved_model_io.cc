@@ -23,12 +23,11 @@ StatusOr<SavedTensorInfo> TensorInfoFromProto(const pb::TensorInfo& p) {
   SavedTensorInfo info;
   info.is_dense = p.encoding_case() == pb::TensorInfo::kName;
   info.name = p.name();
-  // Composite tensors leave dtype unset; only a dense one must name it.
-  if (p.dtype() != 0 || info.is_dense) {
-    auto dtype = DataTypeFromProto(p.dtype());
-    if (!dtype.ok()) return dtype.status();
-    info.dtype = *dtype;
-  }
+  // Composite tensors and TF2's "__saved_model_init_op" (a NoOp) leave
+  // dtype unset.
+  auto dtype = DataTypeFromProto(p.dtype(), /*allow_invalid=*/true);
+  if (!dtype.ok()) return dtype.status();
+  info.dtype = *dtype;
   if (p.has_tensor_shape()) {
     WEFT_ASSIGN_OR_RETURN(info.shape, ShapeFromProto(p.tensor_shape()));
   }

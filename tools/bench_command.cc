@@ -25,8 +25,10 @@ constexpr char kHelp[] =
     "                  [--input NAME=SOURCE ...] [--output NAME ...]\n"
     "                  [--load LIB.so ...] [--no-memory-cache]\n"
     "                  [--no-optimize] [--allow-tf32] [--capture-graph]\n"
+    "                  [--signature KEY] [--tag TAGS]\n"
     "\n"
     "Prepares a session once, then times N runs of a TensorFlow graph file\n"
+    "or SavedModel directory (--signature, --tag: as for weft run)\n"
     "and prints the min, median, 90th-percentile and mean latency of one\n"
     "run and the runs per second. Runs longer than 2 s show a progress\n"
     "line on stderr when it is a terminal.\n"
@@ -113,6 +115,7 @@ class Progress {
 int BenchMain(const std::vector<std::string>& argv) {
   Args args(argv);
   args.Flag("help", false);
+  DeclareSavedModelFlags(&args);
   args.Flag("runs", true);
   args.Flag("warmup", true);
   args.Flag("threads", true);
@@ -130,7 +133,8 @@ int BenchMain(const std::vector<std::string>& argv) {
     return kExitOk;
   }
   if (args.positional().size() != 1) {
-    return UsageError("bench", "expected exactly one GRAPH file");
+    return UsageError(
+        "bench", "expected exactly one GRAPH file or SavedModel directory");
   }
   auto runs = ParseCount(args, "runs", 100, 1);
   if (!runs.ok()) return UsageError("bench", runs.status().message());
@@ -164,7 +168,8 @@ int BenchMain(const std::vector<std::string>& argv) {
   }
 
   const std::string& path = args.positional()[0];
-  auto setup = LoadRunSetup(path, inputs, args.GetAll("output"));
+  auto setup =
+      LoadRunSetup(path, inputs, args.GetAll("output"), SavedModelFlags(args));
   if (!setup.ok()) return ReportError("bench", setup.status());
   for (const std::string& note : setup->notes) {
     std::fprintf(stderr, "weft bench: note: %s\n", note.c_str());

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "api/op_library.h"
 #include "executor/device_selection.h"
 
@@ -78,6 +79,20 @@ Status ParseDeviceFlag(const Args& args, std::string* device) {
 }
 
 void DeclareLoadFlag(Args* args) { args->Flag("load", true); }
+
+void DeclareSavedModelFlags(Args* args) {
+  args->Flag("signature", true);
+  args->Flag("tag", true);
+}
+
+SavedModelLoadOptions SavedModelFlags(const Args& args) {
+  SavedModelLoadOptions options;
+  if (args.Has("signature")) options.signature = args.Get("signature");
+  if (args.Has("tag")) {
+    options.tags = absl::StrSplit(args.Get("tag"), ',', absl::SkipEmpty());
+  }
+  return options;
+}
 
 Status LoadRequestedOpLibraries(const Args& args) {
   for (const std::string& path : args.GetAll("load")) {

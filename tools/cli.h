@@ -10,6 +10,7 @@
 
 #include "absl/strings/string_view.h"
 #include "core/status.h"
+#include "savedmodel/saved_model.h"
 
 namespace weft::cli {
 
@@ -60,6 +61,16 @@ inline constexpr char kLoadFlagHelp[] =
     "                      include/weft/plugin.h) first; repeatable\n";
 void DeclareLoadFlag(Args* args);
 Status LoadRequestedOpLibraries(const Args& args);
+
+// --tag and --signature on run, bench and inspect: which meta graph and
+// signature of a SavedModel directory to load (ignored for graph files).
+inline constexpr char kSavedModelFlagHelp[] =
+    "  --signature KEY     SavedModel directories: the signature to run\n"
+    "                      (default serving_default, or the only one)\n"
+    "  --tag TAGS          SavedModel directories: the meta graph's tag set,\n"
+    "                      comma-separated (default serve)\n";
+void DeclareSavedModelFlags(Args* args);
+SavedModelLoadOptions SavedModelFlags(const Args& args);
 
 // Appends `s` as a JSON string literal.
 void AppendJsonString(std::string* out, absl::string_view s);

@@ -138,7 +138,8 @@ bool IsPlaceholder(const Node* n) {
 
 StatusOr<Endpoint> ResolveTensor(const Graph& graph, const std::string& path,
                                  absl::string_view flag,
-                                 const std::string& name) {
+                                 const std::string& given) {
+  const std::string& name = graph.ResolveAlias(given);
   auto parsed = ParseNodeInput(name);
   if (!parsed.ok() || parsed->is_control) {
     return errors::InvalidArgument(path, ": ", flag, " '", name,
@@ -225,14 +226,25 @@ StatusOr<Tensor> MakeZerosTensor(DataType dtype, const TensorShape& shape) {
   return t;
 }
 
+StatusOr<std::unique_ptr<Graph>> LoadGraphOrSavedModel(
+    const std::string& path, const SavedModelLoadOptions& saved_model) {
+  if (IsSavedModelDirectory(path)) {
+    WEFT_ASSIGN_OR_RETURN(LoadedSavedModel loaded,
+                          LoadSavedModel(path, saved_model));
+    return ImportSavedModel(loaded, path);
+  }
+  WEFT_ASSIGN_OR_RETURN(GraphDef graph_def, LoadGraphDef(path));
+  ImportOptions import_options;
+  import_options.source_name = path;
+  return ImportGraphDef(graph_def, import_options);
+}
+
 StatusOr<RunSetup> LoadRunSetup(const std::string& graph_path,
                                 const std::vector<InputSpec>& inputs,
-                                const std::vector<std::string>& outputs) {
-  WEFT_ASSIGN_OR_RETURN(GraphDef graph_def, LoadGraphDef(graph_path));
-  ImportOptions import_options;
-  import_options.source_name = graph_path;
+                                const std::vector<std::string>& outputs,
+                                const SavedModelLoadOptions& saved_model) {
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
-                        ImportGraphDef(graph_def, import_options));
+                        LoadGraphOrSavedModel(graph_path, saved_model));
 
   RunSetup setup;
   ShapeInferenceOptions shape_options;
@@ -317,7 +329,14 @@ StatusOr<RunSetup> LoadRunSetup(const std::string& graph_path,
     for (const std::string& name : outputs) {
       WEFT_ASSIGN_OR_RETURN(
           Endpoint at, ResolveTensor(*graph, graph_path, "--output", name));
-      setup.fetches.push_back(TensorName(at.node, at.index));
+      // A signature key stays a key: it is what the output prints as.
+      setup.fetches.push_back(&graph->ResolveAlias(name) != &name
+                                  ? name
+                                  : TensorName(at.node, at.index));
+    }
+  } else if (!graph->aliases().empty()) {
+    for (const TensorAlias& a : graph->aliases().outputs) {
+      setup.fetches.push_back(a.key);
     }
   } else {
     for (const auto& node : graph->nodes()) {

@@ -24,6 +24,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "graph/graph.h"
+#include "savedmodel/saved_model.h"
 
 namespace weft::cli {
 
@@ -63,9 +64,19 @@ struct RunSetup {
 
 // Every error names the graph file and, where one is involved, the flag and
 // the node.
+// `graph_path` is a graph file or a SavedModel directory; for a directory,
+// `saved_model` picks the meta graph and signature, inputs and outputs may
+// be named by the signature's keys, and the default outputs are the
+// signature's.
 StatusOr<RunSetup> LoadRunSetup(const std::string& graph_path,
                                 const std::vector<InputSpec>& inputs,
-                                const std::vector<std::string>& outputs);
+                                const std::vector<std::string>& outputs,
+                                const SavedModelLoadOptions& saved_model = {});
+
+// The graph at `path` (a graph file or a SavedModel directory) imported,
+// not yet shape-inferred.
+StatusOr<std::unique_ptr<Graph>> LoadGraphOrSavedModel(
+    const std::string& path, const SavedModelLoadOptions& saved_model);
 
 }  // namespace weft::cli
 

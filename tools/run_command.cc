@@ -30,9 +30,12 @@ constexpr char kHelp[] =
     "                [--top K] [--device DEV] [--load LIB.so ...]\n"
     "                [--no-optimize] [--allow-tf32]\n"
     "                [--host-memory-limit BYTES]\n"
+    "                [--signature KEY] [--tag TAGS]\n"
     "\n"
-    "Runs a TensorFlow graph file (.pb or .pbtxt) once and prints each\n"
-    "output's name, dtype, shape, min, max, mean and first values.\n"
+    "Runs a TensorFlow graph file (.pb or .pbtxt) or SavedModel directory\n"
+    "once and prints each output's name, dtype, shape, min, max, mean and\n"
+    "first values. A SavedModel's inputs and outputs are named by its\n"
+    "signature's keys (node names work too).\n"
     "\n"
     "  --input NAME=FILE.npy        feed tensor NAME ('node' or 'node:i')\n"
     "                               from a NumPy file\n"
@@ -65,7 +68,11 @@ constexpr char kHelp[] =
     "  --host-memory-limit BYTES\n"
     "                  cap the host memory the run's tensors may take\n"
     "                  (SessionOptions.host_memory_limit_bytes); a node\n"
-    "                  whose output would pass it fails the run\n";
+    "                  whose output would pass it fails the run\n"
+    "  --signature KEY SavedModel: the signature to run (default\n"
+    "                  serving_default, or the model's only one)\n"
+    "  --tag TAGS      SavedModel: the meta graph's tags, comma-separated\n"
+    "                  (default serve)\n";
 
 constexpr int kShownValues = 6;
 
@@ -167,6 +174,7 @@ Status SaveOutputs(const std::string& dir,
 int RunMain(const std::vector<std::string>& argv) {
   Args args(argv);
   args.Flag("help", false);
+  DeclareSavedModelFlags(&args);
   args.Flag("device", true);
   args.Flag("input", true);
   args.Flag("load", true);
@@ -184,7 +192,8 @@ int RunMain(const std::vector<std::string>& argv) {
     return kExitOk;
   }
   if (args.positional().size() != 1) {
-    return UsageError("run", "expected exactly one GRAPH file");
+    return UsageError(
+        "run", "expected exactly one GRAPH file or SavedModel directory");
   }
   SessionOptions options;
   options.optimize = !args.Has("no-optimize");
@@ -230,7 +239,8 @@ int RunMain(const std::vector<std::string>& argv) {
   }
 
   const std::string& path = args.positional()[0];
-  auto setup = LoadRunSetup(path, inputs, args.GetAll("output"));
+  auto setup =
+      LoadRunSetup(path, inputs, args.GetAll("output"), SavedModelFlags(args));
   if (!setup.ok()) return ReportError("run", setup.status());
   for (const std::string& note : setup->notes) {
     std::fprintf(stderr, "weft run: note: %s\n", note.c_str());

@@ -1,0 +1,635 @@
+#include "savedmodel/freeze_variables.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/types.h"
+#include "graph/function_library.h"
+#include "savedmodel/node_ref.h"
+
+namespace weft {
+namespace {
+
+// A variable as the rewrite sees it: its node name (for messages) and value.
+struct VarRef {
+  std::string name;
+  const Tensor* value = nullptr;
+};
+
+using savedmodel_internal::CanonicalRef;
+using savedmodel_internal::ParseRef;
+using savedmodel_internal::Ref;
+using savedmodel_internal::SpellRef;
+
+bool IsCall(const FunctionLibrary& library, const NodeDef& n) {
+  return n.op == "PartitionedCall" || n.op == "StatefulPartitionedCall" ||
+         FindFunction(library, n.op) != nullptr;
+}
+
+bool IsWrite(absl::string_view op) {
+  static const absl::flat_hash_set<absl::string_view> kWrites = {
+      "AssignVariableOp",
+      "AssignAddVariableOp",
+      "AssignSubVariableOp",
+      "Assign",
+      "AssignAdd",
+      "AssignSub",
+      "ResourceScatterAdd",
+      "ResourceScatterSub",
+      "ResourceScatterMul",
+      "ResourceScatterDiv",
+      "ResourceScatterMin",
+      "ResourceScatterMax",
+      "ResourceScatterUpdate",
+      "ResourceScatterNdUpdate",
+      "ResourceScatterNdAdd",
+      "ResourceScatterNdSub",
+      "ResourceStridedSliceAssign",
+      "DestroyResourceOp",
+  };
+  return op.rfind("ResourceApply", 0) == 0 ||
+         op.rfind("ResourceSparseApply", 0) == 0 || kWrites.contains(op);
+}
+
+NodeDef MakeConst(std::string name, const Tensor& value) {
+  NodeDef n;
+  n.name = std::move(name);
+  n.op = "Const";
+  n.attr["dtype"] = AttrValue::Type(value.dtype());
+  n.attr["value"] = AttrValue::TensorValue(value);
+  return n;
+}
+
+template <typename T>
+Tensor Vector(const std::vector<int64_t>& values, DataType dtype) {
+  Tensor t(dtype, TensorShape({static_cast<int64_t>(values.size())}));
+  for (size_t i = 0; i < values.size(); ++i) {
+    t.data<T>()[i] = static_cast<T>(values[i]);
+  }
+  return t;
+}
+
+// Removes list elements at the (sorted, distinct) positions `drop`.
+template <typename T>
+void EraseAt(std::vector<T>* v, const std::vector<int>& drop) {
+  for (auto it = drop.rbegin(); it != drop.rend(); ++it) {
+    if (*it >= 0 && *it < static_cast<int>(v->size())) {
+      v->erase(v->begin() + *it);
+    }
+  }
+}
+
+void EraseListAttr(AttrMap* attrs, absl::string_view name,
+                   const std::vector<int>& drop) {
+  auto it = attrs->find(name);
+  if (it == attrs->end() || it->second.kind != AttrValue::Kind::kList) return;
+  EraseAt(&it->second.list.type, drop);
+  EraseAt(&it->second.list.shape, drop);
+}
+
+class Freezer {
+ public:
+  Freezer(const FunctionLibrary& library, std::string context)
+      : library_(library), context_(std::move(context)) {}
+
+  // Rewrites `nodes` (graph form, or a function body with its `ret`) so
+  // that no node reads a handle in `bound`. Nodes that only carried handles
+  // are removed.
+  Status RewriteBody(std::vector<NodeDef>* nodes, bool function_form,
+                     absl::flat_hash_map<std::string, VarRef> bound,
+                     const std::string& where,
+                     std::map<std::string, std::string>* ret, int depth);
+
+  // `name` with the arguments in `bound_args` (flat index -> variable)
+  // replaced by the variables' values, and the outputs in
+  // `removed_outputs` dropped. Returns the new function's name.
+  StatusOr<std::string> Specialize(const std::string& name,
+                                   const std::map<int, VarRef>& bound_args,
+                                   const std::set<int>& removed_outputs,
+                                   const std::string& where, int depth);
+
+  FunctionLibrary& added() { return added_; }
+
+ private:
+  Status Error(const std::string& where, const NodeDef& n,
+               const std::string& what) const {
+    return errors::InvalidArgument(context_, ": ", where, "node '", n.name,
+                                   "' (", n.op, "): ", what);
+  }
+  const FunctionDef* Lookup(absl::string_view name) const {
+    const FunctionDef* f = FindFunction(added_, name);
+    return f != nullptr ? f : FindFunction(library_, name);
+  }
+
+  const FunctionLibrary& library_;
+  const std::string context_;
+  FunctionLibrary added_;
+  std::map<std::string, std::string> memo_;
+};
+
+Status Freezer::RewriteBody(std::vector<NodeDef>* nodes, bool function_form,
+                            absl::flat_hash_map<std::string, VarRef> bound,
+                            const std::string& where,
+                            std::map<std::string, std::string>* ret,
+                            int depth) {
+  if (depth > 64) {
+    return errors::InvalidArgument(context_, ": ", where,
+                                   "functions nest more than 64 deep");
+  }
+  absl::flat_hash_set<std::string> removed;
+  // Identity of a handle is the same handle; resolve chains to a fixpoint.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const NodeDef& n : *nodes) {
+      if (removed.contains(n.name)) continue;
+      if ((n.op != "Identity" && n.op != "Snapshot") || n.input.empty()) {
+        continue;
+      }
+      auto it = bound.find(CanonicalRef(n.input[0], function_form));
+      if (it == bound.end()) continue;
+      Ref out{n.name, function_form ? "output" : "", 0, false};
+      bound[SpellRef(out, function_form)] = it->second;
+      removed.insert(n.name);
+      changed = true;
+    }
+  }
+
+  // Per node: output arg renames (function form) and output renumbering
+  // (While loops that lose handle-carrying outputs).
+  std::map<std::string, std::pair<std::string, std::string>> arg_renames;
+  std::map<std::string, std::vector<int>> renumber;
+  std::vector<NodeDef> added_nodes;
+
+  for (NodeDef& n : *nodes) {
+    if (removed.contains(n.name)) continue;
+    std::map<int, VarRef> uses;  // data input position -> variable
+    for (size_t j = 0; j < n.input.size(); ++j) {
+      if (!n.input[j].empty() && n.input[j][0] == '^') continue;
+      auto it = bound.find(CanonicalRef(n.input[j], function_form));
+      if (it != bound.end()) uses[static_cast<int>(j)] = it->second;
+    }
+    if (uses.empty()) continue;
+    const VarRef& var = uses.begin()->second;
+    const std::string var_text = absl::StrCat("variable '", var.name, "'");
+    std::vector<std::string> controls;
+    for (const std::string& in : n.input) {
+      if (!in.empty() && in[0] == '^') controls.push_back(in);
+    }
+
+    if (IsWrite(n.op)) {
+      return Error(where, n,
+                   absl::StrCat("writes ", var_text,
+                                "; only inference signatures, which read "
+                                "their variables, can be loaded"));
+    }
+    if (n.op == "ReadVariableOp") {
+      DataType want = var.value->dtype();
+      auto dt = n.attr.find("dtype");
+      if (dt != n.attr.end() && dt->second.kind == AttrValue::Kind::kType &&
+          dt->second.type != want) {
+        return Error(
+            where, n,
+            absl::StrCat("reads ", var_text, " as ",
+                         DataTypeName(dt->second.type),
+                         " but the checkpoint holds ", DataTypeName(want)));
+      }
+      NodeDef c = MakeConst(n.name, *var.value);
+      c.input = controls;
+      n = std::move(c);
+      if (function_form) arg_renames[n.name] = {"value", "output"};
+      continue;
+    }
+    if (n.op == "VarIsInitializedOp") {
+      Tensor t(DT_BOOL, TensorShape());
+      t.data<bool>()[0] = true;
+      NodeDef c = MakeConst(n.name, t);
+      c.input = controls;
+      n = std::move(c);
+      if (function_form) arg_renames[n.name] = {"is_initialized", "output"};
+      continue;
+    }
+    if (n.op == "VariableShape") {
+      DataType out = DT_INT32;
+      auto it = n.attr.find("out_type");
+      if (it != n.attr.end() && it->second.kind == AttrValue::Kind::kType) {
+        out = it->second.type;
+      }
+      std::vector<int64_t> dims(var.value->shape().dim_sizes().begin(),
+                                var.value->shape().dim_sizes().end());
+      Tensor t = out == DT_INT64 ? Vector<int64_t>(dims, DT_INT64)
+                                 : Vector<int32_t>(dims, DT_INT32);
+      NodeDef c = MakeConst(n.name, t);
+      c.input = controls;
+      n = std::move(c);
+      continue;
+    }
+    if (n.op == "DisableCopyOnRead") {
+      removed.insert(n.name);
+      continue;
+    }
+    if (n.op == "ResourceGather") {
+      if (uses.count(0) == 0 || uses.size() != 1 || n.input.size() < 2) {
+        return Error(where, n,
+                     absl::StrCat("uses ", var_text, " as its indices"));
+      }
+      int64_t batch_dims = 0;
+      auto bd = n.attr.find("batch_dims");
+      if (bd != n.attr.end() && bd->second.kind == AttrValue::Kind::kInt) {
+        batch_dims = bd->second.i;
+      }
+      DataType tindices = DT_INT32;
+      auto ti = n.attr.find("Tindices");
+      if (ti != n.attr.end() && ti->second.kind == AttrValue::Kind::kType) {
+        tindices = ti->second.type;
+      }
+      Tensor axis(DT_INT32, TensorShape());
+      axis.data<int32_t>()[0] = static_cast<int32_t>(batch_dims);
+      NodeDef params = MakeConst(n.name + "/frozen_params", *var.value);
+      NodeDef axis_node = MakeConst(n.name + "/frozen_axis", axis);
+      auto out_of = [&](const NodeDef& c) {
+        return SpellRef({c.name, function_form ? "output" : "", 0, false},
+                        function_form);
+      };
+      std::vector<std::string> inputs = {out_of(params), n.input[1],
+                                         out_of(axis_node)};
+      inputs.insert(inputs.end(), controls.begin(), controls.end());
+      NodeDef g;
+      g.name = n.name;
+      g.op = "GatherV2";
+      g.device = n.device;
+      g.input = std::move(inputs);
+      g.attr["Tparams"] = AttrValue::Type(var.value->dtype());
+      g.attr["Tindices"] = AttrValue::Type(tindices);
+      g.attr["Taxis"] = AttrValue::Type(DT_INT32);
+      g.attr["batch_dims"] = AttrValue::Int(batch_dims);
+      n = std::move(g);
+      added_nodes.push_back(std::move(params));
+      added_nodes.push_back(std::move(axis_node));
+      continue;
+    }
+
+    std::vector<int> drop;
+    for (const auto& [j, v] : uses) drop.push_back(j);
+    const std::string inner =
+        absl::StrCat(where, "node '", n.name, "' (", n.op, ") -> ");
+    if (IsCall(library_, n) || FindFunction(added_, n.op) != nullptr) {
+      const bool direct =
+          n.op != "PartitionedCall" && n.op != "StatefulPartitionedCall";
+      std::string callee = n.op;
+      if (!direct) {
+        auto f = n.attr.find("f");
+        if (f == n.attr.end() || f->second.kind != AttrValue::Kind::kFunc ||
+            f->second.func == nullptr) {
+          return Error(where, n, "has no function attr 'f'");
+        }
+        callee = f->second.func->name;
+      }
+      WEFT_ASSIGN_OR_RETURN(std::string name,
+                            Specialize(callee, uses, {}, inner, depth + 1));
+      if (direct) {
+        n.op = name;
+      } else {
+        NameAttrList f = *n.attr["f"].func;
+        f.name = name;
+        n.attr["f"] = AttrValue::Func(std::move(f));
+        EraseListAttr(&n.attr, "Tin", drop);
+      }
+      n.attr.erase("_read_only_resource_inputs");
+      EraseAt(&n.input, drop);
+      continue;
+    }
+    if (n.op == "If" || n.op == "StatelessIf" || n.op == "Case" ||
+        n.op == "StatelessCase") {
+      if (uses.count(0) != 0) {
+        return Error(where, n,
+                     absl::StrCat("takes ", var_text, " as its condition"));
+      }
+      std::map<int, VarRef> branch_uses;
+      std::vector<int> tin_drop;
+      for (const auto& [j, v] : uses) {
+        branch_uses[j - 1] = v;
+        tin_drop.push_back(j - 1);
+      }
+      std::vector<std::string> branch_attrs;
+      if (n.op == "If" || n.op == "StatelessIf") {
+        branch_attrs = {"then_branch", "else_branch"};
+      }
+      for (const std::string& a : branch_attrs) {
+        auto it = n.attr.find(a);
+        if (it == n.attr.end() || it->second.func == nullptr) {
+          return Error(where, n, absl::StrCat("has no attr '", a, "'"));
+        }
+        WEFT_ASSIGN_OR_RETURN(std::string name,
+                              Specialize(it->second.func->name, branch_uses, {},
+                                         inner, depth + 1));
+        NameAttrList f = *it->second.func;
+        f.name = name;
+        it->second = AttrValue::Func(std::move(f));
+      }
+      if (branch_attrs.empty()) {
+        auto it = n.attr.find("branches");
+        if (it == n.attr.end() || it->second.kind != AttrValue::Kind::kList) {
+          return Error(where, n, "has no attr 'branches'");
+        }
+        for (NameAttrList& f : it->second.list.func) {
+          WEFT_ASSIGN_OR_RETURN(
+              f.name, Specialize(f.name, branch_uses, {}, inner, depth + 1));
+        }
+      }
+      EraseListAttr(&n.attr, "Tin", tin_drop);
+      EraseAt(&n.input, drop);
+      continue;
+    }
+    if (n.op == "While" || n.op == "StatelessWhile") {
+      std::set<int> outs(drop.begin(), drop.end());
+      for (const char* a : {"cond", "body"}) {
+        auto it = n.attr.find(a);
+        if (it == n.attr.end() || it->second.func == nullptr) {
+          return Error(where, n, absl::StrCat("has no attr '", a, "'"));
+        }
+        const bool is_body = std::string(a) == "body";
+        WEFT_ASSIGN_OR_RETURN(
+            std::string name,
+            Specialize(it->second.func->name, uses,
+                       is_body ? outs : std::set<int>{}, inner, depth + 1));
+        NameAttrList f = *it->second.func;
+        f.name = name;
+        it->second = AttrValue::Func(std::move(f));
+      }
+      EraseListAttr(&n.attr, "T", drop);
+      EraseListAttr(&n.attr, "output_shapes", drop);
+      n.attr.erase("_num_original_outputs");
+      const int num_outputs = static_cast<int>(n.input.size());
+      std::vector<int> map(num_outputs);
+      int next = 0;
+      for (int k = 0; k < num_outputs; ++k) {
+        map[k] = outs.count(k) != 0 ? -1 : next++;
+      }
+      renumber[n.name] = std::move(map);
+      EraseAt(&n.input, drop);
+      continue;
+    }
+    return Error(where, n,
+                 absl::StrCat("uses ", var_text,
+                              " as a resource in a way weft cannot turn into "
+                              "a constant"));
+  }
+
+  // Re-spell references to rewritten nodes; drop the removed nodes.
+  auto respell = [&](std::string* input, const std::string& user) -> Status {
+    Ref r = ParseRef(*input, function_form);
+    if (r.control) return Status();
+    auto rn = arg_renames.find(r.node);
+    if (rn != arg_renames.end() && r.arg == rn->second.first) {
+      r.arg = rn->second.second;
+    }
+    auto nb = renumber.find(r.node);
+    if (nb != renumber.end()) {
+      if (r.index < 0 || r.index >= static_cast<int>(nb->second.size()) ||
+          nb->second[r.index] < 0) {
+        return errors::InvalidArgument(
+            context_, ": ", where, user, " reads output ", r.index,
+            " of loop '", r.node,
+            "', which carries a variable's handle; weft cannot freeze that");
+      }
+      r.index = nb->second[r.index];
+    }
+    *input = SpellRef(r, function_form);
+    return Status();
+  };
+  std::vector<NodeDef> kept;
+  kept.reserve(nodes->size() + added_nodes.size());
+  for (NodeDef& n : *nodes) {
+    if (removed.contains(n.name)) continue;
+    std::vector<std::string> inputs;
+    for (std::string& in : n.input) {
+      if (!in.empty() && in[0] == '^' && removed.contains(in.substr(1))) {
+        continue;
+      }
+      if (bound.contains(CanonicalRef(in, function_form))) {
+        return Error(where, n,
+                     absl::StrCat("reads the handle of variable '",
+                                  bound[CanonicalRef(in, function_form)].name,
+                                  "' where weft cannot follow it"));
+      }
+      WEFT_RETURN_IF_ERROR(
+          respell(&in, absl::StrCat("node '", n.name, "' (", n.op, ")")));
+      inputs.push_back(std::move(in));
+    }
+    n.input = std::move(inputs);
+    kept.push_back(std::move(n));
+  }
+  for (NodeDef& n : added_nodes) kept.push_back(std::move(n));
+  *nodes = std::move(kept);
+  if (ret != nullptr) {
+    for (auto& [name, value] : *ret) {
+      if (bound.contains(CanonicalRef(value, function_form))) continue;
+      WEFT_RETURN_IF_ERROR(
+          respell(&value, absl::StrCat("output '", name, "'")));
+    }
+  }
+  return Status();
+}
+
+StatusOr<std::string> Freezer::Specialize(
+    const std::string& name, const std::map<int, VarRef>& bound_args,
+    const std::set<int>& removed_outputs, const std::string& where, int depth) {
+  std::string key = name;
+  for (const auto& [i, v] : bound_args)
+    absl::StrAppend(&key, "|", i, "=", v.name);
+  for (int o : removed_outputs) absl::StrAppend(&key, "|out", o);
+  auto memo = memo_.find(key);
+  if (memo != memo_.end()) return memo->second;
+
+  const FunctionDef* original = Lookup(name);
+  if (original == nullptr) {
+    return errors::InvalidArgument(context_, ": ", where, "function '", name,
+                                   "' is not in the graph's library");
+  }
+  FunctionDef f = *original;
+  const std::string inner = absl::StrCat(where, "function '", name, "': ");
+  absl::flat_hash_map<std::string, VarRef> bound;
+  std::vector<int> drop_args;
+  for (const auto& [i, v] : bound_args) {
+    if (i < 0 || i >= static_cast<int>(f.signature.input_arg.size())) {
+      return errors::InvalidArgument(context_, ": ", inner, "has no input ", i,
+                                     " to bind variable '", v.name, "' to");
+    }
+    bound[f.signature.input_arg[i].name] = v;
+    drop_args.push_back(i);
+  }
+  WEFT_RETURN_IF_ERROR(RewriteBody(&f.node_def, /*function_form=*/true, bound,
+                                   inner, &f.ret, depth));
+  // Outputs that pass a handle through (a While body's loop variable).
+  std::vector<int> drop_outputs(removed_outputs.begin(), removed_outputs.end());
+  for (int o : drop_outputs) {
+    if (o < 0 || o >= static_cast<int>(f.signature.output_arg.size())) {
+      return errors::InvalidArgument(context_, ": ", inner, "has no output ",
+                                     o);
+    }
+    f.ret.erase(f.signature.output_arg[o].name);
+  }
+  EraseAt(&f.signature.output_arg, drop_outputs);
+  for (const auto& [out, value] : f.ret) {
+    auto it = bound.find(CanonicalRef(value, true));
+    if (it != bound.end()) {
+      return errors::InvalidArgument(context_, ": ", inner, "output '", out,
+                                     "' returns the handle of "
+                                     "variable '",
+                                     it->second.name,
+                                     "', which weft cannot freeze");
+    }
+  }
+  EraseAt(&f.signature.input_arg, drop_args);
+  auto shift = [&](uint32_t i) {
+    uint32_t below = 0;
+    for (int d : drop_args) below += static_cast<uint32_t>(d) < i ? 1 : 0;
+    return i - below;
+  };
+  std::map<uint32_t, AttrMap> arg_attr;
+  for (auto& [i, a] : f.arg_attr) {
+    if (!bound_args.count(static_cast<int>(i))) arg_attr[shift(i)] = a;
+  }
+  f.arg_attr = std::move(arg_attr);
+  std::map<uint32_t, uint32_t> unique_id;
+  for (auto& [i, id] : f.resource_arg_unique_id) {
+    if (!bound_args.count(static_cast<int>(i))) unique_id[shift(i)] = id;
+  }
+  f.resource_arg_unique_id = std::move(unique_id);
+  std::string new_name = absl::StrCat(name, "__frozen", added_.function.size());
+  f.signature.name = new_name;
+  added_.function.push_back(std::move(f));
+  memo_[key] = new_name;
+  return new_name;
+}
+
+// Function names a node refers to: its op, and func / list(func) attrs.
+void CollectFunctions(const NodeDef& n, std::vector<std::string>* out) {
+  out->push_back(n.op);
+  for (const auto& [name, a] : n.attr) {
+    if (a.kind == AttrValue::Kind::kFunc && a.func != nullptr) {
+      out->push_back(a.func->name);
+    } else if (a.kind == AttrValue::Kind::kList) {
+      for (const NameAttrList& f : a.list.func) out->push_back(f.name);
+    }
+  }
+}
+
+absl::string_view NodeOfInput(absl::string_view in) {
+  if (!in.empty() && in[0] == '^') in.remove_prefix(1);
+  return in.substr(0, in.find(':'));
+}
+
+}  // namespace
+
+bool IsVariableOp(absl::string_view op) {
+  return op == "VarHandleOp" || op == "VariableV2" || op == "Variable";
+}
+
+StatusOr<GraphDef> FreezeVariables(
+    const GraphDef& graph_def,
+    const absl::flat_hash_map<std::string, Tensor>& values,
+    const FreezeVariablesOptions& options) {
+  absl::flat_hash_map<absl::string_view, const NodeDef*> by_name;
+  for (const NodeDef& n : graph_def.node) by_name[n.name] = &n;
+
+  // What the signature needs.
+  absl::flat_hash_set<absl::string_view> keep;
+  std::deque<absl::string_view> queue;
+  for (const std::string& name : options.keep_nodes) {
+    if (!by_name.contains(name)) {
+      return errors::InvalidArgument(options.context, ": no node '", name,
+                                     "' in the graph");
+    }
+    if (keep.insert(name).second) queue.push_back(name);
+  }
+  while (!queue.empty()) {
+    const NodeDef* n = by_name[queue.front()];
+    queue.pop_front();
+    for (const std::string& in : n->input) {
+      absl::string_view src = NodeOfInput(in);
+      auto it = by_name.find(src);
+      if (it == by_name.end()) {
+        return errors::InvalidArgument(options.context, ": node '", n->name,
+                                       "' (", n->op, ") reads '", in,
+                                       "', which is no node of the graph");
+      }
+      if (keep.insert(it->first).second) queue.push_back(it->first);
+    }
+  }
+
+  std::vector<NodeDef> nodes;
+  absl::flat_hash_map<std::string, VarRef> bound;
+  for (const NodeDef& n : graph_def.node) {
+    if (!keep.contains(n.name)) continue;
+    if (!IsVariableOp(n.op)) {
+      nodes.push_back(n);
+      continue;
+    }
+    auto v = values.find(n.name);
+    if (v == values.end()) {
+      return errors::InvalidArgument(
+          options.context, ": variable '", n.name, "' (", n.op,
+          ") is read but the checkpoint restores no value for it");
+    }
+    if (n.op == "VarHandleOp") {
+      bound[n.name] = VarRef{n.name, &v->second};
+      continue;
+    }
+    NodeDef c = MakeConst(n.name, v->second);
+    for (const std::string& in : n.input) c.input.push_back(in);
+    nodes.push_back(std::move(c));
+  }
+  Freezer freezer(graph_def.library, options.context);
+  WEFT_RETURN_IF_ERROR(freezer.RewriteBody(&nodes, /*function_form=*/false,
+                                           bound, "", nullptr, 0));
+  // The handle nodes are gone; so are control inputs that waited for them.
+  absl::flat_hash_set<std::string> handle_nodes;
+  for (const auto& [name, var] : bound) handle_nodes.insert(name);
+  for (NodeDef& n : nodes) {
+    n.input.erase(std::remove_if(n.input.begin(), n.input.end(),
+                                 [&](const std::string& in) {
+                                   return !in.empty() && in[0] == '^' &&
+                                          handle_nodes.contains(in.substr(1));
+                                 }),
+                  n.input.end());
+  }
+
+  GraphDef out;
+  out.versions = graph_def.versions;
+  out.node = std::move(nodes);
+  // Only the functions the kept nodes reach.
+  absl::flat_hash_map<std::string, const FunctionDef*> all;
+  for (const FunctionDef& f : graph_def.library.function) {
+    all[f.signature.name] = &f;
+  }
+  for (const FunctionDef& f : freezer.added().function) {
+    all[f.signature.name] = &f;
+  }
+  std::vector<std::string> pending;
+  for (const NodeDef& n : out.node) CollectFunctions(n, &pending);
+  absl::flat_hash_set<std::string> reached;
+  while (!pending.empty()) {
+    std::string name = std::move(pending.back());
+    pending.pop_back();
+    auto it = all.find(name);
+    if (it == all.end() || !reached.insert(name).second) continue;
+    out.library.function.push_back(*it->second);
+    for (const NodeDef& n : it->second->node_def) CollectFunctions(n, &pending);
+  }
+  std::sort(out.library.function.begin(), out.library.function.end(),
+            [](const FunctionDef& a, const FunctionDef& b) {
+              return a.signature.name < b.signature.name;
+            });
+  return out;
+}
+
+}  // namespace weft

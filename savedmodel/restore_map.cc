@@ -1,0 +1,201 @@
+#include "savedmodel/restore_map.h"
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "graph/function_library.h"
+#include "savedmodel/node_ref.h"
+
+namespace weft {
+namespace {
+
+using savedmodel_internal::CanonicalRef;
+using savedmodel_internal::ParseRef;
+using savedmodel_internal::Ref;
+
+using Slots = absl::flat_hash_map<std::string, CheckpointSlot>;
+// Maps a resource or ref tensor of the body being scanned to the top-level
+// variable node it is, or "" when it is none.
+using Resolver = std::function<std::string(const std::string& canonical)>;
+
+class Scanner {
+ public:
+  Scanner(const FunctionLibrary& library, std::string context, Slots* slots)
+      : library_(library), context_(std::move(context)), slots_(slots) {}
+
+  Status Scan(const std::vector<NodeDef>& nodes,
+              const std::vector<const NodeDef*>& roots, bool function_form,
+              const Resolver& resolve, int depth);
+
+ private:
+  const FunctionLibrary& library_;
+  const std::string context_;
+  Slots* slots_;
+};
+
+// Follows Identity-like nodes back from `input` within one body.
+Ref Trace(const absl::flat_hash_map<std::string, const NodeDef*>& by_name,
+          const std::string& input, bool function_form, const NodeDef** node) {
+  Ref r = ParseRef(input, function_form);
+  *node = nullptr;
+  for (int hops = 0; hops < 1000; ++hops) {
+    auto it = by_name.find(r.node);
+    if (it == by_name.end()) return r;  // an argument
+    const NodeDef* n = it->second;
+    if ((n->op == "Identity" || n->op == "Snapshot") && !n->input.empty()) {
+      r = ParseRef(n->input[0], function_form);
+      continue;
+    }
+    *node = n;
+    return r;
+  }
+  return r;
+}
+
+// The string list a Const holds, or empty.
+std::vector<std::string> ConstStrings(const NodeDef* n) {
+  std::vector<std::string> out;
+  if (n == nullptr || n->op != "Const") return out;
+  auto it = n->attr.find("value");
+  if (it == n->attr.end() || it->second.kind != AttrValue::Kind::kTensor ||
+      it->second.tensor.dtype() != DT_STRING) {
+    return out;
+  }
+  const Tensor& t = it->second.tensor;
+  const auto* s = static_cast<const std::string*>(t.raw_data());
+  if (s != nullptr) out.assign(s, s + t.NumElements());
+  return out;
+}
+
+Status Scanner::Scan(const std::vector<NodeDef>& nodes,
+                     const std::vector<const NodeDef*>& roots,
+                     bool function_form, const Resolver& resolve, int depth) {
+  if (depth > 32) {
+    return errors::InvalidArgument(context_,
+                                   ": the restore op nests calls too deep");
+  }
+  absl::flat_hash_map<std::string, const NodeDef*> by_name;
+  for (const NodeDef& n : nodes) by_name[n.name] = &n;
+  for (const NodeDef* n : roots) {
+    const bool assign = n->op == "AssignVariableOp" || n->op == "Assign";
+    if (assign && n->input.size() >= 2) {
+      const NodeDef* target_node = nullptr;
+      Ref target = Trace(by_name, n->input[0], function_form, &target_node);
+      const std::string var = resolve(
+          target_node == nullptr ? CanonicalRef(target.node, function_form)
+                                 : target_node->name);
+      const NodeDef* source = nullptr;
+      Ref value = Trace(by_name, n->input[1], function_form, &source);
+      if (var.empty() || source == nullptr || source->op != "RestoreV2" ||
+          source->input.size() < 3) {
+        continue;
+      }
+      const NodeDef* names_node = nullptr;
+      const NodeDef* slices_node = nullptr;
+      Trace(by_name, source->input[1], function_form, &names_node);
+      Trace(by_name, source->input[2], function_form, &slices_node);
+      std::vector<std::string> names = ConstStrings(names_node);
+      std::vector<std::string> slices = ConstStrings(slices_node);
+      if (value.index < 0 || value.index >= static_cast<int>(names.size())) {
+        return errors::InvalidArgument(
+            context_, ": restore node '", source->name,
+            "' (RestoreV2) has no "
+            "constant tensor name for output ",
+            value.index, ", which restores variable '", var, "'");
+      }
+      CheckpointSlot slot;
+      slot.key = names[value.index];
+      if (value.index < static_cast<int>(slices.size())) {
+        slot.slice_spec = slices[value.index];
+      }
+      (*slots_)[var] = std::move(slot);
+      continue;
+    }
+    NameAttrList call;
+    auto is_call = GetFunctionCall(library_, *n, &call);
+    if (!is_call.ok() || !*is_call) continue;
+    const FunctionDef* f = FindFunction(library_, call.name);
+    if (f == nullptr) continue;
+    // The callee's argument i is the caller's data input i.
+    std::vector<std::string> caller_inputs;
+    for (const std::string& in : n->input) {
+      if (!in.empty() && in[0] == '^') continue;
+      const NodeDef* src = nullptr;
+      Ref r = Trace(by_name, in, function_form, &src);
+      caller_inputs.push_back(resolve(
+          src == nullptr ? CanonicalRef(r.node, function_form) : src->name));
+    }
+    absl::flat_hash_map<std::string, std::string> arg_vars;
+    for (size_t i = 0; i < f->signature.input_arg.size(); ++i) {
+      if (i < caller_inputs.size() && !caller_inputs[i].empty()) {
+        arg_vars[f->signature.input_arg[i].name] = caller_inputs[i];
+      }
+    }
+    Resolver inner = [&arg_vars](const std::string& canonical) {
+      auto it = arg_vars.find(canonical);
+      return it == arg_vars.end() ? std::string() : it->second;
+    };
+    std::vector<const NodeDef*> body_roots;
+    for (const NodeDef& b : f->node_def) body_roots.push_back(&b);
+    WEFT_RETURN_IF_ERROR(Scan(f->node_def, body_roots, /*function_form=*/true,
+                              inner, depth + 1));
+  }
+  return Status();
+}
+
+}  // namespace
+
+StatusOr<absl::flat_hash_map<std::string, CheckpointSlot>>
+MapVariablesToCheckpoint(const SavedMetaGraphDef& meta,
+                         absl::string_view context) {
+  Slots slots;
+  if (!meta.has_saver_def || meta.saver_def.restore_op_name.empty()) {
+    return slots;
+  }
+  std::string restore = meta.saver_def.restore_op_name;
+  if (!restore.empty() && restore[0] == '^') restore.erase(0, 1);
+  restore = restore.substr(0, restore.find(':'));
+  const std::vector<NodeDef>& nodes = meta.graph_def.node;
+  absl::flat_hash_map<std::string, const NodeDef*> by_name;
+  for (const NodeDef& n : nodes) by_name[n.name] = &n;
+  auto it = by_name.find(restore);
+  if (it == by_name.end()) {
+    return errors::InvalidArgument(context, ": the saver's restore op '",
+                                   restore, "' is no node of the graph");
+  }
+  // The restore op and everything it waits for, top level.
+  std::vector<const NodeDef*> roots;
+  absl::flat_hash_set<std::string> seen = {restore};
+  std::deque<const NodeDef*> queue = {it->second};
+  while (!queue.empty()) {
+    const NodeDef* n = queue.front();
+    queue.pop_front();
+    roots.push_back(n);
+    for (const std::string& in : n->input) {
+      std::string src = in[0] == '^' ? in.substr(1) : in;
+      src = src.substr(0, src.find(':'));
+      auto s = by_name.find(src);
+      if (s != by_name.end() && seen.insert(src).second) {
+        queue.push_back(s->second);
+      }
+    }
+  }
+  Resolver top = [&by_name](const std::string& canonical) {
+    auto n = by_name.find(canonical);
+    if (n == by_name.end()) return std::string();
+    const std::string& op = n->second->op;
+    return op == "VarHandleOp" || op == "VariableV2" || op == "Variable"
+               ? canonical
+               : std::string();
+  };
+  Scanner scanner(meta.graph_def.library, std::string(context), &slots);
+  WEFT_RETURN_IF_ERROR(
+      scanner.Scan(nodes, roots, /*function_form=*/false, top, 0));
+  return slots;
+}
+
+}  // namespace weft
