@@ -34,16 +34,6 @@ struct weft_tensor {
   weft::Tensor tensor;
 };
 
-struct weft_graph_options {
-  // Kept as given; checked when a graph loads, where errors can be reported.
-  struct InputShape {
-    std::string name;
-    std::vector<int64_t> dims;
-    bool unknown_rank = false;
-  };
-  std::vector<InputShape> input_shapes;
-};
-
 struct weft_session {
   std::unique_ptr<weft::Session> session;
 };
@@ -63,25 +53,6 @@ struct weft_session_options {
 
 namespace weft {
 namespace {
-
-// Runs `fn`, turning escaped exceptions into a status.
-template <typename Fn>
-void Guard(weft_status* status, absl::string_view call, Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::bad_alloc&) {
-    SetCStatus(status, errors::ResourceExhausted(call, ": out of memory"));
-  } catch (const std::exception& e) {
-    SetCStatus(status,
-               errors::Internal(call, ": unexpected exception: ", e.what()));
-  } catch (...) {
-    SetCStatus(status, errors::Internal(call, ": unexpected exception"));
-  }
-}
-
-void Ok(weft_status* status) { SetCStatus(status, Status()); }
-
-std::string Str(const char* s) { return s == nullptr ? std::string() : s; }
 
 // Validates a dtype and shape given to weft_tensor_new/wrap and the byte
 // count that must match them.
@@ -163,6 +134,14 @@ StatusOr<std::shared_ptr<const Graph>> BuildGraph(
   import_options.source_name = source;
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
                         ImportGraphDef(*def, import_options));
+  return InferCGraphShapes(std::move(graph), source, options);
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const Graph>> InferCGraphShapes(
+    std::unique_ptr<Graph> graph, const std::string& source,
+    const weft_graph_options* options) {
   ShapeInferenceOptions shape_options;
   shape_options.source_name = source;
   if (options != nullptr) {
@@ -177,12 +156,16 @@ StatusOr<std::shared_ptr<const Graph>> BuildGraph(
         }
         shape = *built;
       }
-      shape_options.input_shapes[in.name] = shape;
+      // A SavedModel signature key stands for its placeholder.
+      const std::string& tensor = graph->ResolveAlias(in.name);
+      shape_options.input_shapes[tensor.substr(0, tensor.find(':'))] = shape;
     }
   }
   WEFT_RETURN_IF_ERROR(InferShapes(graph.get(), shape_options));
   return std::shared_ptr<const Graph>(std::move(graph));
 }
+
+namespace {
 
 weft_graph* MakeGraph(StatusOr<GraphDef> def, std::string source,
                       const weft_graph_options* options, weft_status* status) {

@@ -5,12 +5,14 @@
 #ifndef WEFT_API_C_API_GRAPH_H_
 #define WEFT_API_C_API_GRAPH_H_
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "core/status.h"
 #include "graph/graph.h"
 #include "graph/graph_signature.h"
 
@@ -35,7 +37,23 @@ struct weft_graph {
       lookups;
 };
 
+struct weft_graph_options {
+  // Kept as given; checked when a graph loads, where errors can be reported.
+  struct InputShape {
+    std::string name;
+    std::vector<int64_t> dims;
+    bool unknown_rank = false;
+  };
+  std::vector<InputShape> input_shapes;
+};
+
 namespace weft {
+
+// Shape inference with the input shapes `options` gives (may be null), the
+// last step of every load.
+StatusOr<std::shared_ptr<const Graph>> InferCGraphShapes(
+    std::unique_ptr<Graph> graph, const std::string& source,
+    const weft_graph_options* options);
 
 // A handle for a loaded graph, with its inputs and outputs described.
 std::unique_ptr<weft_graph> NewCGraph(std::shared_ptr<const Graph> graph,

@@ -293,12 +293,7 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
   return loaded;
 }
 
-StatusOr<std::unique_ptr<Graph>> ImportSavedModel(
-    const LoadedSavedModel& loaded, const std::string& source_name) {
-  ImportOptions import_options;
-  import_options.source_name = source_name;
-  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
-                        ImportGraphDef(loaded.graph_def, import_options));
+GraphAliases SignatureAliases(const LoadedSavedModel& loaded) {
   GraphAliases aliases;
   aliases.signature = loaded.signature_key;
   for (const SignatureTensor& t : loaded.inputs) {
@@ -307,6 +302,16 @@ StatusOr<std::unique_ptr<Graph>> ImportSavedModel(
   for (const SignatureTensor& t : loaded.outputs) {
     aliases.outputs.push_back({t.key, t.tensor});
   }
+  return aliases;
+}
+
+StatusOr<std::unique_ptr<Graph>> ImportSavedModel(
+    const LoadedSavedModel& loaded, const std::string& source_name) {
+  ImportOptions import_options;
+  import_options.source_name = source_name;
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                        ImportGraphDef(loaded.graph_def, import_options));
+  GraphAliases aliases = SignatureAliases(loaded);
   // Every tensor a key names must exist (the import may have renamed
   // nothing, but a signature can name a tensor that is not there).
   for (const auto* list : {&aliases.inputs, &aliases.outputs}) {

@@ -88,6 +88,9 @@ struct LoadedSavedModel {
 StatusOr<LoadedSavedModel> LoadSavedModel(const std::string& dir,
                                           const SavedModelLoadOptions& options);
 
+// The signature's keys as graph aliases (Graph::set_aliases).
+GraphAliases SignatureAliases(const LoadedSavedModel& loaded);
+
 // The loaded signature imported as a Graph (validated, not yet
 // shape-inferred), its keys set as the graph's aliases (Graph::aliases), so
 // that runs and DescribeGraph speak the signature's keys. Errors start with

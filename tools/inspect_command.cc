@@ -11,12 +11,15 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "device/device.h"
+#include "executor/control_flow.h"
 #include "graph/graph_def_io.h"
 #include "graph/graph_signature.h"
 #include "graph/import.h"
 #include "graph/shape_inference_pass.h"
 #include "kernels/kernel_registry.h"
+#include "savedmodel/saved_model.h"
 #include "tools/cli.h"
+#include "tools/saved_model_summary.h"
 
 namespace weft::cli {
 namespace {
@@ -24,6 +27,12 @@ namespace {
 constexpr char kHelp[] =
     "usage: weft inspect GRAPH [--input NAME:SHAPE ...] [--format F]\n"
     "                          [--device D] [--load LIB.so ...]\n"
+    "                          [--signature KEY] [--tag TAGS]\n"
+    "\n"
+    "GRAPH may be a SavedModel directory: then its meta graphs' tags, every\n"
+    "signature with input and output keys, dtypes and shapes, and the\n"
+    "variables' count and bytes come first, and the rest describes the\n"
+    "graph of one signature (--signature, --tag) with its variables frozen.\n"
     "\n"
     "Loads a TensorFlow graph file (.pb binary or .pbtxt text), validates\n"
     "it and infers shapes, then prints its inputs (placeholders) and outputs\n"
@@ -145,6 +154,8 @@ void SummarizeKernels(const Graph& g, const std::string& device_type,
                       Summary* s) {
   const KernelRegistry* kernels = KernelRegistry::Global();
   for (const auto& node : g.nodes()) {
+    // If, Case and While run their bodies' plans, not a kernel.
+    if (IsControlFlowOp(node->op())) continue;
     auto found = kernels->FindKernel(node->def(), node->op_def(), device_type);
     if (found.ok()) continue;
     Tally(&s->without_kernel, node->op(), node->name(), found.status());
@@ -281,9 +292,14 @@ const char* KindName(ImportProblem::Kind kind) {
   return "unknown";
 }
 
-void PrintJson(const std::string& path, const Summary& s) {
+// `saved_model`: a JSON object describing the SavedModel directory, or
+// empty for a graph file.
+void PrintJson(const std::string& path, const Summary& s,
+               const std::string& saved_model) {
   std::string out = "{\"file\": ";
   AppendJsonString(&out, path);
+  if (!saved_model.empty())
+    absl::StrAppend(&out, ", \"saved_model\": ", saved_model);
   absl::StrAppend(&out, ", \"imports\": ", s.imported ? "true" : "false",
                   ", \"nodes\": ", s.nodes,
                   ", \"const_parameters\": ", s.const_params,
@@ -382,18 +398,21 @@ int InspectMain(const std::vector<std::string>& argv) {
   args.Flag("format", true);
   args.Flag("device", true);
   DeclareLoadFlag(&args);
+  DeclareSavedModelFlags(&args);
   if (Status s = args.Parse(); !s.ok())
     return UsageError("inspect", s.message());
   if (args.Has("help")) {
     std::fputs(kHelp, stdout);
     std::fputs(kLoadFlagHelp, stdout);
+    std::fputs(kSavedModelFlagHelp, stdout);
     return kExitOk;
   }
   if (Status s = LoadRequestedOpLibraries(args); !s.ok()) {
     return ReportError("inspect", s);
   }
   if (args.positional().size() != 1) {
-    return UsageError("inspect", "expected exactly one GRAPH file");
+    return UsageError(
+        "inspect", "expected exactly one GRAPH file or SavedModel directory");
   }
   std::string format = args.Get("format", "text");
   if (format != "text" && format != "json" && format != "dot") {
@@ -418,7 +437,28 @@ int InspectMain(const std::vector<std::string>& argv) {
   }
 
   const std::string& path = args.positional()[0];
-  auto graph_def = LoadGraphDef(path);
+  StatusOr<GraphDef> graph_def;
+  GraphAliases aliases;
+  std::string saved_model_json;
+  if (IsSavedModelDirectory(path)) {
+    auto model = SummarizeSavedModel(path);
+    if (!model.ok()) return ReportError("inspect", model.status());
+    if (format == "json") {
+      saved_model_json = SavedModelJson(*model);
+    } else if (format == "text") {
+      std::fputs(SavedModelText(*model).c_str(), stdout);
+    }
+    auto loaded = LoadSavedModel(path, SavedModelFlags(args));
+    if (!loaded.ok()) return ReportError("inspect", loaded.status());
+    if (format == "text") {
+      std::printf("signature '%s' with its variables frozen:\n",
+                  loaded->signature_key.c_str());
+    }
+    aliases = SignatureAliases(*loaded);
+    graph_def = std::move(loaded->graph_def);
+  } else {
+    graph_def = LoadGraphDef(path);
+  }
   if (!graph_def.ok()) return ReportError("inspect", graph_def.status());
   ImportOptions import_options;
   import_options.source_name = path;
@@ -435,11 +475,12 @@ int InspectMain(const std::vector<std::string>& argv) {
     if (Status s = InferShapes(diagnosis.graph.get(), shape_options); !s.ok()) {
       return ReportError("inspect", s);
     }
+    diagnosis.graph->set_aliases(std::move(aliases));
     summary.signature = DescribeGraph(*diagnosis.graph);
   }
 
   if (format == "json") {
-    PrintJson(path, summary);
+    PrintJson(path, summary, saved_model_json);
   } else if (format == "dot") {
     if (!summary.imported) {
       return ReportError("inspect",

@@ -148,6 +148,36 @@ WEFT_API weft_graph* weft_graph_load_buffer(const void* data, size_t size,
                                             const char* source_name,
                                             const weft_graph_options* options,
                                             weft_status* status);
+/* A SavedModel directory (what tf.saved_model.save, Keras model.export()
+ * and TF1's SavedModelBuilder write: saved_model.pb or saved_model.pbtxt,
+ * variables/, assets/), read without TensorFlow. `tags` picks the meta
+ * graph by its tag set, comma-separated ("serve,gpu"; NULL or "" for
+ * "serve"); `signature` picks the signature (NULL or "" for
+ * "serving_default", or the model's only signature when it has no
+ * "serving_default"). The variables the signature reads are restored, their
+ * checksums verified, and frozen into constants, so the graph runs as fast
+ * as the frozen GraphDef would. The graph's inputs and outputs
+ * (weft_graph_input/output) are the signature's keys, in key order; runs
+ * feed and fetch by key, and node names ("serving_default_x:0") work too.
+ * Input shapes in `options` may name keys. */
+WEFT_API weft_graph* weft_graph_load_saved_model(
+    const char* dir, const char* tags, const char* signature,
+    const weft_graph_options* options, weft_status* status);
+
+/* What a SavedModel directory offers, without loading its variables: the
+ * runnable signatures of the meta graph tagged `tags` (NULL or "" for
+ * "serve"), sorted by key. */
+typedef struct weft_saved_model_info weft_saved_model_info;
+WEFT_API weft_saved_model_info* weft_saved_model_info_read(const char* dir,
+                                                           const char* tags,
+                                                           weft_status* status);
+WEFT_API void weft_saved_model_info_delete(weft_saved_model_info* info);
+WEFT_API int weft_saved_model_info_num_signatures(
+    const weft_saved_model_info* info);
+/* NULL when `index` is out of range; valid until the info is deleted. */
+WEFT_API const char* weft_saved_model_info_signature(
+    const weft_saved_model_info* info, int index);
+
 WEFT_API void weft_graph_delete(weft_graph* graph);
 WEFT_API int weft_graph_num_nodes(const weft_graph* graph);
 
@@ -166,8 +196,9 @@ WEFT_API int weft_graph_num_nodes(const weft_graph* graph);
  * Shapes are those shape inference gave the graph when it loaded, so they
  * reflect weft_graph_options_set_input_shape. A weft_tensor_info and the
  * strings it returns belong to the graph and stay valid until
- * weft_graph_delete; they are never freed by the caller. SavedModel
- * signatures are not available yet (weft loads GraphDef files only). */
+ * weft_graph_delete; they are never freed by the caller. A graph loaded
+ * from a SavedModel lists its signature's keys instead (see
+ * weft_graph_load_saved_model). */
 typedef struct weft_tensor_info weft_tensor_info;
 
 /* The graph's inputs: every Placeholder and PlaceholderWithDefault, in the

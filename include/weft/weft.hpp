@@ -302,6 +302,22 @@ class Graph {
     return Graph(g);
   }
 
+  // One signature of a SavedModel directory (weft_graph_load_saved_model):
+  // empty `signature` / `tags` mean "serving_default" / "serve". Inputs()
+  // and Outputs() are then the signature's keys, and runs use the keys.
+  static Graph LoadSavedModel(const std::string& dir,
+                              const std::string& signature = "",
+                              const std::string& tags = "",
+                              const InputShapes& shapes = {},
+                              Status* status = nullptr) {
+    internal::CStatus s;
+    Options options(shapes);
+    weft_graph* g = weft_graph_load_saved_model(
+        dir.c_str(), tags.c_str(), signature.c_str(), options.get(), s.get());
+    internal::Report(s.ToStatus(), status);
+    return Graph(g);
+  }
+
   static Graph FromBuffer(const void* data, size_t size,
                           const std::string& source_name = "<memory>",
                           const InputShapes& shapes = {},
@@ -371,6 +387,23 @@ class Graph {
 
   std::shared_ptr<weft_graph> g_;
 };
+
+// The runnable signature keys of a SavedModel directory's meta graph
+// tagged `tags` ("" for "serve"), sorted; empty on error.
+inline std::vector<std::string> SavedModelSignatures(
+    const std::string& dir, const std::string& tags = "",
+    Status* status = nullptr) {
+  internal::CStatus s;
+  std::vector<std::string> keys;
+  weft_saved_model_info* info =
+      weft_saved_model_info_read(dir.c_str(), tags.c_str(), s.get());
+  for (int i = 0; i < weft_saved_model_info_num_signatures(info); ++i) {
+    keys.emplace_back(weft_saved_model_info_signature(info, i));
+  }
+  weft_saved_model_info_delete(info);
+  internal::Report(s.ToStatus(), status);
+  return keys;
+}
 
 // One feed of a run: a tensor name ("x", "node:1") and the tensor, which
 // must outlive the call.
