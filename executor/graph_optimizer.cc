@@ -238,6 +238,11 @@ bool GraphOptimizer::CanFold(const Node* n) const {
       n->op_def().is_stateful) {
     return false;
   }
+  // Variant values (TensorLists) are not folded: they would become
+  // constants no graph file can hold, and each run builds its own lists.
+  for (int o = 0; o < n->num_outputs(); ++o) {
+    if (n->output_type(o) == DT_VARIANT) return false;
+  }
   for (int i = 0; i < n->num_inputs(); ++i) {
     if (ConstValueOf(n->input(i).node, n->input(i).index) == nullptr) {
       return false;

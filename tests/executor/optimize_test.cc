@@ -74,6 +74,18 @@ class Builder {
     return Op(name, op, {input, filter}, std::move(a));
   }
 
+  // A node as given (no "T" attr added).
+  std::string Node(const std::string& name, const std::string& op,
+                   std::vector<std::string> inputs, AttrMap attrs) {
+    NodeDef n;
+    n.name = name;
+    n.op = op;
+    n.input = std::move(inputs);
+    n.attr = std::move(attrs);
+    def_.node.push_back(std::move(n));
+    return name;
+  }
+
   std::shared_ptr<const Graph> Build() {
     ImportOptions io;
     io.source_name = "opt.pbtxt";
@@ -241,6 +253,36 @@ TEST(OptimizeTest, FetchedFoldedNodesKeepNameAndValue) {
   Outcome consts = RunGraph(g, true, {}, {"scale"});
   EXPECT_EQ(consts.num_nodes, 0);
   ExpectClose(consts.outputs[0], off.outputs[0], 0, 0);
+}
+
+// A TensorList op whose inputs are all constants still runs: variant
+// values are never folded into constants.
+TEST(OptimizeTest, ListsAreNotFolded) {
+  Builder b;
+  Tensor shape(DT_INT32, TensorShape({1}));
+  shape.data<int32_t>()[0] = 3;
+  Tensor minus_one(DT_INT32, TensorShape());
+  *minus_one.data<int32_t>() = -1;
+  b.Placeholder("x", TensorShape({3}));
+  b.Const("shape", shape);
+  b.Const("minus_one", minus_one);
+  AttrMap new_list;
+  new_list["element_dtype"] = AttrValue::Type(DT_FLOAT);
+  new_list["shape_type"] = AttrValue::Type(DT_INT32);
+  b.Node("list", "EmptyTensorList", {"shape", "minus_one"}, new_list);
+  AttrMap push;
+  push["element_dtype"] = AttrValue::Type(DT_FLOAT);
+  b.Node("pushed", "TensorListPushBack", {"list", "x"}, push);
+  b.Node("again", "TensorListPushBack", {"pushed", "x"}, push);
+  b.Node("y", "TensorListStack", {"again", "minus_one"}, push);
+  auto g = b.Build();
+  Tensor x = Random(TensorShape({3}));
+  Outcome off = RunGraph(g, false, {{"x", x}}, {"y"});
+  Outcome on = RunGraph(g, true, {{"x", x}}, {"y"});
+  EXPECT_EQ(on.ran, off.ran);
+  EXPECT_EQ(on.ran, (std::vector<std::string>{"list", "pushed", "again", "y"}));
+  ASSERT_EQ(on.outputs[0].shape(), TensorShape({2, 3}));
+  ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
 }
 
 TEST(OptimizeTest, FedNodesAndWhatFollowsThemAreNotFolded) {
