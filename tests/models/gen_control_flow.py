@@ -6,7 +6,9 @@ tests/models/control_flow_test.cc reads them and never needs Python; run this
 only to regenerate them:
 
     python3 -m venv /tmp/tfvenv && /tmp/tfvenv/bin/pip install tensorflow-cpu numpy
-    /tmp/tfvenv/bin/python tests/models/gen_control_flow.py
+    /tmp/tfvenv/bin/python tests/models/gen_control_flow.py [NAME ...]
+
+With names, only those graphs are written (the others keep their files).
 
 Each graph is a tf.function of a fixed signature, written in two forms:
 
@@ -21,7 +23,7 @@ Each graph is a tf.function of a fixed signature, written in two forms:
                         conds and loops lowered to Switch / Merge / Enter /
                         Exit / NextIteration / LoopCond.
 
-    NAME_tf1.pbtxt      (loops and conds only) the same function built in a
+    NAME_tf1.pbtxt      (loops and conds without lists only) the same function built in a
                         TF1 graph with control flow v1 (what TF1 graphs and
                         tf.compat.v1 code hold): Switch / Merge / Enter with
                         constant Enters for captured tensors, outputs named
@@ -40,6 +42,7 @@ script checks that the lowered and TF1 forms give the same values.
 """
 
 import os
+import sys
 
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -144,6 +147,71 @@ def growing_loop(x):
     return v, i
 
 
+# --- TensorLists (the ops of Keras RNNs and tf.TensorArray) ----------------
+
+def tensor_lists(x):
+    # Every TensorList op once, on x of shape [3, 4].
+    r = tf.raw_ops
+    unknown = tf.constant(-1, I32)
+    row = tf.constant([4], I32)
+
+    def stack(handle, shape=unknown):
+        return r.TensorListStack(input_handle=handle, element_shape=shape,
+                                 element_dtype=F32)
+
+    rows = r.TensorListFromTensor(tensor=x, element_shape=row)
+    length = r.TensorListLength(input_handle=rows)
+    item = r.TensorListGetItem(input_handle=rows, index=1,
+                               element_shape=unknown, element_dtype=F32)
+    set_first = stack(r.TensorListSetItem(input_handle=rows, index=0,
+                                          item=item * 2.0), row)
+    reserved = r.TensorListReserve(element_shape=unknown,
+                                   num_elements=length + 1, element_dtype=F32)
+    reserved = stack(r.TensorListSetItem(input_handle=reserved, index=2,
+                                         item=x[2] + 0.5))
+    pushed = r.EmptyTensorList(element_shape=row, max_num_elements=-1,
+                               element_dtype=F32)
+    pushed = r.TensorListPushBack(input_handle=pushed, tensor=x[0] + 1.0)
+    pushed = r.TensorListPushBack(input_handle=pushed, tensor=x[1] - 1.0)
+    pushed, popped = r.TensorListPopBack(input_handle=pushed,
+                                         element_shape=unknown,
+                                         element_dtype=F32)
+    pushed = stack(pushed)
+    resized = stack(r.TensorListResize(input_handle=rows, size=5))
+    pieces = r.TensorListSplit(tensor=x, element_shape=tf.constant([-1, 4]),
+                               lengths=tf.constant([1, 0, 2], tf.int64))
+    concat, lengths = r.TensorListConcatV2(
+        input_handle=pieces, element_shape=unknown,
+        leading_dims=tf.constant([], tf.int64), element_dtype=F32)
+    piece_shape = r.TensorListElementShape(input_handle=pieces,
+                                           shape_type=I32)
+    gathered = r.TensorListGather(input_handle=rows,
+                                  indices=tf.constant([2, 0, 2]),
+                                  element_shape=unknown, element_dtype=F32)
+    scattered = stack(r.TensorListScatterV2(
+        tensor=x, indices=tf.constant([3, 0, 1]), element_shape=row,
+        num_elements=5))
+    scattered_into = stack(r.TensorListScatterIntoExistingList(
+        input_handle=rows, tensor=x[:2] * 3.0, indices=tf.constant([2, 0])))
+    return (length, item, set_first, reserved, popped, pushed, resized,
+            concat, lengths, piece_shape, gathered, scattered, scattered_into)
+
+
+def list_loop(x):
+    # A loop that reads one TensorArray and writes another, as Keras RNNs do.
+    n = trip_count(x)
+    inputs = tf.TensorArray(F32, size=tf.shape(x)[0]).unstack(x)
+    outputs = tf.TensorArray(F32, size=n, element_shape=[4])
+
+    def body(i, acc, outputs):
+        acc = tf.tanh(acc * 0.9 + inputs.read(tf.math.floormod(i, 3)))
+        return i + 1, acc, outputs.write(i, acc * 2.0)
+
+    i, acc, outputs = tf.while_loop(lambda i, acc, outputs: i < n, body,
+                                    (tf.constant(0), x[0], outputs))
+    return outputs.stack(), acc, i
+
+
 X = tf.TensorSpec([None, 4], F32, name="x")
 K = tf.TensorSpec([], I32, name="k")
 
@@ -171,7 +239,14 @@ GRAPHS = {
     "cond_in_loop": (cond_in_loop, [X], [("a", {"x": sample(1.0)}),
                                          ("b", {"x": sample(0.6)})]),
     "growing_loop": (growing_loop, [X], [("a", {"x": sample(1.0)})]),
+    "tensor_lists": (tensor_lists, [X], [("a", {"x": sample(1.0)})]),
+    "list_loop": (list_loop, [X], [("short", {"x": sample(0.1)}),
+                                   ("long", {"x": sample(1.0)})]),
 }
+
+# Graphs without a TF1 form: calls, Case, and lists (TF1's TensorArrays are
+# other ops).
+NO_TF1 = ("nested_call", "switch_case", "tensor_lists", "list_loop")
 
 NO_GRAPPLER = tf.compat.v1.ConfigProto()
 NO_GRAPPLER.graph_options.rewrite_options.disable_meta_optimizer = True
@@ -223,7 +298,10 @@ def write_pbtxt(graph_def, path):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    only = sys.argv[1:]
     for name, (fn, signature, cases) in GRAPHS.items():
+        if only and name not in only:
+            continue
         concrete = tf.function(fn, input_signature=signature) \
             .get_concrete_function()
         functional = concrete.graph.as_graph_def()
@@ -233,7 +311,7 @@ def main():
         write_pbtxt(functional, os.path.join(OUT, name + ".pbtxt"))
         write_pbtxt(lowered, os.path.join(OUT, name + "_lowered.pbtxt"))
         tf1 = None
-        if name not in ("nested_call", "switch_case"):  # no v1 form
+        if name not in NO_TF1:
             tf1 = tf1_graph(fn, signature, outputs)
             write_pbtxt(tf1, os.path.join(OUT, name + "_tf1.pbtxt"))
         ops = sorted({n.op for n in functional.node} |
