@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "graph/graph_def_io.h"
 #include "graph/import.h"
+#include "savedmodel/saved_model.h"
 #include "graph/shape_inference_pass.h"
 
 namespace weft::python {
@@ -86,6 +87,28 @@ StatusOr<PyGraph> BuildGraph(const std::string& source, Read&& read,
   return result;
 }
 
+// One signature of a SavedModel directory; input shapes may name keys.
+StatusOr<PyGraph> BuildSavedModelGraph(const std::string& dir,
+                                       const SavedModelLoadOptions& load,
+                                       ShapeInferenceOptions shape_options) {
+  WEFT_ASSIGN_OR_RETURN(LoadedSavedModel loaded, LoadSavedModel(dir, load));
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                        ImportSavedModel(loaded, dir));
+  std::map<std::string, PartialTensorShape> by_node;
+  for (auto& [name, shape] : shape_options.input_shapes) {
+    const std::string& tensor = graph->ResolveAlias(name);
+    by_node[tensor.substr(0, tensor.find(':'))] = shape;
+  }
+  shape_options.input_shapes.clear();
+  for (auto& [name, shape] : by_node) shape_options.input_shapes[name] = shape;
+  WEFT_RETURN_IF_ERROR(InferShapes(graph.get(), shape_options));
+  PyGraph result;
+  result.signature = DescribeGraph(*graph);
+  result.graph = std::move(graph);
+  result.source = dir;
+  return result;
+}
+
 nb::object Shape(const PartialTensorShape& shape) {
   if (shape.unknown_rank()) return nb::none();
   nb::list dims;
@@ -135,9 +158,35 @@ Raises:
     ``weft.load_op_library``).
 )doc";
 
+constexpr char kLoadSavedModelDoc[] = R"doc(Loads one signature of a SavedModel directory.
+
+What ``tf.saved_model.save``, Keras ``model.export()`` and TF1's
+``SavedModelBuilder`` write, read without TensorFlow: the meta graph whose
+tag set is ``tags`` and its signature ``signature``, with the variables the
+signature reads restored (checksums verified) and frozen into constants.
+``weft.Graph.load(dir)`` does the same with the defaults.
+
+Args:
+  path: the SavedModel directory (holding ``saved_model.pb``).
+  signature: the signature key; default ``"serving_default"``, or the
+    model's only signature.
+  tags: the meta graph's tags, a list of str; default ``["serve"]``.
+  input_shapes: as for ``load``; names may be signature keys.
+
+The graph's ``inputs`` and ``outputs`` are the signature's keys, and runs
+feed and fetch by key (node names work too).
+
+Raises:
+  KeyError: no such signature or tag set (the message lists those there
+    are), or an op the registry does not know.
+  ValueError, FileNotFoundError: a file is missing or corrupt; the message
+    names the file and the variable.
+)doc";
+
 }  // namespace
 
-DataType TensorDtype(const PyGraph& graph, const std::string& name) {
+DataType TensorDtype(const PyGraph& graph, const std::string& given) {
+  const std::string& name = graph.graph->ResolveAlias(given);
   auto parsed = ParseNodeInput(name);
   if (!parsed.ok() || parsed->is_control) return DT_INVALID;
   const Node* node = graph.graph->FindNode(parsed->node);
@@ -157,8 +206,12 @@ void BindGraph(nb::module_& m) {
             StatusOr<PyGraph> graph;
             {
               nb::gil_scoped_release release;
-              graph = BuildGraph(
-                  source, [&] { return LoadGraphDef(source); }, options);
+              if (IsSavedModelDirectory(source)) {
+                graph = BuildSavedModelGraph(source, {}, options);
+              } else {
+                graph = BuildGraph(
+                    source, [&] { return LoadGraphDef(source); }, options);
+              }
             }
             if (!graph.ok()) {
               // A missing file is NotFound; so is an op the registry lacks.
@@ -169,6 +222,34 @@ void BindGraph(nb::module_& m) {
             return *std::move(graph);
           },
           nb::arg("path"), nb::arg("input_shapes") = nb::none(), kLoadDoc)
+      .def_static(
+          "load_saved_model",
+          [](const std::filesystem::path& path, nb::handle signature,
+             nb::handle tags, nb::handle input_shapes) {
+            const std::string source = path.string();
+            ShapeInferenceOptions options = ShapeOptions(source, input_shapes);
+            SavedModelLoadOptions load;
+            if (!signature.is_none()) {
+              load.signature = nb::cast<std::string>(signature);
+            }
+            if (!tags.is_none()) {
+              load.tags = nb::cast<std::vector<std::string>>(tags);
+            }
+            StatusOr<PyGraph> graph;
+            {
+              nb::gil_scoped_release release;
+              graph = BuildSavedModelGraph(source, load, options);
+            }
+            if (!graph.ok()) {
+              const bool no_dir = !std::filesystem::exists(path);
+              ThrowStatus(graph.status(),
+                          no_dir ? PyExc_FileNotFoundError : PyExc_KeyError);
+            }
+            return *std::move(graph);
+          },
+          nb::arg("path"), nb::arg("signature") = nb::none(),
+          nb::arg("tags") = nb::none(), nb::arg("input_shapes") = nb::none(),
+          kLoadSavedModelDoc)
       .def_static(
           "from_bytes",
           [](nb::bytes data, const std::string& source_name,

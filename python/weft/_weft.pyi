@@ -41,10 +41,25 @@ class Graph:
         path: Union[str, os.PathLike],
         input_shapes: Optional[Mapping[str, Optional[Sequence[Optional[int]]]]] = None,
     ) -> "Graph":
-        """Loads a GraphDef file (.pb or .pbtxt). input_shapes gives
+        """Loads a GraphDef file (.pb or .pbtxt), or a SavedModel directory
+        with its default signature (see load_saved_model). input_shapes gives
         placeholders' shapes ({name: (None, 224, 224, 3)}), None for an open
         size. FileNotFoundError, ValueError (naming file and node) or
         KeyError (an op nobody registered) on failure."""
+    @staticmethod
+    def load_saved_model(
+        path: Union[str, os.PathLike],
+        signature: Optional[str] = None,
+        tags: Optional[Sequence[str]] = None,
+        input_shapes: Optional[Mapping[str, Optional[Sequence[Optional[int]]]]] = None,
+    ) -> "Graph":
+        """Loads one signature (default "serving_default", or the only one)
+        of the meta graph tagged `tags` (default ["serve"]) of a SavedModel
+        directory, its variables frozen into constants. inputs and outputs
+        are then the signature's keys, which runs feed and fetch by.
+        KeyError for an unknown signature or tag set (listing those there
+        are), ValueError or FileNotFoundError for a missing or corrupt
+        file, naming it and the variable."""
     @staticmethod
     def from_bytes(
         data: bytes,
