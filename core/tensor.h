@@ -22,8 +22,8 @@ namespace weft {
 template <typename T, int NDIMS = 1, typename IndexType = std::ptrdiff_t>
 struct TTypes;
 
-// A buffer shared by the tensors that view it. Elements of DT_STRING are
-// constructed and destroyed here; other types are raw bytes.
+// A buffer shared by the tensors that view it. DT_STRING and DT_VARIANT
+// elements are constructed and destroyed here; others are raw bytes.
 class TensorBuffer {
  public:
   // Allocates `num_elements` of `dtype`; nullptr when the allocator fails or

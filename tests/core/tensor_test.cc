@@ -1,10 +1,13 @@
 #include "core/tensor.h"
 
 #include <cstdint>
+#include <memory>
 #include <thread>
 #include <vector>
 
+#include "core/tensor_list.h"
 #include "core/tensor_types.h"
+#include "core/variant.h"
 #include "gtest/gtest.h"
 
 namespace weft {
@@ -124,6 +127,55 @@ TEST(TensorTest, ConcurrentCopiesKeepCountsRight) {
   }
   for (auto& th : threads) th.join();
   EXPECT_TRUE(a.RefCountIsOne());
+}
+
+// Counts live instances, so the test sees when variant elements die.
+struct Counted : VariantValue {
+  explicit Counted(int* live) : live(live) { ++*live; }
+  ~Counted() override { --*live; }
+  const char* TypeName() const override { return "Counted"; }
+  std::string DebugString() const override { return "counted"; }
+  int* live;
+};
+
+TEST(TensorTest, VariantElementsAreConstructedSharedAndDestroyed) {
+  int live = 0;
+  {
+    Tensor t(DT_VARIANT, TensorShape({3}));
+    EXPECT_EQ(t.TotalBytes(), 0u);  // no plain bytes
+    Variant* v = VariantElements(t);
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(v[i].empty());
+    v[0] = Variant(std::make_shared<Counted>(&live));
+    v[2] = v[0];  // shares the value
+    EXPECT_EQ(live, 1);
+    EXPECT_EQ(v[2].get<Counted>(), v[0].get<Counted>());
+    EXPECT_EQ(v[0].get<TensorList>(), nullptr);
+    // Shared: no one may change it in place.
+    EXPECT_EQ(v[0].MutableIfUnique<Counted>(), nullptr);
+    v[2] = Variant();
+    EXPECT_NE(v[0].MutableIfUnique<Counted>(), nullptr);
+    EXPECT_EQ(t.SummarizeValue(5), "[counted <empty variant> <empty variant>]");
+    Tensor copy = t;  // shares the buffer, not a new element
+    EXPECT_EQ(live, 1);
+  }
+  EXPECT_EQ(live, 0);
+}
+
+TEST(TensorTest, MergeShapes) {
+  PartialTensorShape out;
+  ASSERT_TRUE(MergeShapes(PartialTensorShape({-1, 3}),
+                          PartialTensorShape({2, -1}), &out)
+                  .ok());
+  EXPECT_EQ(out, PartialTensorShape({2, 3}));
+  ASSERT_TRUE(
+      MergeShapes(PartialTensorShape(), PartialTensorShape({4}), &out).ok());
+  EXPECT_EQ(out, PartialTensorShape({4}));
+  EXPECT_FALSE(
+      MergeShapes(PartialTensorShape({2}), PartialTensorShape({3}), &out).ok());
+  EXPECT_FALSE(
+      ShapesCompatible(PartialTensorShape({2}), PartialTensorShape({2, 1})));
+  EXPECT_TRUE(
+      ShapesCompatible(PartialTensorShape(), PartialTensorShape::Scalar()));
 }
 
 TEST(TensorDeathTest, WrongTypedAccessAborts) {
