@@ -25,7 +25,7 @@ constexpr char kHelp[] =
     "With NAME, shows that op only.\n"
     "\n"
     "With --used-by, lists the ops and kernel classes that the GraphDef files\n"
-    "GRAPH... (.pb, .pbtxt; SavedModel directories are not read yet) need:\n"
+    "GRAPH... (.pb, .pbtxt, SavedModel directories: every signature) need:\n"
     "their nodes, their function libraries, and what the graph optimizer\n"
     "makes of them (_FusedConv2D, ...), with the kernels this weft would\n"
     "select on each of its device types. With --header, prints them as the\n"

@@ -16,6 +16,7 @@
 #include "kernels/kernel_registry.h"
 #include "ops/op_def_util.h"
 #include "ops/op_registry.h"
+#include "savedmodel/saved_model.h"
 
 namespace weft::cli {
 namespace {
@@ -239,13 +240,29 @@ Status AddGraphDef(const GraphDef& graph_def, absl::string_view source,
 }
 
 Status AddGraphFile(const std::string& path, OpsToRegister* out) {
+  if (IsSavedModelDirectory(path)) {
+    // Every runnable signature of the serving meta graph, variables frozen
+    // (so the fusions the optimizer makes with constant weights count).
+    WEFT_ASSIGN_OR_RETURN(SavedModelDef model, ReadSavedModel(path));
+    SavedModelLoadOptions load;
+    WEFT_ASSIGN_OR_RETURN(const SavedMetaGraphDef* meta,
+                          FindMetaGraph(model, load.tags, path));
+    for (const std::string& key : RunnableSignatures(*meta)) {
+      load.signature = key;
+      WEFT_ASSIGN_OR_RETURN(LoadedSavedModel loaded,
+                            LoadSavedModel(path, load));
+      WEFT_RETURN_IF_ERROR(AddGraphDef(
+          loaded.graph_def, absl::StrCat(path, " (signature ", key, ")"), out));
+    }
+    return Status();
+  }
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    return errors::Unimplemented(
+    return errors::InvalidArgument(
         path,
-        ": is a directory; `weft ops --used-by` reads GraphDef files (.pb, "
-        ".pbtxt) and cannot read SavedModel directories yet (freeze the "
-        "model into a GraphDef)");
+        ": is a directory but not a SavedModel (no saved_model.pb or "
+        "saved_model.pbtxt); `weft ops --used-by` reads GraphDef files (.pb, "
+        ".pbtxt) and SavedModel directories");
   }
   WEFT_ASSIGN_OR_RETURN(GraphDef graph_def, LoadGraphDef(path));
   return AddGraphDef(graph_def, path, out);

@@ -289,10 +289,10 @@ TEST(OpsToRegisterTest, UnknownOpNamesTheNode) {
                     HasSubstr("unknown op")));
 }
 
-TEST(OpsToRegisterTest, DirectoryIsRefusedAsSavedModel) {
+TEST(OpsToRegisterTest, DirectoryThatIsNoSavedModelIsRefused) {
   OpsToRegister out;
   Status s = AddGraphFile(WEFT_SOURCE_DIR "/tests", &out);
-  EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(s.message()), HasSubstr("SavedModel"));
 }
 
