@@ -24,7 +24,7 @@ bool IsConvHead(const std::string& op) {
   return op == "Conv2D" || op == "DepthwiseConv2dNative";
 }
 
-bool IsActivation(const std::string& op) {
+bool IsActivation(absl::string_view op) {
   return op == "Relu" || op == "Relu6" || op == "Elu" || op == "LeakyRelu";
 }
 
@@ -465,7 +465,7 @@ bool GraphOptimizer::FoldScaleIntoFilter(const Node* head,
 void GraphOptimizer::TryFuse(const Node* head) {
   const int hid = head->id();
   const std::string& op = head->op();
-  if (!(IsConvHead(op) || op == "MatMul")) return;
+  if (!IsFusionHead(op)) return;
   if (!IsChainLink(head) || protected_[hid] || head->num_outputs() != 1) return;
   if (!head->control_outputs().empty()) return;
   if (IsConvHead(op) && StringAttr(head, "data_format", "NHWC") != "NHWC") {
@@ -515,6 +515,7 @@ void GraphOptimizer::TryFuse(const Node* head) {
     }
     if (next == nullptr || !IsChainLink(next)) break;
     const std::string& nop = next->op();
+    if (!IsFusionLink(nop)) break;
     if (IsActivation(nop)) {
       f.activation = nop;
       if (nop == "LeakyRelu") {
@@ -696,7 +697,7 @@ StatusOr<std::unique_ptr<OptimizedGraph>> GraphOptimizer::Emit(
       if (f.bias.IsInitialized()) fused_ops.push_back("BiasAdd");
       if (!f.activation.empty()) fused_ops.push_back(f.activation);
       // A chain of scales only is the base op with the scaled filter.
-      fused.op = fused_ops.empty() ? n->op() : absl::StrCat("_Fused", n->op());
+      fused.op = fused_ops.empty() ? n->op() : FusedOpName(n->op());
       auto reg = OpRegistry::Global()->LookUp(fused.op);
       if (!reg.ok()) {
         return errors::Internal(options_.source_name, ": node ", n->DebugName(),
@@ -820,6 +821,19 @@ StatusOr<std::unique_ptr<OptimizedGraph>> OptimizeGraph(
     const GraphOptimizerOptions& options) {
   GraphOptimizer optimizer(graph, options);
   return optimizer.Run(live, feeds, fetches, targets);
+}
+
+bool IsFusionHead(absl::string_view op) {
+  return op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "MatMul";
+}
+
+std::string FusedOpName(absl::string_view head_op) {
+  return absl::StrCat("_Fused", head_op);
+}
+
+bool IsFusionLink(absl::string_view op) {
+  return IsActivation(op) || op == "BiasAdd" || op == "Add" || op == "AddV2" ||
+         op == "Sub" || op == "Mul" || op == "FusedBatchNormV3";
 }
 
 }  // namespace weft

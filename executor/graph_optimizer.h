@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "executor/plan.h"
@@ -126,6 +127,15 @@ class OptimizedGraph : public PlanResources {
   std::vector<std::string> targets_;
   GraphOptimizerStats stats_;
 };
+
+// The fusion rule's vocabulary, also read by `weft ops --used-by`
+// (tools/ops_to_register.cc), which must predict what this optimizer makes:
+// a head (Conv2D, DepthwiseConv2dNative, MatMul) becomes FusedOpName(head)
+// when a chain of IsFusionLink ops (bias and per-channel scale adds and
+// multiplies, FusedBatchNormV3, an activation) follows it.
+bool IsFusionHead(absl::string_view op);
+std::string FusedOpName(absl::string_view head_op);
+bool IsFusionLink(absl::string_view op);
 
 // Optimizes what `live` (the nodes a plan for the signature runs, ids of
 // `graph`) computes. Feeds, fetches and targets must already be valid for

@@ -21,21 +21,6 @@
 namespace weft::cli {
 namespace {
 
-// The graph optimizer's fusion heads and the ops it makes of them, and the
-// ops a chain may absorb (executor/graph_optimizer.h, rule 2).
-const char* FusedOpFor(absl::string_view op) {
-  if (op == "Conv2D") return "_FusedConv2D";
-  if (op == "DepthwiseConv2dNative") return "_FusedDepthwiseConv2dNative";
-  if (op == "MatMul") return "_FusedMatMul";
-  return nullptr;
-}
-
-bool IsFusableLink(absl::string_view op) {
-  return op == "BiasAdd" || op == "Add" || op == "AddV2" || op == "Sub" ||
-         op == "Mul" || op == "FusedBatchNormV3" || op == "Relu" ||
-         op == "Relu6" || op == "Elu" || op == "LeakyRelu";
-}
-
 // The kernel `node` (validated) selects on each device type that has
 // kernels for its op. A device without a matching kernel adds nothing: the
 // full build could not run the node there either.
@@ -94,14 +79,14 @@ Status AddNodeAsWritten(const NodeDef& def, absl::string_view where,
 // CPU (the only device with fused kernels).
 Status AddFusionCandidates(const Graph& graph, OpsToRegister* out) {
   for (const auto& node : graph.nodes()) {
-    const char* fused = FusedOpFor(node->op());
-    if (fused == nullptr || node->num_outputs() < 1 ||
-        node->output_type(0) != DT_FLOAT) {
+    if (!IsFusionHead(node->op())) continue;
+    const std::string fused = FusedOpName(node->op());
+    if (node->num_outputs() < 1 || node->output_type(0) != DT_FLOAT) {
       continue;
     }
     bool absorbable = false;
     for (const Endpoint& c : node->consumers(0)) {
-      absorbable = absorbable || IsFusableLink(c.node->op());
+      absorbable = absorbable || IsFusionLink(c.node->op());
     }
     if (!absorbable) continue;
     auto reg = OpRegistry::Global()->LookUp(fused);
