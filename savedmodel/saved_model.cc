@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -19,6 +20,7 @@
 #include "graph/import.h"
 #include "graph/saved_model_io.h"
 #include "savedmodel/freeze_variables.h"
+#include "savedmodel/node_ref.h"
 #include "savedmodel/restore_map.h"
 #include "savedmodel/tensor_bundle.h"
 
@@ -241,9 +243,24 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
                           TensorBundleReader::Open(prefix));
     absl::flat_hash_map<std::string, const NodeDef*> by_name;
     for (const NodeDef& n : meta->graph_def.node) by_name[n.name] = &n;
+    // Only the variables the signature reads: the top-level nodes its
+    // inputs and outputs need (data or control), which is what freezing
+    // keeps. Other signatures' variables, optimizer slots and the like are
+    // neither read nor counted.
+    absl::flat_hash_set<std::string> needed;
+    std::vector<std::string> stack = keep;
+    while (!stack.empty()) {
+      std::string name = std::move(stack.back());
+      stack.pop_back();
+      auto it = by_name.find(name);
+      if (it == by_name.end() || !needed.insert(name).second) continue;
+      for (const std::string& input : it->second->input) {
+        stack.push_back(savedmodel_internal::ParseRef(input, false).node);
+      }
+    }
     for (const auto& [var, slot] : slots) {
       auto it = by_name.find(var);
-      if (it == by_name.end()) continue;
+      if (it == by_name.end() || !needed.contains(var)) continue;
       const NodeDef& node = *it->second;
       auto value = reader->Read(slot.key);
       if (!value.ok()) {
