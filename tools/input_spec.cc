@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <type_traits>
 #include <utility>
 
@@ -228,7 +230,10 @@ StatusOr<Tensor> MakeZerosTensor(DataType dtype, const TensorShape& shape) {
 
 StatusOr<std::unique_ptr<Graph>> LoadGraphOrSavedModel(
     const std::string& path, const SavedModelLoadOptions& saved_model) {
-  if (IsSavedModelDirectory(path)) {
+  // A directory is read as a SavedModel, so that one without
+  // saved_model.pb says so rather than that a graph file is a directory.
+  std::error_code ec;
+  if (IsSavedModelDirectory(path) || std::filesystem::is_directory(path, ec)) {
     WEFT_ASSIGN_OR_RETURN(LoadedSavedModel loaded,
                           LoadSavedModel(path, saved_model));
     return ImportSavedModel(loaded, path);
