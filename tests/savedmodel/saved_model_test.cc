@@ -1,0 +1,464 @@
+// SavedModel directories written by TensorFlow itself load and match
+// TensorFlow: the fixtures of tests/models/testdata/saved_models (written by
+// tests/models/gen_saved_models.py: tf.saved_model.save of a tf.Module with
+// loops and conds over variables, Keras 3 model.export() of a CNN and an
+// LSTM, TF1's SavedModelBuilder with VariableV2 and a partitioned variable,
+// the same as saved_model.pbtxt) are loaded with LoadSavedModel,
+// imported, shape-inferred and run by signature keys and by graph tensor
+// names; each sidecar NAME__SIGNATURE.sm names the model, the tag set, the
+// signature, and TensorFlow's inputs and outputs. Then the errors a user
+// meets: an unknown signature key or tag set, a directory that is no
+// SavedModel, a signature that writes a variable, a missing or damaged
+// variables shard.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "executor/session.h"
+#include "gmock/gmock.h"
+#include "graph/shape_inference_pass.h"
+#include "gtest/gtest.h"
+#include "savedmodel/saved_model.h"
+#include "tools/npy.h"
+
+namespace weft {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kGenerator[] = "tests/models/gen_saved_models.py";
+
+std::string Dir() {
+  return std::string(WEFT_SOURCE_DIR) + "/tests/models/testdata/saved_models";
+}
+
+std::string ModelDir(const std::string& name) { return Dir() + "/" + name; }
+
+struct Case {
+  std::string name;  // the sidecar's stem: "module__serving_default"
+  std::string model;
+  std::vector<std::string> tags;
+  std::string signature;
+  std::vector<std::pair<std::string, std::string>> inputs;   // key, .npy
+  std::vector<std::pair<std::string, std::string>> outputs;  // key, .npy
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+// Models TensorFlow's own graph loader (tf.compat.v1.saved_model.loader,
+// TensorFlow Serving) cannot run either: tested for their error below.
+const std::set<std::string>& Unsupported() {
+  static const auto* names = new std::set<std::string>{"keras_tfsave"};
+  return *names;
+}
+
+std::vector<Case> ReadCases(bool supported = true) {
+  std::vector<Case> cases;
+  if (!fs::exists(Dir())) return cases;
+  for (const auto& entry : fs::directory_iterator(Dir())) {
+    if (entry.path().extension() != ".sm") continue;
+    Case c;
+    c.name = entry.path().stem().string();
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      std::vector<std::string> f = absl::StrSplit(line, ' ');
+      if (f[0] == "model" && f.size() == 2) c.model = f[1];
+      if (f[0] == "tags" && f.size() == 2) c.tags = absl::StrSplit(f[1], ',');
+      if (f[0] == "signature" && f.size() == 2) c.signature = f[1];
+      if (f[0] == "input" && f.size() == 3) {
+        c.inputs.emplace_back(f[1], Dir() + "/" + f[2]);
+      }
+      if (f[0] == "output" && f.size() == 3) {
+        c.outputs.emplace_back(f[1], Dir() + "/" + f[2]);
+      }
+    }
+    if ((Unsupported().count(c.model) == 0) == supported) {
+      cases.push_back(std::move(c));
+    }
+  }
+  std::sort(cases.begin(), cases.end(),
+            [](const Case& a, const Case& b) { return a.name < b.name; });
+  return cases;
+}
+
+// Float outputs within the bound of tests/models/models_test.cc:
+// |a - b| <= 1e-4 |b| + 5e-5 max|B| (a few float32 ulps a layer, summed in
+// another order than TensorFlow's); integers exactly.
+void ExpectClose(const std::string& what, const Tensor& got,
+                 const Tensor& want) {
+  ASSERT_EQ(got.dtype(), want.dtype()) << what;
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  if (want.dtype() == DT_INT32) {
+    for (int64_t i = 0; i < want.NumElements(); ++i) {
+      EXPECT_EQ(got.data<int32_t>()[i], want.data<int32_t>()[i])
+          << what << " element " << i;
+    }
+    return;
+  }
+  ASSERT_EQ(want.dtype(), DT_FLOAT) << what;
+  double scale = 0;
+  for (int64_t i = 0; i < want.NumElements(); ++i) {
+    scale = std::max(scale, std::fabs(double{want.data<float>()[i]}));
+  }
+  for (int64_t i = 0; i < want.NumElements(); ++i) {
+    const double a = got.data<float>()[i], b = want.data<float>()[i];
+    EXPECT_LE(std::fabs(a - b), 1e-4 * std::fabs(b) + 5e-5 * scale)
+        << what << " element " << i << ": weft " << a << ", TensorFlow " << b;
+  }
+}
+
+std::string NodeOf(const std::string& tensor) {
+  return tensor.substr(0, tensor.find(':'));
+}
+
+struct Loaded {
+  LoadedSavedModel model;
+  std::shared_ptr<Graph> graph;
+};
+
+// Load, import, infer shapes: what a host does with a SavedModel. With
+// `feed_shapes`, the signature inputs' placeholders get those shapes (by
+// key); else their own, batch unknown.
+StatusOr<Loaded> Load(
+    const std::string& dir, const std::string& signature,
+    const std::vector<std::string>& tags = {"serve"},
+    const std::map<std::string, TensorShape>& feed_shapes = {}) {
+  SavedModelLoadOptions options;
+  options.tags = tags;
+  options.signature = signature;
+  Loaded out;
+  WEFT_ASSIGN_OR_RETURN(out.model, LoadSavedModel(dir, options));
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                        ImportSavedModel(out.model, dir));
+  ShapeInferenceOptions shape_options;
+  shape_options.source_name = dir;
+  for (const SignatureTensor& in : out.model.inputs) {
+    auto it = feed_shapes.find(in.key);
+    if (it != feed_shapes.end()) {
+      shape_options.input_shapes[NodeOf(in.tensor)] =
+          PartialTensorShape(it->second);
+    }
+  }
+  WEFT_RETURN_IF_ERROR(InferShapes(graph.get(), shape_options));
+  out.graph = std::move(graph);
+  return out;
+}
+
+class SavedModelTest : public testing::TestWithParam<Case> {};
+
+TEST_P(SavedModelTest, MatchesTensorFlow) {
+  const Case& c = GetParam();
+  // "serving_default_other": a second case of serving_default.
+  std::string signature = c.signature;
+  if (absl::EndsWith(signature, "_other")) {
+    signature.resize(signature.size() - 6);
+  }
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::map<std::string, TensorShape> feed_shapes;
+  for (const auto& [key, npy] : c.inputs) {
+    auto value = ReadNpy(npy);
+    ASSERT_TRUE(value.ok()) << value.status();
+    feed_shapes[key] = value->shape();
+    feeds.emplace_back(key, *std::move(value));
+  }
+  std::vector<std::string> fetches;
+  std::vector<Tensor> expected;
+  for (const auto& [key, npy] : c.outputs) {
+    auto value = ReadNpy(npy);
+    ASSERT_TRUE(value.ok()) << value.status();
+    fetches.push_back(key);
+    expected.push_back(*std::move(value));
+  }
+
+  for (bool concrete_shapes : {false, true}) {
+    SCOPED_TRACE(concrete_shapes ? "inputs shaped as fed"
+                                 : "inputs shaped as declared");
+    auto loaded = Load(
+        ModelDir(c.model), signature, c.tags,
+        concrete_shapes ? feed_shapes : std::map<std::string, TensorShape>{});
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    const LoadedSavedModel& model = loaded->model;
+    EXPECT_EQ(model.signature_key, signature);
+    EXPECT_GT(model.num_variables, 0);
+    // The keys TensorFlow's signature has, in key order.
+    ASSERT_EQ(model.inputs.size(), c.inputs.size());
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      EXPECT_EQ(model.inputs[i].key, c.inputs[i].first);
+    }
+    ASSERT_EQ(model.outputs.size(), c.outputs.size());
+    for (size_t i = 0; i < c.outputs.size(); ++i) {
+      EXPECT_EQ(model.outputs[i].key, c.outputs[i].first);
+    }
+    // The same feeds and fetches by the graph tensors the keys name.
+    std::vector<std::pair<std::string, Tensor>> tensor_feeds;
+    for (size_t i = 0; i < feeds.size(); ++i) {
+      tensor_feeds.emplace_back(model.inputs[i].tensor, feeds[i].second);
+    }
+    std::vector<std::string> tensor_fetches;
+    for (const SignatureTensor& out : model.outputs) {
+      tensor_fetches.push_back(out.tensor);
+    }
+
+    for (bool optimize : {true, false}) {
+      for (int threads : {0, 2}) {
+        SCOPED_TRACE(absl::StrCat(optimize ? "optimized" : "not optimized",
+                                  ", ", threads, " threads"));
+        SessionOptions options;
+        options.threads = threads;
+        options.optimize = optimize;
+        options.source_name = ModelDir(c.model);
+        auto session = Session::Create(loaded->graph, options);
+        ASSERT_TRUE(session.ok()) << session.status();
+        for (bool by_key : {true, false}) {
+          SCOPED_TRACE(by_key ? "by signature keys" : "by tensor names");
+          auto outputs = by_key ? (*session)->Run(feeds, fetches)
+                                : (*session)->Run(tensor_feeds, tensor_fetches);
+          ASSERT_TRUE(outputs.ok()) << outputs.status();
+          ASSERT_EQ(outputs->size(), expected.size());
+          for (size_t k = 0; k < expected.size(); ++k) {
+            ExpectClose(absl::StrCat(c.name, ": ", fetches[k]), (*outputs)[k],
+                        expected[k]);
+          }
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(TensorFlow, SavedModelTest,
+                         testing::ValuesIn(ReadCases()),
+                         [](const testing::TestParamInfo<Case>& info) {
+                           return info.param.name;
+                         });
+
+// The fixtures are committed: a checkout without them is broken.
+TEST(SavedModelFixturesTest, AreThere) {
+  std::set<std::string> names;
+  for (const Case& c : ReadCases()) names.insert(c.name);
+  for (const char* want :
+       {"module__serving_default", "module__serving_default_other",
+        "module__scale", "keras_cnn__serve", "keras_cnn__serving_default",
+        "keras_lstm__serve", "tf1__serving_default",
+        "tf1_text__serving_default"}) {
+    EXPECT_EQ(names.count(want), 1u)
+        << want << " is missing from " << Dir() << "; run " << kGenerator;
+  }
+  EXPECT_TRUE(fs::exists(ModelDir("tf1_text") + "/saved_model.pbtxt"));
+  EXPECT_FALSE(fs::exists(ModelDir("tf1_text") + "/saved_model.pb"));
+}
+
+// The TF1 model's first layer kernel is a PartitionedVariable: three
+// VariableV2 slices restored from one checkpoint entry each; every variable
+// the signature reads is counted.
+TEST(SavedModelVariablesTest, Tf1PartitionedVariable) {
+  for (const char* name : {"tf1", "tf1_text"}) {
+    auto loaded = Load(ModelDir(name), "serving_default");
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    // dense/kernel/part_0..2, dense/bias, out/kernel.
+    EXPECT_EQ(loaded->model.num_variables, 5) << name;
+    EXPECT_EQ(loaded->model.variable_bytes, (6 * 9 + 9 + 9 * 2) * 4) << name;
+  }
+}
+
+// Each signature restores only the variables it reads: serving_default
+// w, b, scale and max_steps, "scale" w and scale; never bump's counter.
+TEST(SavedModelVariablesTest, ReadsOnlyTheSignaturesVariables) {
+  auto serve = Load(ModelDir("module"), "serving_default");
+  ASSERT_TRUE(serve.ok()) << serve.status();
+  EXPECT_EQ(serve->model.num_variables, 4);
+  EXPECT_EQ(serve->model.variable_bytes, (16 + 4 + 1 + 1) * 4);
+  auto scale = Load(ModelDir("module"), "scale");
+  ASSERT_TRUE(scale.ok()) << scale.status();
+  EXPECT_EQ(scale->model.num_variables, 2);
+  EXPECT_EQ(scale->model.variable_bytes, (16 + 1) * 4);
+}
+
+// The LSTM is what it claims to be: a While loop over TensorLists, and
+// every variable it reads frozen (no VarHandleOp or ReadVariableOp left).
+TEST(SavedModelVariablesTest, KerasLstmIsATensorListLoop) {
+  auto loaded = Load(ModelDir("keras_lstm"), "serve");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  std::map<std::string, int> ops;
+  for (const NodeDef& n : loaded->model.graph_def.node) ++ops[n.op];
+  for (const FunctionDef& f : loaded->model.graph_def.library.function) {
+    for (const NodeDef& n : f.node_def) ++ops[n.op];
+  }
+  EXPECT_GT(ops["While"] + ops["StatelessWhile"], 0);
+  for (const char* op :
+       {"TensorListReserve", "TensorListFromTensor", "TensorListGetItem",
+        "TensorListSetItem", "TensorListStack"}) {
+    EXPECT_GT(ops[op], 0) << op;
+  }
+  for (const char* op : {"VarHandleOp", "ReadVariableOp", "AssignVariableOp"}) {
+    EXPECT_EQ(ops[op], 0) << op;
+  }
+  EXPECT_EQ(loaded->model.num_variables, 6);  // embedding, 3 LSTM, 2 dense
+}
+
+// A Keras 3 model written by tf.saved_model.save (not model.export()):
+// the serving function reads one set of VarHandleOps ('dense_2/kernel',
+// ..., 'logits/bias') while the graph's restore function assigns another
+// ('Variable', ..., 'Variable_5', Keras's variable wrappers); only the
+// SavedObjectGraph ties the two (tf.saved_model.load). TensorFlow's graph
+// loader fails on it the same way ("Could not find variable
+// logits/kernel"); weft names the variable and why.
+TEST(SavedModelErrorsTest, KerasModelSavedWithTfSavedModelSave) {
+  ASSERT_FALSE(ReadCases(/*supported=*/false).empty())
+      << "keras_tfsave is missing; run " << kGenerator;
+  auto loaded = Load(ModelDir("keras_tfsave"), "serving_default");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_THAT(std::string(loaded.status().message()),
+              testing::AllOf(HasSubstr("keras_tfsave"),
+                             HasSubstr("signature 'serving_default'"),
+                             HasSubstr("VarHandleOp"),
+                             HasSubstr("checkpoint restores no value")));
+}
+
+TEST(SavedModelErrorsTest, UnknownSignatureListsTheRunnableOnes) {
+  auto loaded = Load(ModelDir("module"), "nope");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
+  // Sorted, without TF2's __saved_model_init_op.
+  EXPECT_EQ(loaded.status().message(),
+            ModelDir("module") +
+                ": no signature 'nope'; the model has bump, scale, "
+                "serving_default");
+}
+
+TEST(SavedModelErrorsTest, UnknownTagSetListsTheTagSets) {
+  auto loaded = Load(ModelDir("tf1"), "serving_default", {"serve", "gpu"});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(loaded.status().message()),
+              testing::AllOf(HasSubstr(ModelDir("tf1")),
+                             HasSubstr("no meta graph with tags {gpu, serve}"),
+                             HasSubstr("the model has {serve}")));
+  // Order and duplicates do not matter.
+  EXPECT_TRUE(
+      Load(ModelDir("tf1"), "serving_default", {"serve", "serve"}).ok());
+}
+
+// A scratch directory, removed when the test ends.
+class SavedModelCopyTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           absl::StrCat(
+               "weft_saved_model_test_", ::getpid(), "_",
+               testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A copy of fixture `name`; returns its path.
+  std::string Copy(const std::string& name) {
+    const fs::path to = dir_ / name;
+    fs::copy(ModelDir(name), to, fs::copy_options::recursive);
+    return to.string();
+  }
+
+  static std::string Shard(const std::string& dir) {
+    return dir + "/variables/variables.data-00000-of-00001";
+  }
+
+  // Loads the copy; expects a one-line error naming `file`.
+  static std::string ExpectOneLineError(const std::string& dir,
+                                        const std::string& file) {
+    auto loaded = Load(dir, "serving_default");
+    EXPECT_FALSE(loaded.ok());
+    if (loaded.ok()) return "";
+    const std::string message(loaded.status().message());
+    EXPECT_THAT(message, HasSubstr(file));
+    EXPECT_THAT(message, Not(HasSubstr("\n")));
+    return message;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(SavedModelCopyTest, DirectoryWithoutSavedModelPb) {
+  const std::string dir = Copy("module");
+  fs::remove(dir + "/saved_model.pb");
+  EXPECT_FALSE(IsSavedModelDirectory(dir));
+  auto loaded = Load(dir, "serving_default");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(loaded.status().message(),
+            dir +
+                ": not a SavedModel directory (no saved_model.pb or "
+                "saved_model.pbtxt)");
+}
+
+// tf.Module.bump calls self.counter.assign_add: freezing would drop the
+// write, so the loader refuses the signature and says which variable.
+TEST(SavedModelErrorsTest, SignatureThatAssignsAVariable) {
+  auto loaded = Load(ModelDir("module"), "bump");
+  ASSERT_FALSE(loaded.ok());
+  const std::string message(loaded.status().message());
+  EXPECT_THAT(message, HasSubstr("signature 'bump'"));
+  EXPECT_THAT(message, HasSubstr("AssignAddVariableOp"));
+  EXPECT_THAT(message, HasSubstr("writes variable 'counter'"));
+  EXPECT_THAT(message, Not(HasSubstr("\n")));
+  // The other signatures of the same model load.
+  EXPECT_TRUE(Load(ModelDir("module"), "scale").ok());
+}
+
+TEST_F(SavedModelCopyTest, MissingVariablesShard) {
+  const std::string dir = Copy("module");
+  fs::remove(Shard(dir));
+  const std::string message = ExpectOneLineError(dir, Shard(dir));
+  EXPECT_THAT(message, HasSubstr("no such file"));
+}
+
+TEST_F(SavedModelCopyTest, TruncatedVariablesShard) {
+  const std::string dir = Copy("module");
+  // The variables lie in the shard's first 92 bytes.
+  fs::resize_file(Shard(dir), 40);
+  const std::string message = ExpectOneLineError(dir, Shard(dir));
+  EXPECT_THAT(message, HasSubstr("truncated"));
+}
+
+TEST_F(SavedModelCopyTest, FlippedByteInVariablesShard) {
+  const std::string dir = Copy("tf1");
+  std::fstream f(Shard(dir), std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(10);
+  char byte = 0;
+  f.read(&byte, 1);
+  byte = static_cast<char>(byte ^ 0x40);
+  f.seekp(10);
+  f.write(&byte, 1);
+  f.close();
+  const std::string message = ExpectOneLineError(dir, Shard(dir));
+  EXPECT_THAT(message, HasSubstr("checksum mismatch"));
+}
+
+TEST_F(SavedModelCopyTest, TruncatedIndex) {
+  const std::string dir = Copy("module");
+  const std::string index = dir + "/variables/variables.index";
+  fs::resize_file(index, 20);
+  ExpectOneLineError(dir, index);
+}
+
+}  // namespace
+}  // namespace weft
