@@ -55,6 +55,10 @@ struct SavedMetaGraphDef {
   SavedSaverDef saver_def;
   std::map<std::string, SavedSignatureDef> signatures;
   std::vector<SavedAssetFile> assets;
+  // TF2 object graph: the number of objects, and per concrete function the
+  // object ids of its captured inputs (the function's last inputs).
+  int num_objects = 0;
+  std::map<std::string, std::vector<int>> captured_objects;
   // Collections that list node names (TF1 "saved_model_main_op",
   // "legacy_init_op", ...), by key.
   std::map<std::string, std::vector<std::string>> node_collections;
@@ -64,6 +68,10 @@ struct SavedModelDef {
   int64_t schema_version = 0;
   std::vector<SavedMetaGraphDef> meta_graphs;
 };
+
+// The checkpoint's object graph: per object id, its saved tensors by
+// attribute name ("VARIABLE_VALUE") -> checkpoint key.
+using TrackableObjects = std::vector<std::map<std::string, std::string>>;
 
 // ---- TensorBundle index values -------------------------------------------
 

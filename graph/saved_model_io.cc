@@ -88,6 +88,12 @@ StatusOr<SavedMetaGraphDef> MetaGraphFromProto(
   for (const pb::AssetFileDef& a : p.asset_file_def()) {
     meta.assets.push_back({a.tensor_info().name(), a.filename()});
   }
+  meta.num_objects = p.object_graph_def().nodes_size();
+  for (const pb::ConcreteFunctionEntry& e :
+       p.object_graph_def().concrete_functions()) {
+    const auto& ids = e.value().bound_inputs();
+    meta.captured_objects[e.key()].assign(ids.begin(), ids.end());
+  }
   for (const pb::CollectionEntry& e : p.collection_def()) {
     if (e.value().kind_case() != pb::CollectionDef::kNodeList) continue;
     const auto& v = e.value().node_list().value();
@@ -130,6 +136,22 @@ StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
     model.meta_graphs.push_back(*std::move(meta));
   }
   return model;
+}
+
+StatusOr<TrackableObjects> ParseTrackableObjectGraph(absl::string_view bytes) {
+  pb::TrackableObjectGraph p;
+  if (bytes.size() > (1u << 30) ||
+      !p.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return errors::InvalidArgument(
+        "the checkpoint's object graph does not parse");
+  }
+  TrackableObjects objects(p.nodes_size());
+  for (int i = 0; i < p.nodes_size(); ++i) {
+    for (const auto& a : p.nodes(i).attributes()) {
+      objects[i][a.name()] = a.checkpoint_key();
+    }
+  }
+  return objects;
 }
 
 StatusOr<BundleHeader> ParseBundleHeader(absl::string_view bytes) {

@@ -20,6 +20,10 @@ StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
                                         absl::string_view source_name,
                                         const GraphParseOptions& options = {});
 
+// The serialized TrackableObjectGraph a TF2 checkpoint stores under
+// "_CHECKPOINTABLE_OBJECT_GRAPH".
+StatusOr<TrackableObjects> ParseTrackableObjectGraph(absl::string_view bytes);
+
 // The value stored under the index's empty key.
 StatusOr<BundleHeader> ParseBundleHeader(absl::string_view bytes);
 

@@ -198,4 +198,53 @@ MapVariablesToCheckpoint(const SavedMetaGraphDef& meta,
   return slots;
 }
 
+Status AddCapturedVariables(
+    const SavedMetaGraphDef& meta, const TrackableObjects& objects,
+    const std::vector<std::string>& nodes, absl::string_view context,
+    absl::flat_hash_map<std::string, CheckpointSlot>* slots) {
+  absl::flat_hash_map<std::string, const NodeDef*> by_name;
+  for (const NodeDef& n : meta.graph_def.node) by_name[n.name] = &n;
+  for (const std::string& name : nodes) {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) continue;
+    const NodeDef& call = *it->second;
+    NameAttrList f;
+    auto is_call = GetFunctionCall(meta.graph_def.library, call, &f);
+    if (!is_call.ok() || !*is_call) continue;
+    auto captured = meta.captured_objects.find(f.name);
+    if (captured == meta.captured_objects.end()) continue;
+    std::vector<std::string> inputs;
+    for (const std::string& in : call.input) {
+      if (!in.empty() && in[0] != '^') inputs.push_back(in);
+    }
+    const std::vector<int>& ids = captured->second;
+    if (ids.size() > inputs.size()) {
+      return errors::InvalidArgument(
+          context, ": node '", call.name, "' calls '", f.name, "' with ",
+          inputs.size(), " inputs, but the object graph says it captures ",
+          ids.size());
+    }
+    const size_t first = inputs.size() - ids.size();
+    for (size_t k = 0; k < ids.size(); ++k) {
+      const std::string var = ParseRef(inputs[first + k], false).node;
+      auto v = by_name.find(var);
+      if (v == by_name.end() || v->second->op != "VarHandleOp" ||
+          slots->contains(var)) {
+        continue;
+      }
+      const int id = ids[k];
+      if (id < 0 || id >= static_cast<int>(objects.size())) {
+        return errors::InvalidArgument(
+            context, ": variable '", var, "' is object ", id,
+            " of the object graph, which the checkpoint's object graph (",
+            objects.size(), " objects) does not have");
+      }
+      auto key = objects[id].find("VARIABLE_VALUE");
+      if (key == objects[id].end()) continue;
+      (*slots)[var] = CheckpointSlot{key->second, ""};
+    }
+  }
+  return Status();
+}
+
 }  // namespace weft

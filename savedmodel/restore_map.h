@@ -13,6 +13,7 @@
 #define WEFT_SAVEDMODEL_RESTORE_MAP_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
@@ -31,6 +32,19 @@ struct CheckpointSlot {
 StatusOr<absl::flat_hash_map<std::string, CheckpointSlot>>
 MapVariablesToCheckpoint(const SavedMetaGraphDef& meta,
                          absl::string_view context);
+
+// The second way, for variables no restore op assigns (Keras 3 models
+// written by tf.saved_model.save restore wrapper variables, while the
+// serving function captures others): a call node of the top-level graph
+// passes the variables its function captured as its last inputs, and the
+// object graph (SavedMetaGraphDef::captured_objects) gives each one's object
+// id, which the checkpoint's own object graph (`objects`) maps to the key of
+// its "VARIABLE_VALUE". Adds a slot for every VarHandleOp among `nodes`
+// (top-level node names) that has none yet. Errors start with `context`.
+Status AddCapturedVariables(
+    const SavedMetaGraphDef& meta, const TrackableObjects& objects,
+    const std::vector<std::string>& nodes, absl::string_view context,
+    absl::flat_hash_map<std::string, CheckpointSlot>* slots);
 
 }  // namespace weft
 

@@ -28,6 +28,8 @@ namespace weft {
 namespace {
 
 constexpr absl::string_view kInitSignature = "__saved_model_init_op";
+// Where a TF2 checkpoint keeps its own object graph.
+constexpr absl::string_view kObjectGraphKey = "_CHECKPOINTABLE_OBJECT_GRAPH";
 
 bool IsFile(const std::string& path) {
   struct stat st;
@@ -237,10 +239,8 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
   // the signature can reach.
   WEFT_ASSIGN_OR_RETURN(auto slots, MapVariablesToCheckpoint(*meta, dir));
   absl::flat_hash_map<std::string, Tensor> values;
-  if (!slots.empty()) {
+  if (!slots.empty() || !meta->captured_objects.empty()) {
     const std::string prefix = Join(Join(dir, "variables"), "variables");
-    WEFT_ASSIGN_OR_RETURN(std::unique_ptr<TensorBundleReader> reader,
-                          TensorBundleReader::Open(prefix));
     absl::flat_hash_map<std::string, const NodeDef*> by_name;
     for (const NodeDef& n : meta->graph_def.node) by_name[n.name] = &n;
     // Only the variables the signature reads: the top-level nodes its
@@ -257,6 +257,36 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
       for (const std::string& input : it->second->input) {
         stack.push_back(savedmodel_internal::ParseRef(input, false).node);
       }
+    }
+    // Variables the restore op does not assign, through the object graph.
+    bool unassigned = false;
+    for (const std::string& name : needed) {
+      auto it = by_name.find(name);
+      unassigned |= it != by_name.end() && it->second->op == "VarHandleOp" &&
+                    !slots.contains(name);
+    }
+    const bool any_variable =
+        std::any_of(needed.begin(), needed.end(), [&](const std::string& name) {
+          auto it = by_name.find(name);
+          return it != by_name.end() && IsVariableOp(it->second->op);
+        });
+    std::unique_ptr<TensorBundleReader> reader;
+    if (any_variable) {
+      WEFT_ASSIGN_OR_RETURN(reader, TensorBundleReader::Open(prefix));
+    }
+    if (unassigned && reader != nullptr &&
+        reader->Find(kObjectGraphKey) != nullptr) {
+      WEFT_ASSIGN_OR_RETURN(Tensor graph, reader->Read(kObjectGraphKey));
+      if (graph.dtype() != DT_STRING || graph.NumElements() != 1) {
+        return errors::InvalidArgument(prefix, ": '", kObjectGraphKey,
+                                       "' is not a string scalar");
+      }
+      auto objects = ParseTrackableObjectGraph(
+          static_cast<const std::string*>(graph.raw_data())[0]);
+      if (!objects.ok()) return AddContext(objects.status(), prefix);
+      std::vector<std::string> nodes(needed.begin(), needed.end());
+      WEFT_RETURN_IF_ERROR(
+          AddCapturedVariables(*meta, *objects, nodes, context, &slots));
     }
     for (const auto& [var, slot] : slots) {
       auto it = by_name.find(var);
