@@ -84,9 +84,10 @@ void ExpectOpDefsEqual(const OpDef& a, const OpDef& b,
 
 }  // namespace
 
+// From the source tree's path the build gives, not __FILE__: a compiler
+// launcher (ccache with base_dir) may compile with relative paths.
 std::string GraphTestDataPath(const std::string& name) {
-  std::string here = __FILE__;
-  return here.substr(0, here.find_last_of('/')) + "/testdata/" + name;
+  return std::string(WEFT_SOURCE_DIR "/tests/graph/testdata/") + name;
 }
 
 std::string ReadTestFile(const std::string& path) {
