@@ -1,6 +1,7 @@
 // Array ops: constants, placeholders, identities and shape manipulation.
 // Names, arguments, attrs and defaults follow TensorFlow's array_ops.cc so
 // graph files validate unchanged.
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -1199,5 +1200,206 @@ REGISTER_OP("OneHot")
     .Attr("T: type")
     .Attr("TI: {uint8, int8, int32, int64} = DT_INT64")
     .SetShapeFn(OneHotShape);
+
+// ---- the inference op set of issue 13: indexing, checks and plumbing --------
+
+namespace {
+
+// Input `idx` has rank at most 1 (a scalar or a vector of values).
+Status ScalarOrVector(InferenceContext* c, int idx) {
+  ShapeHandle unused;
+  return c->WithRankAtMost(c->input(idx), 1, &unused);
+}
+
+Status MatrixBandPartShape(InferenceContext* c) {
+  ShapeHandle unused;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(1), 0, &unused),
+                           "num_lower (input 1) must be a scalar");
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(2), 0, &unused),
+                           "num_upper (input 2) must be a scalar");
+  ShapeHandle input;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRankAtLeast(c->input(0), 2, &input),
+                           "input 0 must be at least a matrix");
+  c->set_output(0, input);
+  return Status();
+}
+
+Status ReverseV2Shape(InferenceContext* c) {
+  const ShapeHandle input = c->input(0);
+  ShapeHandle axis;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(1), 1, &axis),
+                           "axis (input 1) must be a vector");
+  if (c->RankKnown(input) && c->Rank(input) > 8) {
+    return errors::InvalidArgument(
+        "ReverseV2 handles tensors of rank up to 8, but input 0 has rank ",
+        c->Rank(input));
+  }
+  bool known = false;
+  std::vector<int64_t> axes;
+  WEFT_RETURN_IF_ERROR(c->GetInputInts(1, 1, &known, &axes));
+  if (known && c->RankKnown(input)) {
+    const int64_t rank = c->Rank(input);
+    std::vector<bool> seen(rank, false);
+    for (int64_t a : axes) {
+      const int64_t d = a < 0 ? a + rank : a;
+      if (d < 0 || d >= rank) {
+        return errors::InvalidArgument("axis (input 1) holds ", a,
+                                       ", outside [", -rank, ", ", rank,
+                                       ") for input 0 of rank ", rank);
+      }
+      if (seen[d]) {
+        return errors::InvalidArgument("axis (input 1) names dimension ", d,
+                                       " more than once");
+      }
+      seen[d] = true;
+    }
+  }
+  c->set_output(0, input);
+  return Status();
+}
+
+Status RollShape(InferenceContext* c) {
+  WEFT_RETURN_IF_ERROR_CTX(ScalarOrVector(c, 1),
+                           "shift (input 1) must be a scalar or a vector");
+  WEFT_RETURN_IF_ERROR_CTX(ScalarOrVector(c, 2),
+                           "axis (input 2) must be a scalar or a vector");
+  ShapeHandle input;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRankAtLeast(c->input(0), 1, &input),
+                           "input 0 must have rank at least 1");
+  c->set_output(0, input);
+  return Status();
+}
+
+Status InvertPermutationShape(InferenceContext* c) {
+  ShapeHandle x;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(0), 1, &x),
+                           "x (input 0) must be a vector");
+  c->set_output(0, x);
+  return Status();
+}
+
+// [number of true elements, rank of the input].
+Status WhereShape(InferenceContext* c) {
+  const ShapeHandle input = c->input(0);
+  c->set_output(0,
+                c->Matrix(shape_inference::kUnknownDim,
+                          c->RankKnown(input) ? c->Rank(input)
+                                              : shape_inference::kUnknownDim));
+  return Status();
+}
+
+Status EnsureShapeShape(InferenceContext* c) {
+  PartialTensorShape shape;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
+  ShapeHandle expected;
+  WEFT_RETURN_IF_ERROR(c->MakeShapeFromPartialTensorShape(shape, &expected));
+  ShapeHandle out;
+  WEFT_RETURN_IF_ERROR_CTX(c->Merge(c->input(0), expected, &out), "input 0 ",
+                           c->DebugString(c->input(0)),
+                           " is not compatible with attr 'shape' ",
+                           c->DebugString(expected));
+  c->set_output(0, out);
+  return Status();
+}
+
+Status ShapeNShape(InferenceContext* c) {
+  for (int i = 0; i < c->num_inputs(); ++i) {
+    const ShapeHandle input = c->input(i);
+    c->set_output(
+        i, c->Vector(c->RankKnown(input) ? c->Rank(input)
+                                         : shape_inference::kUnknownDim));
+  }
+  return Status();
+}
+
+// A vector as long as the longer of the two shape vectors.
+Status BroadcastArgsShape(InferenceContext* c) {
+  ShapeHandle s0;
+  ShapeHandle s1;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(0), 1, &s0),
+                           "s0 (input 0) must be a vector");
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(1), 1, &s1),
+                           "s1 (input 1) must be a vector");
+  const DimensionHandle d0 = c->Dim(s0, 0);
+  const DimensionHandle d1 = c->Dim(s1, 0);
+  if (!c->ValueKnown(d0) || !c->ValueKnown(d1)) {
+    c->set_output(0, c->Vector(shape_inference::kUnknownDim));
+    return Status();
+  }
+  c->set_output(0, c->Vector(std::max(c->Value(d0), c->Value(d1))));
+  return Status();
+}
+
+}  // namespace
+
+REGISTER_OP("MatrixBandPart")
+    .Input("input: T")
+    .Input("num_lower: Tindex")
+    .Input("num_upper: Tindex")
+    .Output("band: T")
+    .Attr("T: type")
+    .Attr("Tindex: {int32, int64} = DT_INT64")
+    .SetShapeFn(MatrixBandPartShape);
+
+REGISTER_OP("ReverseV2")
+    .Input("tensor: T")
+    .Input("axis: Tidx")
+    .Output("output: T")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .Attr(
+        "T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, "
+        "bfloat16, half, float, double, complex64, complex128, string}")
+    .SetShapeFn(ReverseV2Shape);
+
+REGISTER_OP("Roll")
+    .Input("input: T")
+    .Input("shift: Tshift")
+    .Input("axis: Taxis")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tshift: {int32, int64}")
+    .Attr("Taxis: {int32, int64}")
+    .SetShapeFn(RollShape);
+
+REGISTER_OP("InvertPermutation")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {int32, int64} = DT_INT32")
+    .SetShapeFn(InvertPermutationShape);
+
+REGISTER_OP("Where")
+    .Input("input: T")
+    .Attr("T: {numbertype, bool} = DT_BOOL")
+    .Output("index: int64")
+    .SetShapeFn(WhereShape);
+
+REGISTER_OP("CheckNumerics")
+    .Input("tensor: T")
+    .Output("output: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .Attr("message: string")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("EnsureShape")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("shape: shape")
+    .Attr("T: type")
+    .SetShapeFn(EnsureShapeShape);
+
+REGISTER_OP("ShapeN")
+    .Input("input: N * T")
+    .Output("output: N * out_type")
+    .Attr("N: int >= 1")
+    .Attr("T: type")
+    .Attr("out_type: {int32, int64} = DT_INT32")
+    .SetShapeFn(ShapeNShape);
+
+REGISTER_OP("BroadcastArgs")
+    .Input("s0: T")
+    .Input("s1: T")
+    .Output("r0: T")
+    .Attr("T: {int32, int64} = DT_INT32")
+    .SetShapeFn(BroadcastArgsShape);
 
 }  // namespace weft

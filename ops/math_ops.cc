@@ -321,6 +321,7 @@ REGISTER_OP("Minimum")
 
 WEFT_BINARY_MORE_OP("Div");
 WEFT_BINARY_MORE_OP("FloorDiv");
+WEFT_BINARY_MORE_OP("TruncateDiv");
 
 #undef WEFT_BINARY_MORE_OP
 
@@ -644,5 +645,110 @@ REGISTER_OP("Einsum")
     .Attr("N: int >= 1")
     .Attr("T: type")
     .SetShapeFn(shape_inference::EinsumShape);
+
+// ---- the inference op set of issue 13: more math ----------------------------
+
+namespace {
+
+// Cumsum, Cumprod: the output is x's shape; axis is a scalar.
+Status ScanShape(InferenceContext* c) {
+  ShapeHandle unused;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(1), 0, &unused),
+                           "axis (input 1) must be a scalar");
+  c->set_output(0, c->input(0));
+  return Status();
+}
+
+}  // namespace
+
+#define WEFT_SCAN_OP(name)                     \
+  REGISTER_OP(name)                            \
+      .Input("x: T")                           \
+      .Input("axis: Tidx")                     \
+      .Attr("exclusive: bool = false")         \
+      .Attr("reverse: bool = false")           \
+      .Output("out: T")                        \
+      .Attr("T: numbertype")                   \
+      .Attr("Tidx: {int32, int64} = DT_INT32") \
+      .SetShapeFn(ScanShape)
+
+WEFT_SCAN_OP("Cumsum");
+WEFT_SCAN_OP("Cumprod");
+
+#undef WEFT_SCAN_OP
+
+// clip_value_min and clip_value_max are scalars or t's shape; the kernel
+// checks which.
+REGISTER_OP("ClipByValue")
+    .Input("t: T")
+    .Input("clip_value_min: T")
+    .Input("clip_value_max: T")
+    .Output("output: T")
+    .Attr("T: numbertype")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+// TensorFlow's UNARY_COMPLEX family, continued.
+#define WEFT_UNARY_COMPLEX_OP(name)                                      \
+  REGISTER_OP(name)                                                      \
+      .Input("x: T")                                                     \
+      .Output("y: T")                                                    \
+      .Attr("T: {bfloat16, half, float, double, complex64, complex128}") \
+      .SetShapeFn(shape_inference::UnchangedShape)
+
+WEFT_UNARY_COMPLEX_OP("Acos");
+WEFT_UNARY_COMPLEX_OP("Acosh");
+WEFT_UNARY_COMPLEX_OP("Asin");
+WEFT_UNARY_COMPLEX_OP("Asinh");
+WEFT_UNARY_COMPLEX_OP("Atan");
+WEFT_UNARY_COMPLEX_OP("Atanh");
+WEFT_UNARY_COMPLEX_OP("Cosh");
+WEFT_UNARY_COMPLEX_OP("Sinh");
+WEFT_UNARY_COMPLEX_OP("Tan");
+WEFT_UNARY_COMPLEX_OP("Expm1");
+
+#undef WEFT_UNARY_COMPLEX_OP
+
+REGISTER_OP("Rint")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("IsInf")
+    .Input("x: T")
+    .Output("y: bool")
+    .Attr("T: {bfloat16, half, float, double}")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+REGISTER_OP("Atan2")
+    .Input("y: T")
+    .Input("x: T")
+    .Output("z: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .SetShapeFn(shape_inference::BroadcastBinaryOpShape);
+
+// ---- bitwise ----------------------------------------------------------------
+
+REGISTER_OP("Invert")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64}")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
+#define WEFT_BITWISE_OP(name)                                                \
+  REGISTER_OP(name)                                                          \
+      .Input("x: T")                                                         \
+      .Input("y: T")                                                         \
+      .Output("z: T")                                                        \
+      .Attr("T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64}") \
+      .SetShapeFn(shape_inference::BroadcastBinaryOpShape)
+
+WEFT_BITWISE_OP("BitwiseAnd").SetIsCommutative();
+WEFT_BITWISE_OP("BitwiseOr").SetIsCommutative();
+WEFT_BITWISE_OP("BitwiseXor").SetIsCommutative();
+WEFT_BITWISE_OP("LeftShift");
+WEFT_BITWISE_OP("RightShift");
+
+#undef WEFT_BITWISE_OP
 
 }  // namespace weft

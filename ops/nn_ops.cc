@@ -150,4 +150,45 @@ REGISTER_OP("AvgPool")
     .Attr("T: {half, bfloat16, float, double}")
     .SetShapeFn(shape_inference::AvgPoolShape);
 
+namespace {
+
+// input [..., n], k a scalar: values and indices [..., k]; n >= k where both
+// are known.
+Status TopKV2Shape(shape_inference::InferenceContext* c) {
+  shape_inference::ShapeHandle input;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRankAtLeast(c->input(0), 1, &input),
+                           "input 0 must have rank at least 1");
+  shape_inference::DimensionHandle k;
+  WEFT_RETURN_IF_ERROR_CTX(c->MakeDimForScalarInput(1, &k), "k (input 1)");
+  const int64_t rank = c->Rank(input);
+  if (rank != shape_inference::kUnknownRank) {
+    const shape_inference::DimensionHandle n = c->Dim(input, rank - 1);
+    if (c->ValueKnown(n) && c->ValueKnown(k) && c->Value(n) < c->Value(k)) {
+      return errors::InvalidArgument(
+          "input 0 ", c->DebugString(input),
+          " must have last dimension >= k = ", c->Value(k));
+    }
+  }
+  shape_inference::ShapeHandle out = input;
+  if (rank != shape_inference::kUnknownRank) {
+    WEFT_RETURN_IF_ERROR(c->ReplaceDim(input, rank - 1, k, &out));
+  }
+  c->set_output(0, out);
+  c->set_output(1, out);
+  return Status();
+}
+
+}  // namespace
+
+REGISTER_OP("TopKV2")
+    .Input("input: T")
+    .Input("k: Tk")
+    .Output("values: T")
+    .Output("indices: index_type")
+    .Attr("sorted: bool = true")
+    .Attr("T: realnumbertype")
+    .Attr("Tk: {int16, int32, int64} = DT_INT32")
+    .Attr("index_type: {int16, int32, int64} = DT_INT32")
+    .SetShapeFn(TopKV2Shape);
+
 }  // namespace weft

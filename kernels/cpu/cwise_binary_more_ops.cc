@@ -1,7 +1,8 @@
 // CPU kernels of the broadcasting division and power ops: Div, DivNoNan,
-// FloorDiv, FloorMod, Pow, SquaredDifference. Dtypes: half, bfloat16, float,
-// double, int32 and int64 (DivNoNan floating only), as TensorFlow registers
-// them on the CPU among weft's dtypes.
+// FloorDiv, FloorMod, TruncateDiv, Pow, SquaredDifference. Dtypes: half,
+// bfloat16, float, double, int32 and int64 (DivNoNan floating only;
+// TruncateDiv also int8, int16 and the four unsigned types), as TensorFlow
+// registers them on the CPU among weft's dtypes.
 //
 // Semantics, as TensorFlow's CPU kernels:
 //  - Div: x / y; for integers C's truncating division (-7 / 2 = -3).
@@ -12,7 +13,11 @@
 //    fmod(x, y), plus y when that is non-zero and its sign differs from y's
 //    (FloorMod(-1, inf) = inf, FloorMod(-0, 3) = -0); for integers likewise
 //    from C's %.
-//  - Integer Div, FloorDiv and FloorMod by 0 are errors; the most negative
+//  - TruncateDiv: x / y rounded toward zero: for floating types trunc of the
+//    quotient rounded in T; for integers C's division, as Div. TruncateDiv
+//    also serves the 8- and 16-bit and unsigned integers.
+//  - Integer Div, FloorDiv, FloorMod and TruncateDiv by 0 are errors; the most
+//  negative
 //    value divided by -1 wraps to itself (modulo: 0) instead of trapping.
 //  - DivNoNan: 0 where y is 0 (even for x NaN), else x / y.
 //  - Pow: the C library's pow for floating types (half and bfloat16 through
@@ -74,6 +79,29 @@ struct IntDivFunctor {
     return CheckNoZeroDivisor<T>(x, y);
   }
   T operator()(const T& a, const T& b) const { return TruncDiv(a, b); }
+};
+
+// TruncateDiv of integers, signed or unsigned.
+template <typename T>
+struct IntTruncateDivFunctor {
+  static Status CheckInputs(const Tensor& x, const Tensor& y) {
+    return CheckNoZeroDivisor<T>(x, y);
+  }
+  T operator()(const T& a, const T& b) const {
+    if constexpr (std::is_signed_v<T>) {
+      return TruncDiv(a, b);
+    } else {
+      return static_cast<T>(a / b);
+    }
+  }
+};
+
+template <typename T>
+struct FloatTruncateDivFunctor {
+  T operator()(const T& a, const T& b) const {
+    const T q = a / b;
+    return static_cast<T>(std::trunc(static_cast<CwiseComputeT<T>>(q)));
+  }
 };
 
 template <typename T>
@@ -191,6 +219,10 @@ template <typename T>
 using FloorModFunctor = std::conditional_t<kIsInt<T>, IntFloorModFunctor<T>,
                                            FloatFloorModFunctor<T>>;
 template <typename T>
+using TruncateDivFunctor =
+    std::conditional_t<kIsInt<T>, IntTruncateDivFunctor<T>,
+                       FloatTruncateDivFunctor<T>>;
+template <typename T>
 using PowFunctor =
     std::conditional_t<kIsInt<T>, IntPowFunctor<T>, FloatPowFunctor<T>>;
 
@@ -205,6 +237,14 @@ struct functor_traits<weft::IntDivFunctor<T>> {
 template <typename T>
 struct functor_traits<weft::IntFloorDivFunctor<T>> {
   enum { Cost = 25, PacketAccess = false };
+};
+template <typename T>
+struct functor_traits<weft::IntTruncateDivFunctor<T>> {
+  enum { Cost = 20, PacketAccess = false };
+};
+template <typename T>
+struct functor_traits<weft::FloatTruncateDivFunctor<T>> {
+  enum { Cost = 20, PacketAccess = false };
 };
 template <typename T>
 struct functor_traits<weft::IntFloorModFunctor<T>> {
@@ -250,6 +290,13 @@ WEFT_REGISTER_BINARY_NUMERIC("Div", DivFunctorFor);
 WEFT_REGISTER_BINARY_FLOAT("DivNoNan", DivNoNanFunctor);
 WEFT_REGISTER_BINARY_NUMERIC("FloorDiv", FloorDivFunctor);
 WEFT_REGISTER_BINARY_NUMERIC("FloorMod", FloorModFunctor);
+WEFT_REGISTER_BINARY_NUMERIC("TruncateDiv", TruncateDivFunctor);
+WEFT_REGISTER_BINARY("TruncateDiv", TruncateDivFunctor, int8_t);
+WEFT_REGISTER_BINARY("TruncateDiv", TruncateDivFunctor, int16_t);
+WEFT_REGISTER_BINARY("TruncateDiv", TruncateDivFunctor, uint8_t);
+WEFT_REGISTER_BINARY("TruncateDiv", TruncateDivFunctor, uint16_t);
+WEFT_REGISTER_BINARY("TruncateDiv", TruncateDivFunctor, uint32_t);
+WEFT_REGISTER_BINARY("TruncateDiv", TruncateDivFunctor, uint64_t);
 WEFT_REGISTER_BINARY_NUMERIC("Pow", PowFunctor);
 WEFT_REGISTER_BINARY_NUMERIC("SquaredDifference", SquaredDifferenceFunctor);
 

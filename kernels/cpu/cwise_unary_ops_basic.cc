@@ -1,12 +1,13 @@
 // CPU kernels of the exact unary ops, whose every result is one correctly
 // rounded operation (or none): Neg, Abs, Square, Reciprocal, Sign, Floor,
-// Ceil, Round, and the predicates IsNan and IsFinite.
+// Ceil, Round, Rint, and the predicates IsNan, IsFinite and IsInf.
 //
 // Dtypes are those TensorFlow registers on the CPU among the ones weft
 // serves: Neg, Abs, Square, Sign and Round for half, bfloat16, float, double,
-// int32 and int64; Reciprocal, Floor, Ceil, IsNan and IsFinite for the four
-// floating types only. Integers wrap as in TensorFlow: Neg and Abs of the
-// most negative value give it back, Square keeps the low bits.
+// int32 and int64; Reciprocal, Floor, Ceil, IsNan, IsFinite and IsInf for
+// the four floating types only; Rint (Round of a floating value, half to
+// even) for float and double. Integers wrap as in TensorFlow: Neg and Abs of
+// the most negative value give it back, Square keeps the low bits.
 //
 // Deliberate difference: TensorFlow 2.21's raw Round kernel for int32 and
 // int64 returns 0 for every element (tf.math.round never calls it for
@@ -131,9 +132,11 @@ using CeilFunctor = RoundingFunctor<C, Rounding::kCeil>;
 template <typename C>
 using RoundFunctor = RoundingFunctor<C, Rounding::kHalfToEven>;
 
-// ---- IsNan, IsFinite --------------------------------------------------------
+// ---- IsNan, IsFinite, IsInf ------------------------------------------------
 
-template <typename T, bool kIsNan>
+enum class FloatPredicate { kIsNan, kIsFinite, kIsInf };
+
+template <typename T, FloatPredicate kPredicate>
 class FloatPredicateOp : public OpKernel {
  public:
   explicit FloatPredicateOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
@@ -147,7 +150,13 @@ class FloatPredicateOp : public OpKernel {
     ctx->ParallelFor(x.NumElements(), 2, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         const CwiseComputeT<T> v = static_cast<CwiseComputeT<T>>(in[i]);
-        out[i] = kIsNan ? std::isnan(v) : std::isfinite(v);
+        if constexpr (kPredicate == FloatPredicate::kIsNan) {
+          out[i] = std::isnan(v);
+        } else if constexpr (kPredicate == FloatPredicate::kIsFinite) {
+          out[i] = std::isfinite(v);
+        } else {
+          out[i] = std::isinf(v);
+        }
       }
     });
   }
@@ -192,16 +201,22 @@ WEFT_REGISTER_UNARY_SIGNED("Round", RoundFunctor, IntIdentity);
 WEFT_REGISTER_UNARY_REAL("Reciprocal", ei::scalar_inverse_op);
 WEFT_REGISTER_UNARY_REAL("Floor", FloorFunctor);
 WEFT_REGISTER_UNARY_REAL("Ceil", CeilFunctor);
+// TensorFlow registers Rint on the CPU for float and double only.
+WEFT_REGISTER_UNARY("Rint", float, RoundFunctor);
+WEFT_REGISTER_UNARY("Rint", double, RoundFunctor);
 
 #undef WEFT_REGISTER_UNARY_SIGNED
 
 #define WEFT_REGISTER_PREDICATE(T)                                \
   REGISTER_KERNEL_BUILDER(                                        \
       Name("IsNan").Device(DEVICE_CPU).TypeConstraint<T>("T"),    \
-      FloatPredicateOp<T, true>);                                 \
+      FloatPredicateOp<T, FloatPredicate::kIsNan>);               \
   REGISTER_KERNEL_BUILDER(                                        \
       Name("IsFinite").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
-      FloatPredicateOp<T, false>)
+      FloatPredicateOp<T, FloatPredicate::kIsFinite>);            \
+  REGISTER_KERNEL_BUILDER(                                        \
+      Name("IsInf").Device(DEVICE_CPU).TypeConstraint<T>("T"),    \
+      FloatPredicateOp<T, FloatPredicate::kIsInf>)
 
 WEFT_REGISTER_PREDICATE(half);
 WEFT_REGISTER_PREDICATE(bfloat16);

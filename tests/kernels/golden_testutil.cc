@@ -161,6 +161,22 @@ StatusOr<AttrValue> ParseAttr(const std::string& kind,
     }
     return AttrValue::TypeList(v);
   }
+  if (kind == "shape") {
+    // "?" for unknown rank, "scalar" for rank 0, else sizes with -1 unknown.
+    if (value == "?") return AttrValue::Shape(PartialTensorShape());
+    if (value == "scalar") {
+      return AttrValue::Shape(PartialTensorShape::Scalar());
+    }
+    std::vector<int64_t> dims;
+    for (const auto& s : items) {
+      int64_t i;
+      if (!absl::SimpleAtoi(s, &i)) return errors::InvalidArgument("bad dim");
+      dims.push_back(i);
+    }
+    StatusOr<PartialTensorShape> shape = PartialTensorShape::Build(dims);
+    if (!shape.ok()) return shape.status();
+    return AttrValue::Shape(*std::move(shape));
+  }
   return errors::InvalidArgument("unknown attr kind '", kind, "'");
 }
 

@@ -7,6 +7,7 @@
 //   case <name> <op>
 //   attr <name> bool|string|int|float|type <value>
 //   attr <name> ints|floats|types <v1,v2,...>    (a list; "-" for empty)
+//   attr <name> shape <d1,d2,...>     (-1 unknown; "scalar", "?" unknown rank)
 //   in <dtype> <shape> <value> <value> ...
 //   out <dtype> <shape> <value> <value> ...     (one line per output)
 //   end

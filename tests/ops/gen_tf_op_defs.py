@@ -16,7 +16,7 @@ import tensorflow as tf
 from tensorflow.python.framework import op_def_registry
 
 # Every op named by issues 4 and 5 (the CPU op set) plus graph plumbing, and
-# the TensorList ops of issue 13.
+# the TensorList ops and the inference op set of issue 13.
 OPS = """
 Const Placeholder PlaceholderWithDefault Identity IdentityN NoOp StopGradient
 PreventGradient Snapshot
@@ -38,6 +38,10 @@ TensorListSetItem TensorListStack TensorListLength TensorListElementShape
 TensorListPushBack TensorListPopBack TensorListResize TensorListConcatV2
 TensorListSplit TensorListGather TensorListScatterV2
 TensorListScatterIntoExistingList
+MatrixBandPart TopKV2 Cumsum Cumprod ReverseV2 Roll InvertPermutation Where
+ClipByValue CheckNumerics EnsureShape ShapeN BroadcastArgs
+Acos Acosh Asin Asinh Atan Atan2 Atanh Cosh Sinh Tan Expm1 IsInf Rint
+TruncateDiv BitwiseAnd BitwiseOr BitwiseXor Invert LeftShift RightShift
 """.split()
 
 
