@@ -13,21 +13,21 @@ namespace {
 
 // Why `plan` cannot be replayed without the host, or OK.
 Status CheckCapturable(const Plan& plan, std::vector<int>* feed_of_step) {
-  Device* device = plan.accelerator.get();
+  Device* device = plan.accelerator();
   if (device == nullptr) {
     return errors::FailedPrecondition(
         "the session runs on the CPU only; there is no device work to "
         "capture");
   }
   // Which feed fills each input slot.
-  std::vector<int> feed_of_slot(plan.num_input_slots, -1);
-  for (const PresetTensor& p : plan.presets) {
+  std::vector<int> feed_of_slot(plan.num_input_slots(), -1);
+  for (const PresetTensor& p : plan.presets()) {
     if (p.feed_index < 0) continue;
     for (int slot : p.slots) feed_of_slot[slot] = p.feed_index;
   }
-  feed_of_step->assign(plan.nodes.size(), -1);
-  for (size_t id = 0; id < plan.nodes.size(); ++id) {
-    const PlanNode& pn = plan.nodes[id];
+  feed_of_step->assign(plan.nodes().size(), -1);
+  for (size_t id = 0; id < plan.nodes().size(); ++id) {
+    const PlanNode& pn = plan.nodes()[id];
     switch (pn.step) {
       case PlanStep::kKernel:
         if (pn.device != device) {
@@ -59,10 +59,10 @@ Status CheckCapturable(const Plan& plan, std::vector<int>* feed_of_step) {
         (*feed_of_step)[id] = feed_of_slot[pn.input_base];
         break;
       case PlanStep::kCopyToHost:
-        for (int e = plan.out_begin[pn.out_base],
-                 end = plan.out_begin[pn.out_base + 1];
+        for (int e = plan.out_begin()[pn.out_base],
+                 end = plan.out_begin()[pn.out_base + 1];
              e < end; ++e) {
-          if (plan.edges[e].dst_node >= 0) {
+          if (plan.edges()[e].dst_node >= 0) {
             return errors::FailedPrecondition(
                 "output ", pn.copy_output, " of node ", pn.node->DebugName(),
                 " is read on the host during the run");
@@ -137,13 +137,13 @@ Status DeviceGraph::Run(const Plan& plan, const std::vector<Tensor>& feeds,
 }
 
 Status DeviceGraph::Record(const Plan& plan, const std::vector<Tensor>& feeds) {
-  Device* device = plan.accelerator.get();
+  Device* device = plan.accelerator();
   // The old recording's tensors go before the recording that owns them.
   fetch_sources_.clear();
   work_.reset();
   recorded_shapes_.clear();
-  feed_buffers_.assign(plan.nodes.size(), Tensor());
-  for (size_t id = 0; id < plan.nodes.size(); ++id) {
+  feed_buffers_.assign(plan.nodes().size(), Tensor());
+  for (size_t id = 0; id < plan.nodes().size(); ++id) {
     const int feed = feed_of_step_[id];
     if (feed < 0) continue;
     WEFT_ASSIGN_OR_RETURN(
@@ -174,12 +174,12 @@ Status DeviceGraph::Record(const Plan& plan, const std::vector<Tensor>& feeds) {
   // the others are device tensors the recording fills, or host tensors a
   // device kernel derived from shapes alone (Shape on the device), which
   // stay valid while the shapes do.
-  std::vector<bool> preset(plan.num_fetches, false);
-  for (const PresetTensor& p : plan.presets) {
+  std::vector<bool> preset(plan.num_fetches(), false);
+  for (const PresetTensor& p : plan.presets()) {
     for (int f : p.fetches) preset[f] = true;
   }
-  fetch_sources_.assign(plan.num_fetches, Tensor());
-  for (int f = 0; f < plan.num_fetches; ++f) {
+  fetch_sources_.assign(plan.num_fetches(), Tensor());
+  for (int f = 0; f < plan.num_fetches(); ++f) {
     if (!preset[f]) fetch_sources_[f] = std::move(recorded[f]);
   }
   for (const Tensor& t : feeds) recorded_shapes_.push_back(t.shape());
@@ -188,32 +188,32 @@ Status DeviceGraph::Record(const Plan& plan, const std::vector<Tensor>& feeds) {
 
 Status DeviceGraph::Replay(const Plan& plan, const std::vector<Tensor>& feeds,
                            std::vector<Tensor>* outputs) {
-  Device* device = plan.accelerator.get();
+  Device* device = plan.accelerator();
   DeviceContext* context = device->device_context();
   Completions done;
-  for (size_t id = 0; id < plan.nodes.size(); ++id) {
+  for (size_t id = 0; id < plan.nodes().size(); ++id) {
     const int feed = feed_of_step_[id];
     if (feed >= 0) {
       context->CopyHostToDevice(feeds[feed], &feed_buffers_[id], done.Add());
     }
   }
   Status launched = work_->Launch();
-  outputs->assign(plan.num_fetches, Tensor());
+  outputs->assign(plan.num_fetches(), Tensor());
   // Fetches known before the run: feeds and constants.
-  for (const PresetTensor& p : plan.presets) {
+  for (const PresetTensor& p : plan.presets()) {
     const Tensor& t = p.value ? *p.value : feeds[p.feed_index];
     for (int f : p.fetches) (*outputs)[f] = t;
   }
   if (launched.ok()) {
-    for (int f = 0; f < plan.num_fetches; ++f) {
+    for (int f = 0; f < plan.num_fetches(); ++f) {
       const Tensor& src = fetch_sources_[f];
       if (!src.IsInitialized()) continue;
       if (src.memory_space() == MemorySpace::kHost) {
         (*outputs)[f] = src;
         continue;
       }
-      StatusOr<Tensor> host = Tensor::Allocate(plan.host_allocator != nullptr
-                                                   ? plan.host_allocator
+      StatusOr<Tensor> host = Tensor::Allocate(plan.host_allocator() != nullptr
+                                                   ? plan.host_allocator()
                                                    : DefaultCpuAllocator(),
                                                src.dtype(), src.shape());
       if (!host.ok()) {

@@ -41,15 +41,15 @@ class RunState {
         arena_(arena),
         options_(options),
         outputs_(outputs),
-        slots_(plan.num_input_slots),
-        pending_(new std::atomic<int>[plan.nodes.size()]),
+        slots_(plan.num_input_slots()),
+        pending_(new std::atomic<int>[plan.nodes().size()]),
         has_deadline_(options.deadline != Clock::time_point::max()) {
-    for (size_t i = 0; i < plan.nodes.size(); ++i) {
-      pending_[i].store(plan.nodes[i].initial_pending,
+    for (size_t i = 0; i < plan.nodes().size(); ++i) {
+      pending_[i].store(plan.nodes()[i].initial_pending,
                         std::memory_order_relaxed);
     }
     if (trace) {
-      traces_.resize(plan.nodes.size());
+      traces_.resize(plan.nodes().size());
       start_ = Clock::now();
     }
   }
@@ -61,7 +61,7 @@ class RunState {
   }
 
   void Preset(const std::vector<Tensor>& feeds) {
-    for (const PresetTensor& p : plan_.presets) {
+    for (const PresetTensor& p : plan_.presets()) {
       const Tensor& t = p.value ? *p.value : feeds[p.feed_index];
       for (int slot : p.slots) slots_[slot] = t;
       for (int f : p.fetches) (*outputs_)[f] = t;
@@ -70,7 +70,8 @@ class RunState {
 
   // Runs the ready nodes on this thread until none is left, without oneTBB.
   void RunInline() {
-    ReadyList ready(plan_.initial_ready.rbegin(), plan_.initial_ready.rend());
+    ReadyList ready(plan_.initial_ready().rbegin(),
+                    plan_.initial_ready().rend());
     Drain(&ready, Spawn::kNone);
     WaitForAsync();
   }
@@ -80,7 +81,7 @@ class RunState {
     arena_->execute([this] {
       tbb::task_group group;
       group_ = &group;
-      const std::vector<int>& initial = plan_.initial_ready;
+      const std::vector<int>& initial = plan_.initial_ready();
       for (size_t i = 1; i < initial.size(); ++i) {
         SpawnOne(initial[i], Spawn::kGroup);
       }
@@ -151,7 +152,7 @@ class RunState {
     size_t out = 0;
     for (size_t i = 0; i < ready->size(); ++i) {
       int id = (*ready)[i];
-      if (!plan_.nodes[id].expensive) {
+      if (!plan_.nodes()[id].expensive) {
         (*ready)[out++] = id;
       } else if (kept_expensive < 0) {
         kept_expensive = id;
@@ -187,7 +188,7 @@ class RunState {
 
   void Process(int id, ReadyList* ready) {
     if (ShouldStop()) return;
-    const PlanNode& pn = plan_.nodes[id];
+    const PlanNode& pn = plan_.nodes()[id];
     if (pn.step != PlanStep::kKernel) {
       if (pn.step == PlanStep::kControlFlow) {
         RunControlFlow(id, ready);
@@ -233,7 +234,7 @@ class RunState {
   // If, Case and While: their kernel runs sub-plans with this run's options
   // (cancellation, deadline).
   void RunControlFlow(int id, ReadyList* ready) {
-    const PlanNode& pn = plan_.nodes[id];
+    const PlanNode& pn = plan_.nodes()[id];
     absl::InlinedVector<const Tensor*, 4> inputs(pn.num_inputs);
     for (int i = 0; i < pn.num_inputs; ++i) {
       inputs[i] = &slots_[pn.input_base + i];
@@ -254,12 +255,12 @@ class RunState {
   // Moves outputs to their consumers and fetches, frees this node's inputs,
   // and appends the successors that became ready.
   void Finish(int id, absl::Span<Tensor> outs, ReadyList* ready) {
-    const PlanNode& pn = plan_.nodes[id];
+    const PlanNode& pn = plan_.nodes()[id];
     for (int i = 0; i < pn.num_inputs; ++i)
       slots_[pn.input_base + i] = Tensor();
     for (int o = 0; o < pn.num_outputs; ++o) {
-      int begin = plan_.out_begin[pn.out_base + o];
-      int end = plan_.out_begin[pn.out_base + o + 1];
+      int begin = plan_.out_begin()[pn.out_base + o];
+      int end = plan_.out_begin()[pn.out_base + o + 1];
       if (begin == end) continue;
       if (!outs[o].IsInitialized()) {
         Fail(errors::Internal("node ", pn.node->DebugName(),
@@ -267,7 +268,7 @@ class RunState {
         return;
       }
       for (int e = begin; e < end; ++e) {
-        const PlanEdge& edge = plan_.edges[e];
+        const PlanEdge& edge = plan_.edges()[e];
         Tensor* dst = edge.dst_node >= 0 ? &slots_[edge.dst_slot]
                                          : &(*outputs_)[edge.dst_slot];
         if (e + 1 == end) {
@@ -280,15 +281,15 @@ class RunState {
     // Release successors only after every slot is written, so a successor
     // never sees a half-filled input list.
     for (int o = 0; o < pn.num_outputs; ++o) {
-      for (int e = plan_.out_begin[pn.out_base + o],
-               end = plan_.out_begin[pn.out_base + o + 1];
+      for (int e = plan_.out_begin()[pn.out_base + o],
+               end = plan_.out_begin()[pn.out_base + o + 1];
            e < end; ++e) {
-        int dst = plan_.edges[e].dst_node;
+        int dst = plan_.edges()[e].dst_node;
         if (dst >= 0 && Decrement(dst)) ready->push_back(dst);
       }
     }
     for (int c = pn.ctrl_begin; c < pn.ctrl_end; ++c) {
-      int dst = plan_.control_edges[c];
+      int dst = plan_.control_edges()[c];
       if (Decrement(dst)) ready->push_back(dst);
     }
   }
@@ -300,9 +301,9 @@ class RunState {
   void Record(int id, Clock::time_point t0) {
     Clock::time_point t1 = Clock::now();
     NodeTrace& t = traces_[id];
-    t.node_id = plan_.nodes[id].node->id();
-    t.node = plan_.nodes[id].node;
-    t.device = plan_.nodes[id].device->name();
+    t.node_id = plan_.nodes()[id].node->id();
+    t.node = plan_.nodes()[id].node;
+    t.device = plan_.nodes()[id].device->name();
     static thread_local const uint64_t tid =
         static_cast<uint64_t>(::syscall(SYS_gettid));
     t.thread = tid;
@@ -339,7 +340,7 @@ class RunState {
     call->ctx = std::make_unique<OpKernelContext>(&call->params);
     if (!traces_.empty()) call->t0 = Clock::now();
     async_outstanding_.fetch_add(1, std::memory_order_relaxed);
-    const PlanNode& pn = plan_.nodes[id];
+    const PlanNode& pn = plan_.nodes()[id];
     pn.kernel->AsAsync()->ComputeAsync(call->ctx.get(), [this, id, call] {
       if (!traces_.empty()) Record(id, call->t0);
       if (!call->ctx->status().ok()) {
@@ -367,7 +368,7 @@ class RunState {
   // only fails the run. To the host: the consumers and fetches wait for the
   // copy to complete, since they read it on the host.
   void RunCopy(int id, ReadyList* ready) {
-    const PlanNode& pn = plan_.nodes[id];
+    const PlanNode& pn = plan_.nodes()[id];
     const bool to_host = pn.step == PlanStep::kCopyToHost;
     const Tensor& src = slots_[pn.input_base];
     if (recording_inputs_ != nullptr) {
@@ -378,7 +379,7 @@ class RunState {
       return;
     }
     StatusOr<Tensor> dst = Tensor::Allocate(
-        to_host ? plan_.host_allocator : pn.device->allocator(), src.dtype(),
+        to_host ? plan_.host_allocator() : pn.device->allocator(), src.dtype(),
         src.shape());
     if (!dst.ok()) {
       Fail(AddContext(dst.status(), CopyLabel(pn)));
@@ -392,7 +393,7 @@ class RunState {
     if (!to_host) {
       Tensor consumed = *out;
       context->CopyHostToDevice(src, out.get(), [this, id, out](Status s) {
-        if (!s.ok()) Fail(AddContext(s, CopyLabel(plan_.nodes[id])));
+        if (!s.ok()) Fail(AddContext(s, CopyLabel(plan_.nodes()[id])));
         AsyncDone();
       });
       Finish(id, absl::MakeSpan(&consumed, 1), ready);
@@ -400,7 +401,7 @@ class RunState {
     }
     context->CopyDeviceToHost(src, out.get(), [this, id, out](Status s) {
       if (!s.ok()) {
-        Fail(AddContext(s, CopyLabel(plan_.nodes[id])));
+        Fail(AddContext(s, CopyLabel(plan_.nodes()[id])));
       } else {
         ReadyList now_ready;
         Finish(id, absl::MakeSpan(out.get(), 1), &now_ready);
@@ -424,8 +425,8 @@ class RunState {
   // finished on the host) fails the run here, naming the device: outputs
   // computed on it cannot be trusted.
   void SyncDevices() {
-    if (plan_.async_devices.empty()) return;
-    for (Device* d : plan_.async_devices) {
+    if (plan_.async_devices().empty()) return;
+    for (Device* d : plan_.async_devices()) {
       async_outstanding_.fetch_add(1, std::memory_order_relaxed);
       d->device_context()->ThenExecute([this, d](Status s) {
         if (!s.ok()) {
@@ -500,7 +501,7 @@ class RunState {
 Status RecordPlan(const Plan& plan, const std::vector<Tensor>& feeds,
                   const std::vector<Tensor>& device_inputs,
                   std::vector<Tensor>* outputs) {
-  outputs->assign(plan.num_fetches, Tensor());
+  outputs->assign(plan.num_fetches(), Tensor());
   const RunOptions options;  // RunState keeps a reference
   RunState state(plan, /*arena=*/nullptr, options, outputs, /*trace=*/false);
   state.SetRecording(&device_inputs);
@@ -515,12 +516,13 @@ Status ExecutePlan(const Plan& plan, tbb::task_arena* arena,
                    const std::vector<Tensor>& feeds,
                    std::vector<Tensor>* outputs, const RunOptions& options,
                    RunMetadata* metadata) {
-  if (plan.device_graph != nullptr && !options.trace) {
+  if (plan.device_graph() != nullptr && !options.trace) {
     bool replayed = false;
-    Status s = plan.device_graph->Run(plan, feeds, outputs, options, &replayed);
+    Status s =
+        plan.device_graph()->Run(plan, feeds, outputs, options, &replayed);
     if (replayed) return s;
   }
-  outputs->assign(plan.num_fetches, Tensor());
+  outputs->assign(plan.num_fetches(), Tensor());
   const bool trace = options.trace && metadata != nullptr;
   RunState state(plan, arena, options, outputs, trace);
   state.Preset(feeds);

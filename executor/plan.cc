@@ -19,6 +19,18 @@ namespace weft {
 Plan::Plan() = default;
 Plan::~Plan() = default;
 
+void Plan::set_optimized(std::shared_ptr<const OptimizedGraph> optimized) {
+  optimized_ = std::move(optimized);
+}
+
+void Plan::set_accelerator(std::shared_ptr<Device> accelerator) {
+  accelerator_ = std::move(accelerator);
+}
+
+void Plan::set_device_graph(std::unique_ptr<DeviceGraph> graph) {
+  device_graph_ = std::move(graph);
+}
+
 namespace {
 
 struct EndpointKey {
@@ -88,8 +100,11 @@ StatusOr<std::unique_ptr<Tensor>> Upload(const Tensor& value, Device* device) {
   return std::make_unique<Tensor>(std::move(dst));
 }
 
+}  // namespace
+
 // BuildPlan's steps, in order (Build). Plan node indices are kernel nodes
-// in topological order first, then the copy steps routing adds.
+// in topological order first, then the copy steps routing adds. Outside the
+// anonymous namespace: Plan names it as the one writer of its fields.
 class PlanBuilder {
  public:
   PlanBuilder(const Graph& graph, PlanResources* resources,
@@ -99,9 +114,9 @@ class PlanBuilder {
         options_(options),
         src_(options.source_name),
         plan_(std::make_unique<Plan>()) {
-    plan_->host_allocator = options.host_allocator != nullptr
-                                ? options.host_allocator
-                                : DefaultCpuAllocator();
+    plan_->host_allocator_ = options.host_allocator != nullptr
+                                 ? options.host_allocator
+                                 : DefaultCpuAllocator();
   }
 
   StatusOr<std::unique_ptr<Plan>> Build(
@@ -144,8 +159,8 @@ class PlanBuilder {
       }
       feed_keys_.push_back(*key);
       const Node* n = graph_.node(key->node);
-      plan_->feed_dtypes.push_back(n->output_type(key->index));
-      plan_->feed_shapes.push_back(graph_.output_shape(n, key->index));
+      plan_->feed_dtypes_.push_back(n->output_type(key->index));
+      plan_->feed_shapes_.push_back(graph_.output_shape(n, key->index));
     }
     return Status();
   }
@@ -158,10 +173,10 @@ class PlanBuilder {
       if (!key.ok()) return AddContext(key.status(), src_);
       fetch_keys_.push_back(*key);
       const Node* n = graph_.node(key->node);
-      plan_->fetch_dtypes.push_back(n->output_type(key->index));
-      plan_->fetch_shapes.push_back(graph_.output_shape(n, key->index));
+      plan_->fetch_dtypes_.push_back(n->output_type(key->index));
+      plan_->fetch_shapes_.push_back(graph_.output_shape(n, key->index));
     }
-    plan_->num_fetches = static_cast<int>(fetch_keys_.size());
+    plan_->num_fetches_ = static_cast<int>(fetch_keys_.size());
     for (size_t i = 0; i < fetch_keys_.size(); ++i) {
       fetch_index_[fetch_keys_[i]].push_back(static_cast<int>(i));
     }
@@ -227,7 +242,7 @@ class PlanBuilder {
     plan_index_.assign(graph_.num_nodes(), -1);
     for (int id : order) {
       if (!needed_[id]) continue;
-      plan_index_[id] = static_cast<int>(plan_->nodes.size());
+      plan_index_[id] = static_cast<int>(plan_->nodes_.size());
       PlanNode pn;
       pn.node = graph_.node(id);
       const OpKernel* kernel = nullptr;
@@ -243,16 +258,16 @@ class PlanBuilder {
       pn.is_async = kernel->AsAsync() != nullptr;
       pn.num_inputs = pn.node->num_inputs();
       pn.num_outputs = pn.node->num_outputs();
-      pn.input_base = plan_->num_input_slots;
-      plan_->num_input_slots += pn.num_inputs;
-      plan_->max_node_outputs =
-          std::max(plan_->max_node_outputs, pn.num_outputs);
-      plan_->nodes.push_back(pn);
+      pn.input_base = plan_->num_input_slots_;
+      plan_->num_input_slots_ += pn.num_inputs;
+      plan_->max_node_outputs_ =
+          std::max(plan_->max_node_outputs_, pn.num_outputs);
+      plan_->nodes_.push_back(pn);
     }
-    num_kernel_nodes_ = static_cast<int>(plan_->nodes.size());
+    num_kernel_nodes_ = static_cast<int>(plan_->nodes_.size());
     // Edges per plan node and output, flattened into Plan::edges at the
     // end, since copy steps are added as nodes while the edges are routed.
-    for (const PlanNode& pn : plan_->nodes) {
+    for (const PlanNode& pn : plan_->nodes_) {
       out_edges_.emplace_back(pn.num_outputs);
     }
     ctrl_edges_.resize(num_kernel_nodes_);
@@ -263,7 +278,7 @@ class PlanBuilder {
   // consumers and fetches; control edges.
   Status RouteKernelOutputs() {
     for (int i = 0; i < num_kernel_nodes_; ++i) {
-      const PlanNode pn = plan_->nodes[i];  // routing appends to nodes
+      const PlanNode pn = plan_->nodes_[i];  // routing appends to nodes
       const Node* n = pn.node;
       for (int o = 0; o < pn.num_outputs; ++o) {
         if (feed_index_.contains(EndpointKey{n->id(), o})) continue;  // fed
@@ -274,7 +289,7 @@ class PlanBuilder {
         int dst = plan_index_[c->id()];
         if (dst < 0) continue;
         ctrl_edges_[i].push_back(dst);
-        plan_->nodes[dst].initial_pending++;
+        plan_->nodes_[dst].initial_pending++;
       }
     }
     return Status();
@@ -288,7 +303,7 @@ class PlanBuilder {
     for (size_t i = 0; i < feed_keys_.size(); ++i) {
       PresetTensor p;
       p.feed_index = static_cast<int>(i);
-      plan_->presets.push_back(std::move(p));
+      plan_->presets_.push_back(std::move(p));
       const Node* n = graph_.node(feed_keys_[i].node);
       WEFT_RETURN_IF_ERROR(Route(n, feed_keys_[i].index, nullptr,
                                  PresetEmit(LastPreset()), nullptr));
@@ -301,11 +316,11 @@ class PlanBuilder {
       }
       PresetTensor p;
       p.value = value;
-      plan_->presets.push_back(std::move(p));
+      plan_->presets_.push_back(std::move(p));
       WEFT_RETURN_IF_ERROR(
           Route(n, 0, nullptr, PresetEmit(LastPreset()), value));
     }
-    std::vector<PresetTensor>& presets = plan_->presets;
+    std::vector<PresetTensor>& presets = plan_->presets_;
     presets.erase(std::remove_if(presets.begin(), presets.end(),
                                  [](const PresetTensor& p) {
                                    return p.feed_index < 0 && p.slots.empty() &&
@@ -319,45 +334,48 @@ class PlanBuilder {
   // ready set; the asynchronous devices.
   void Flatten() {
     Plan& plan = *plan_;
-    for (size_t i = 0; i < plan.nodes.size(); ++i) {
-      PlanNode& pn = plan.nodes[i];
-      pn.out_base = static_cast<int>(plan.out_begin.size());
+    for (size_t i = 0; i < plan.nodes_.size(); ++i) {
+      PlanNode& pn = plan.nodes_[i];
+      pn.out_base = static_cast<int>(plan.out_begin_.size());
       for (int o = 0; o < pn.num_outputs; ++o) {
-        plan.out_begin.push_back(static_cast<int>(plan.edges.size()));
-        plan.edges.insert(plan.edges.end(), out_edges_[i][o].begin(),
-                          out_edges_[i][o].end());
+        plan.out_begin_.push_back(static_cast<int>(plan.edges_.size()));
+        plan.edges_.insert(plan.edges_.end(), out_edges_[i][o].begin(),
+                           out_edges_[i][o].end());
       }
-      plan.out_begin.push_back(static_cast<int>(plan.edges.size()));
-      pn.ctrl_begin = static_cast<int>(plan.control_edges.size());
+      plan.out_begin_.push_back(static_cast<int>(plan.edges_.size()));
+      pn.ctrl_begin = static_cast<int>(plan.control_edges_.size());
       if (static_cast<int>(i) < num_kernel_nodes_) {
-        plan.control_edges.insert(plan.control_edges.end(),
-                                  ctrl_edges_[i].begin(), ctrl_edges_[i].end());
+        plan.control_edges_.insert(plan.control_edges_.end(),
+                                   ctrl_edges_[i].begin(),
+                                   ctrl_edges_[i].end());
       }
-      pn.ctrl_end = static_cast<int>(plan.control_edges.size());
+      pn.ctrl_end = static_cast<int>(plan.control_edges_.size());
       if (pn.initial_pending == 0) {
-        plan.initial_ready.push_back(static_cast<int>(i));
+        plan.initial_ready_.push_back(static_cast<int>(i));
       }
       Device* d = pn.device;
       if (d->is_async() &&
-          std::find(plan.async_devices.begin(), plan.async_devices.end(), d) ==
-              plan.async_devices.end()) {
-        plan.async_devices.push_back(d);
+          std::find(plan.async_devices_.begin(), plan.async_devices_.end(),
+                    d) == plan.async_devices_.end()) {
+        plan.async_devices_.push_back(d);
       }
     }
   }
 
-  int LastPreset() const { return static_cast<int>(plan_->presets.size()) - 1; }
+  int LastPreset() const {
+    return static_cast<int>(plan_->presets_.size()) - 1;
+  }
 
   Emit NodeEmit(int producer, int output) {
     return [this, producer, output](const PlanEdge& e) {
       out_edges_[producer][output].push_back(e);
-      if (e.dst_node >= 0) plan_->nodes[e.dst_node].initial_pending++;
+      if (e.dst_node >= 0) plan_->nodes_[e.dst_node].initial_pending++;
     };
   }
 
   Emit PresetEmit(int preset) {
     return [this, preset](const PlanEdge& e) {
-      PresetTensor& p = plan_->presets[preset];
+      PresetTensor& p = plan_->presets_[preset];
       if (e.dst_node >= 0) {
         p.slots.push_back(e.dst_slot);
       } else {
@@ -375,13 +393,13 @@ class PlanBuilder {
     pn.copy_output = o;
     pn.num_inputs = 1;
     pn.num_outputs = 1;
-    pn.input_base = plan_->num_input_slots++;
+    pn.input_base = plan_->num_input_slots_++;
     pn.expensive = false;
-    plan_->nodes.push_back(pn);
+    plan_->nodes_.push_back(pn);
     out_edges_.emplace_back(1);
-    plan_->max_node_outputs = std::max(plan_->max_node_outputs, 1);
-    plan_->num_copies++;
-    return static_cast<int>(plan_->nodes.size()) - 1;
+    plan_->max_node_outputs_ = std::max(plan_->max_node_outputs_, 1);
+    plan_->num_copies_++;
+    return static_cast<int>(plan_->nodes_.size()) - 1;
   }
 
   // Sends output `o` of `n`, which is at `from` and leaves through `emit`,
@@ -395,11 +413,11 @@ class PlanBuilder {
     for (const Endpoint& c : n->consumers(o)) {
       int dst = plan_index_[c.node->id()];
       if (dst < 0) continue;
-      // By value: EmitAt may add copy steps, moving plan_->nodes.
-      const int slot = plan_->nodes[dst].input_base + c.index;
+      // By value: EmitAt may add copy steps, moving plan_->nodes_.
+      const int slot = plan_->nodes_[dst].input_base + c.index;
       Device* loc =
-          Location(plan_->nodes[dst].device,
-                   plan_->nodes[dst].kernel->input_memory_space(c.index));
+          Location(plan_->nodes_[dst].device,
+                   plan_->nodes_[dst].kernel->input_memory_space(c.index));
       WEFT_ASSIGN_OR_RETURN(Emit e, EmitAt(&r, loc));
       e(PlanEdge{dst, slot});
     }
@@ -425,7 +443,7 @@ class PlanBuilder {
       // To the host from the device that holds it.
       int c = AddCopy(r->node, r->output, r->from, PlanStep::kCopyToHost);
       WEFT_ASSIGN_OR_RETURN(Emit src_emit, EmitAt(r, r->from));
-      src_emit(PlanEdge{c, plan_->nodes[c].input_base});
+      src_emit(PlanEdge{c, plan_->nodes_[c].input_base});
       made = NodeEmit(c, 0);
     } else if (r->value != nullptr && r->from == nullptr &&
                options_.upload_constants) {
@@ -436,16 +454,16 @@ class PlanBuilder {
             absl::StrCat(src_, ": copying constant ", r->node->DebugName(),
                          " to ", loc->name()));
       }
-      plan_->device_constants.push_back(std::move(*uploaded));
+      plan_->device_constants_.push_back(std::move(*uploaded));
       PresetTensor p;
-      p.value = plan_->device_constants.back().get();
-      plan_->presets.push_back(std::move(p));
+      p.value = plan_->device_constants_.back().get();
+      plan_->presets_.push_back(std::move(p));
       made = PresetEmit(LastPreset());
     } else {
       // To a device from the host (through it, from another device).
       WEFT_ASSIGN_OR_RETURN(Emit host_emit, EmitAt(r, nullptr));
       int c = AddCopy(r->node, r->output, loc, PlanStep::kCopyToDevice);
-      host_emit(PlanEdge{c, plan_->nodes[c].input_base});
+      host_emit(PlanEdge{c, plan_->nodes_[c].input_base});
       made = NodeEmit(c, 0);
     }
     r->at.emplace_back(loc, made);
@@ -468,8 +486,6 @@ class PlanBuilder {
   std::vector<std::vector<std::vector<PlanEdge>>> out_edges_;  // node, output
   std::vector<std::vector<int>> ctrl_edges_;                   // by kernel node
 };
-
-}  // namespace
 
 StatusOr<std::unique_ptr<Plan>> BuildPlan(
     const Graph& graph, const std::vector<std::string>& feeds,

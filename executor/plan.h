@@ -75,46 +75,84 @@ struct PresetTensor {
   std::vector<int> fetches;
 };
 
+// Built by BuildPlan (executor/plan.cc), which alone fills it; read by the
+// executor, device graphs and the session. After BuildPlan only the session
+// attaches what it owns: the optimized graph, the accelerator and the
+// recording.
 class Plan {
  public:
   Plan();
   ~Plan();
 
-  std::vector<PlanNode> nodes;
-  std::vector<int> out_begin;  // per node output, plus one end marker per node
-  std::vector<PlanEdge> edges;
-  std::vector<int> control_edges;
-  std::vector<int> initial_ready;
-  std::vector<PresetTensor> presets;
-  int num_input_slots = 0;
-  int num_fetches = 0;
-  int max_node_outputs = 0;
+  const std::vector<PlanNode>& nodes() const { return nodes_; }
+  // Per node output, plus one end marker per node.
+  const std::vector<int>& out_begin() const { return out_begin_; }
+  const std::vector<PlanEdge>& edges() const { return edges_; }
+  const std::vector<int>& control_edges() const { return control_edges_; }
+  const std::vector<int>& initial_ready() const { return initial_ready_; }
+  const std::vector<PresetTensor>& presets() const { return presets_; }
+  int num_input_slots() const { return num_input_slots_; }
+  int num_fetches() const { return num_fetches_; }
+  int max_node_outputs() const { return max_node_outputs_; }
 
-  // Per feed: what the graph declares, checked at run time.
-  std::vector<DataType> feed_dtypes;
-  std::vector<PartialTensorShape> feed_shapes;
-  std::vector<DataType> fetch_dtypes;
-  std::vector<PartialTensorShape> fetch_shapes;
+  // Per feed and fetch: what the graph declares, checked at run time.
+  const std::vector<DataType>& feed_dtypes() const { return feed_dtypes_; }
+  const std::vector<PartialTensorShape>& feed_shapes() const {
+    return feed_shapes_;
+  }
+  const std::vector<DataType>& fetch_dtypes() const { return fetch_dtypes_; }
+  const std::vector<PartialTensorShape>& fetch_shapes() const {
+    return fetch_shapes_;
+  }
+
+  // The asynchronous devices the plan's kernels run on: a run waits until
+  // their streams have finished its work before it returns.
+  const std::vector<Device*>& async_devices() const { return async_devices_; }
+  // Where copies to the host allocate (the session's host allocator).
+  Allocator* host_allocator() const { return host_allocator_; }
+  int num_copies() const { return num_copies_; }
 
   // The optimized graph the plan runs, when the session optimized it: its
   // nodes, kernels and constants are what `nodes` and `presets` point at.
-  std::shared_ptr<const OptimizedGraph> optimized;
-
-  // Multi-device plans only (all empty or null on the CPU alone).
-  // Keeps the device that `device_constants` live on.
-  std::shared_ptr<Device> accelerator;
-  // Device-memory copies of the constants that device kernels read, made
-  // once when the plan was built; presets point at them.
-  std::vector<std::unique_ptr<Tensor>> device_constants;
-  // The asynchronous devices the plan's kernels run on: a run waits until
-  // their streams have finished its work before it returns.
-  std::vector<Device*> async_devices;
-  // Where copies to the host allocate (the session's host allocator).
-  Allocator* host_allocator = nullptr;
-  int num_copies = 0;
+  const std::shared_ptr<const OptimizedGraph>& optimized() const {
+    return optimized_;
+  }
+  void set_optimized(std::shared_ptr<const OptimizedGraph> optimized);
+  // The device that the plan's device constants live on (multi-device
+  // plans only; null on the CPU alone), kept alive by the plan.
+  Device* accelerator() const { return accelerator_.get(); }
+  void set_accelerator(std::shared_ptr<Device> accelerator);
   // With SessionOptions.capture_device_graphs and an accelerator: the
   // plan's recording, which runs replay (executor/device_graph.h).
-  std::unique_ptr<DeviceGraph> device_graph;
+  DeviceGraph* device_graph() const { return device_graph_.get(); }
+  void set_device_graph(std::unique_ptr<DeviceGraph> graph);
+
+ private:
+  friend class PlanBuilder;
+
+  std::vector<PlanNode> nodes_;
+  std::vector<int> out_begin_;
+  std::vector<PlanEdge> edges_;
+  std::vector<int> control_edges_;
+  std::vector<int> initial_ready_;
+  std::vector<PresetTensor> presets_;
+  int num_input_slots_ = 0;
+  int num_fetches_ = 0;
+  int max_node_outputs_ = 0;
+  std::vector<DataType> feed_dtypes_;
+  std::vector<PartialTensorShape> feed_shapes_;
+  std::vector<DataType> fetch_dtypes_;
+  std::vector<PartialTensorShape> fetch_shapes_;
+  std::shared_ptr<const OptimizedGraph> optimized_;
+  // Multi-device plans only (all empty or null on the CPU alone).
+  std::shared_ptr<Device> accelerator_;
+  // Device-memory copies of the constants that device kernels read, made
+  // once when the plan was built; presets point at them.
+  std::vector<std::unique_ptr<Tensor>> device_constants_;
+  std::vector<Device*> async_devices_;
+  Allocator* host_allocator_ = nullptr;
+  int num_copies_ = 0;
+  std::unique_ptr<DeviceGraph> device_graph_;
 };
 
 // What BuildPlan needs from the session for each node it keeps.

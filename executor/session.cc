@@ -211,29 +211,29 @@ class SessionImpl : public PlanResources {
 };
 
 Callable::~Callable() = default;
-DataType Callable::feed_dtype(int i) const { return plan_->feed_dtypes[i]; }
+DataType Callable::feed_dtype(int i) const { return plan_->feed_dtypes()[i]; }
 const PartialTensorShape& Callable::feed_shape(int i) const {
-  return plan_->feed_shapes[i];
+  return plan_->feed_shapes()[i];
 }
-DataType Callable::fetch_dtype(int i) const { return plan_->fetch_dtypes[i]; }
+DataType Callable::fetch_dtype(int i) const { return plan_->fetch_dtypes()[i]; }
 const PartialTensorShape& Callable::fetch_shape(int i) const {
-  return plan_->fetch_shapes[i];
+  return plan_->fetch_shapes()[i];
 }
 int Callable::num_nodes() const {
-  return static_cast<int>(plan_->nodes.size()) - plan_->num_copies;
+  return static_cast<int>(plan_->nodes().size()) - plan_->num_copies();
 }
-int Callable::num_copies() const { return plan_->num_copies; }
+int Callable::num_copies() const { return plan_->num_copies(); }
 
 Status Callable::device_graph_status() const {
-  if (plan_->device_graph == nullptr) {
+  if (plan_->device_graph() == nullptr) {
     return errors::FailedPrecondition(
         "capture_device_graphs is off for this session");
   }
-  return plan_->device_graph->status();
+  return plan_->device_graph()->status();
 }
 std::vector<std::pair<std::string, std::string>> Callable::placement() const {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const PlanNode& pn : plan_->nodes) {
+  for (const PlanNode& pn : plan_->nodes()) {
     if (pn.step == PlanStep::kKernel) {
       out.emplace_back(pn.node->name(), pn.device->name());
     }
@@ -241,8 +241,8 @@ std::vector<std::pair<std::string, std::string>> Callable::placement() const {
   return out;
 }
 std::string Callable::optimizer_summary() const {
-  if (plan_->optimized == nullptr) return std::string();
-  const GraphOptimizerStats& s = plan_->optimized->stats();
+  if (plan_->optimized() == nullptr) return std::string();
+  const GraphOptimizerStats& s = plan_->optimized()->stats();
   return absl::StrCat(
       s.nodes_before, " nodes -> ", num_nodes(), ": ", s.folded,
       " folded into constants, ", s.fused, " fused nodes absorbing ",
@@ -306,9 +306,9 @@ StatusOr<std::shared_ptr<const Callable>> SessionImpl::PrepareTensors(
   // Device copies of constants and recordings are freed into the
   // accelerator, which must outlive them even when the callable outlives the
   // session.
-  plan->accelerator = accelerator_;
+  plan->set_accelerator(accelerator_);
   if (options_.capture_device_graphs) {
-    plan->device_graph = std::make_unique<DeviceGraph>(*plan);
+    plan->set_device_graph(std::make_unique<DeviceGraph>(*plan));
   }
   callable->plan_ = std::move(plan);
   return std::shared_ptr<const Callable>(std::move(callable));
@@ -319,8 +319,8 @@ StatusOr<std::unique_ptr<Plan>> SessionImpl::OptimizePlan(
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
   std::vector<const Node*> live;
-  live.reserve(plan.nodes.size());
-  for (const PlanNode& pn : plan.nodes) live.push_back(pn.node);
+  live.reserve(plan.nodes().size());
+  for (const PlanNode& pn : plan.nodes()) live.push_back(pn.node);
   GraphOptimizerOptions options;
   options.source_name = options_.source_name;
   options.cpu = cpu_.get();
@@ -337,7 +337,7 @@ StatusOr<std::unique_ptr<Plan>> SessionImpl::OptimizePlan(
       std::unique_ptr<Plan> optimized_plan,
       BuildPlan(optimized->graph(), feeds, optimized->fetches(),
                 optimized->targets(), optimized.get(), PlanOptions()));
-  optimized_plan->optimized = std::move(optimized);
+  optimized_plan->set_optimized(std::move(optimized));
   return optimized_plan;
 }
 
@@ -366,19 +366,20 @@ StatusOr<std::shared_ptr<const Callable>> SessionImpl::CachedCallable(
 
 Status SessionImpl::CheckFeeds(const Callable& callable, const Plan& plan,
                                const std::vector<Tensor>& feeds) const {
-  if (feeds.size() != plan.feed_dtypes.size()) {
+  if (feeds.size() != plan.feed_dtypes().size()) {
     return errors::InvalidArgument(options_.source_name, ": expected ",
-                                   plan.feed_dtypes.size(), " feeds, got ",
+                                   plan.feed_dtypes().size(), " feeds, got ",
                                    feeds.size());
   }
   for (size_t i = 0; i < feeds.size(); ++i) {
     const Tensor& t = feeds[i];
-    const PartialTensorShape& want = plan.feed_shapes[i];
-    if (!t.IsInitialized() || t.dtype() != plan.feed_dtypes[i] ||
+    const PartialTensorShape& want = plan.feed_shapes()[i];
+    if (!t.IsInitialized() || t.dtype() != plan.feed_dtypes()[i] ||
         !want.IsCompatibleWith(t.shape())) {
       return errors::InvalidArgument(
           options_.source_name, ": feed '", callable.feeds()[i], "': expected ",
-          DataTypeName(plan.feed_dtypes[i]), " ", want.DebugString(), ", got ",
+          DataTypeName(plan.feed_dtypes()[i]), " ", want.DebugString(),
+          ", got ",
           t.IsInitialized() ? absl::StrCat(DataTypeName(t.dtype()), " ",
                                            t.shape().DebugString())
                             : std::string("an empty tensor"));
