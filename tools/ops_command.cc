@@ -1,7 +1,10 @@
 // weft ops [NAME]: the registered ops, their specs, and their kernels.
 // weft ops --used-by GRAPH... [--header]: what those graphs need, as a list
 // or as the ops_to_register.h of a selective build (tools/ops_to_register.h).
+// weft ops --missing: how many of tf2onnx's TensorFlow ops (the anchor list of
+// tests/ops/testdata/tf2onnx_anchor_ops.txt) weft registers, and which not.
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -17,6 +20,7 @@ namespace {
 
 constexpr char kHelp[] =
     "usage: weft ops [--json] [--load LIB.so ...] [NAME]\n"
+    "       weft ops --missing\n"
     "       weft ops --used-by [--header | --json] [--load LIB.so ...] "
     "GRAPH...\n"
     "\n"
@@ -35,7 +39,69 @@ constexpr char kHelp[] =
     "\n"
     "  --json              machine-readable output\n"
     "  --used-by           what GRAPH... need instead of every op\n"
-    "  --header            with --used-by: print ops_to_register.h\n";
+    "  --header            with --used-by: print ops_to_register.h\n"
+    "  --missing           the anchor coverage line, then the tf2onnx ops\n"
+    "                      weft does not register (those left out on\n"
+    "                      purpose with the reason)\n"
+    "\n"
+    "The listing ends with \"anchor coverage: N of M tf2onnx ops\": how many\n"
+    "of the TensorFlow ops tf2onnx 1.17 converts weft registers.\n";
+
+// The anchor list: tf2onnx's TensorFlow op handlers, written by
+// tests/ops/gen_tf2onnx_anchor_ops.py. `left_out` is empty for the ops weft
+// aims to register, else why it leaves the op out on purpose.
+struct AnchorOp {
+  const char* name;
+  const char* left_out;
+};
+constexpr AnchorOp kAnchorOps[] = {
+#include "tools/tf2onnx_anchor_ops.inc"
+};
+
+// "anchor coverage: N of M tf2onnx ops (...)"; `missing` gets the anchor ops
+// weft does not register.
+std::string AnchorCoverage(std::vector<const AnchorOp*>* missing) {
+  int registered = 0;
+  int goal = 0;
+  int goal_registered = 0;
+  for (const AnchorOp& op : kAnchorOps) {
+    const bool in_goal = op.left_out[0] == '\0';
+    const bool found = OpRegistry::Global()->LookUp(op.name).ok();
+    registered += found ? 1 : 0;
+    goal += in_goal ? 1 : 0;
+    goal_registered += found && in_goal ? 1 : 0;
+    if (!found) missing->push_back(&op);
+  }
+  const int total = static_cast<int>(std::size(kAnchorOps));
+  return absl::StrCat("anchor coverage: ", registered, " of ", total,
+                      " tf2onnx ops (", goal_registered, " of the ", goal,
+                      " weft aims at, ", total - goal,
+                      " left out on purpose; --missing lists the rest)\n");
+}
+
+int MissingMain() {
+  std::vector<const AnchorOp*> missing;
+  std::string out = AnchorCoverage(&missing);
+  std::string left_out;
+  int goal_missing = 0;
+  int left_out_missing = 0;
+  for (const AnchorOp* op : missing) {
+    if (op->left_out[0] == '\0') {
+      ++goal_missing;
+    } else {
+      ++left_out_missing;
+      absl::StrAppend(&left_out, "  ", op->name, " (", op->left_out, ")\n");
+    }
+  }
+  absl::StrAppend(&out, "missing (", goal_missing, "):\n");
+  for (const AnchorOp* op : missing) {
+    if (op->left_out[0] == '\0') absl::StrAppend(&out, "  ", op->name, "\n");
+  }
+  absl::StrAppend(&out, "left out on purpose (", left_out_missing, "):\n",
+                  left_out);
+  std::fputs(out.c_str(), stdout);
+  return kExitOk;
+}
 
 std::vector<std::string> KernelSummaries(const std::string& op) {
   std::vector<std::string> out;
@@ -99,6 +165,7 @@ int OpsMain(const std::vector<std::string>& argv) {
   args.Flag("json", false);
   args.Flag("used-by", false);
   args.Flag("header", false);
+  args.Flag("missing", false);
   DeclareLoadFlag(&args);
   if (Status s = args.Parse(); !s.ok()) return UsageError("ops", s.message());
   if (args.Has("help")) {
@@ -113,6 +180,7 @@ int OpsMain(const std::vector<std::string>& argv) {
     return ReportError("ops", s);
   }
   if (args.Has("used-by")) return UsedByMain(args);
+  if (args.Has("missing")) return MissingMain();
   if (args.Has("header")) {
     return UsageError("ops", "--header needs --used-by GRAPH...");
   }
@@ -159,6 +227,10 @@ int OpsMain(const std::vector<std::string>& argv) {
           absl::StrAppend(&out, "  kernel ", k, "\n");
         }
       }
+    }
+    if (args.positional().empty()) {
+      std::vector<const AnchorOp*> missing;
+      out += AnchorCoverage(&missing);
     }
   }
   std::fputs(out.c_str(), stdout);

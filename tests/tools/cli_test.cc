@@ -12,10 +12,12 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "device/device_info.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ops/op_registry.h"
 
 namespace {
 
@@ -162,6 +164,62 @@ TEST_F(CliTest, OpsListsSpecsAndKernels) {
   Result missing = Run("ops MatMull");
   EXPECT_EQ(missing.code, 1);
   EXPECT_THAT(missing.err, HasSubstr("did you mean 'MatMul'"));
+}
+
+// The anchor list (tests/ops/testdata/tf2onnx_anchor_ops.txt, the TensorFlow
+// ops tf2onnx 1.17 converts) is what `weft ops` counts: the coverage line
+// gives the ops of the list this build registers, --missing names the others
+// of weft's goal, and the copy compiled into the CLI
+// (tools/tf2onnx_anchor_ops.inc) holds the same names and reasons.
+TEST_F(CliTest, OpsReportsAnchorCoverage) {
+  const std::string root = WEFT_SOURCE_DIR;
+  std::istringstream txt(
+      ReadFile(root + "/tests/ops/testdata/tf2onnx_anchor_ops.txt"));
+  std::istringstream inc(ReadFile(root + "/tools/tf2onnx_anchor_ops.inc"));
+  int total = 0;
+  int registered = 0;
+  std::vector<std::string> missing_goal;
+  std::vector<std::string> from_txt;
+  std::vector<std::string> from_inc;
+  for (std::string line; std::getline(txt, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::string name = line.substr(0, line.find(' '));
+    const size_t at = line.find("  left out: ");
+    const std::string reason =
+        at == std::string::npos ? "" : line.substr(at + 12);
+    from_txt.push_back("{\"" + name + "\", \"" + reason + "\"},");
+    ++total;
+    if (weft::OpRegistry::Global()->LookUp(name).ok()) {
+      ++registered;
+    } else if (reason.empty()) {
+      missing_goal.push_back(name);
+    }
+  }
+  for (std::string line; std::getline(inc, line);) {
+    if (line.rfind("//", 0) != 0) from_inc.push_back(line);
+  }
+  EXPECT_EQ(total, 266);
+  EXPECT_EQ(from_txt, from_inc);
+  const std::string coverage =
+      "anchor coverage: " + std::to_string(registered) + " of " +
+      std::to_string(total) + " tf2onnx ops";
+  Result r = Run("ops --missing");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(coverage));
+  EXPECT_THAT(r.out, HasSubstr("missing (" +
+                               std::to_string(missing_goal.size()) + "):\n"));
+  for (const std::string& name : missing_goal) {
+    EXPECT_THAT(r.out, HasSubstr("\n  " + name + "\n"));
+  }
+  EXPECT_THAT(r.out, HasSubstr("  IteratorV2 (iterator)\n"));
+  for (const char* covered : {"TopKV2", "Cumsum", "MatrixBandPart", "Where",
+                              "Atan2", "BitwiseAnd", "TensorListStack"}) {
+    EXPECT_THAT(
+        r.out, ::testing::Not(HasSubstr(std::string("\n  ") + covered + "\n")));
+  }
+  Result all = Run("ops");
+  ASSERT_EQ(all.code, 0) << all.err;
+  EXPECT_THAT(all.out, HasSubstr(coverage));
 }
 
 // Every malformed file: exit code 1, one line on stderr naming the file, no
