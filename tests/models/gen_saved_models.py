@@ -30,8 +30,9 @@ Models (each a directory testdata/saved_models/NAME/):
                 restores (only the SavedObjectGraph maps them to the
                 checkpoint): TensorFlow's own graph loader
                 (tf.compat.v1.saved_model.loader, the C++ loader, TF
-                Serving) fails on it, and so does weft; the test checks the
-                error. This script checks that TF1's loader still fails.
+                Serving) fails on it; weft reads the object graph, as
+                tf.saved_model.load does. This script checks that TF1's
+                loader still fails, so the case stays the hard one.
     tf1         TF1 graph mode, tf.compat.v1.saved_model.Builder: VariableV2
                 variables (get_variable(use_resource=False)), one of them
                 split by fixed_size_partitioner into 3 slices, the
@@ -39,7 +40,8 @@ Models (each a directory testdata/saved_models/NAME/):
     tf1_text    the same graph and variables written with as_text=True:
                 saved_model.pbtxt instead of saved_model.pb.
 
-Sidecars, one per signature run, NAME__SIGNATURE.sm, one item a line:
+Sidecars, one per signature run, NAME__SIGNATURE[__CASE].sm (CASE names a
+second set of inputs for one signature), one item a line:
 
     model NAME                  (the directory under saved_models/)
     tags serve                  (comma-separated tag set)
@@ -84,9 +86,10 @@ def fresh_dir(name):
     return path
 
 
-def write_case(name, signature, inputs, outputs, tags=("serve",)):
-    """Writes NAME__SIGNATURE.sm and its .npy files."""
-    stem = f"{name}__{signature}"
+def write_case(name, signature, inputs, outputs, tags=("serve",), case=""):
+    """Writes NAME__SIGNATURE[__CASE].sm and its .npy files; CASE names a
+    second set of inputs for the same signature."""
+    stem = f"{name}__{signature}" + (f"__{case}" if case else "")
     lines = [f"model {name}", f"tags {','.join(tags)}",
              f"signature {signature}"]
     for kind, values in (("input", inputs), ("output", outputs)):
@@ -174,7 +177,7 @@ def module():
     inputs = {"x": x - 0.5, "y": x + 1.0}
     outputs = run_tf2(path, "serving_default", inputs)
     assert outputs["steps"] == 5, outputs["steps"]
-    write_case("module", "serving_default_other", inputs, outputs)
+    write_case("module", "serving_default", inputs, outputs, case="other")
 
 
 # --- Keras 3 model.export() ------------------------------------------------
@@ -273,7 +276,7 @@ def keras_tfsave():
     # function never assigns (it assigns Keras's variable wrappers, other
     # VarHandleOps); only tf.saved_model.load's object graph ties the two.
     # TensorFlow's graph loader (TF1 sessions, the C++ loader, TF Serving)
-    # fails on it, and so does weft's: saved_model_test.cc checks the error.
+    # fails on it; weft follows the object graph (restore_map.h).
     try:
         run_tf1(path, "serving_default", {"features": x})
     except tf.errors.FailedPreconditionError as e:
