@@ -308,6 +308,24 @@ void StackItems(OpKernelContext* ctx, const TensorList& list,
 // ---- the kernels
 // --------------------------------------------------------------
 
+// A list about to hold the rows of `t` (FromTensor, Split): its dtype is
+// t's, its element shape the `element_shape` input.
+Status NewListOfRows(const Tensor& t, const Tensor& element_shape,
+                     std::shared_ptr<TensorList>* list) {
+  WEFT_RETURN_IF_ERROR(CheckSupported(t.dtype()));
+  if (t.dims() < 1) {
+    return errors::InvalidArgument(
+        "tensor must be at least a vector but has shape ",
+        t.shape().DebugString());
+  }
+  auto made = std::make_shared<TensorList>();
+  made->element_dtype = t.dtype();
+  WEFT_RETURN_IF_ERROR(
+      ReadElementShape(element_shape, "element_shape", &made->element_shape));
+  *list = std::move(made);
+  return Status();
+}
+
 class ListOpKernel : public OpKernel {
  public:
   explicit ListOpKernel(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -371,15 +389,8 @@ class TensorListFromTensorOp : public ListOpKernel {
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& t = ctx->input(0);
-    OP_REQUIRES_OK(ctx, CheckSupported(t.dtype()));
-    OP_REQUIRES(ctx, t.dims() >= 1,
-                errors::InvalidArgument(
-                    "tensor must be at least a vector but has shape ",
-                    t.shape().DebugString()));
-    auto list = std::make_shared<TensorList>();
-    list->element_dtype = t.dtype();
-    OP_REQUIRES_OK(ctx, ReadElementShape(ctx->input(1), "element_shape",
-                                         &list->element_shape));
+    std::shared_ptr<TensorList> list;
+    OP_REQUIRES_OK(ctx, NewListOfRows(t, ctx->input(1), &list));
     std::vector<int64_t> row_dims(t.shape().dim_sizes().begin() + 1,
                                   t.shape().dim_sizes().end());
     auto row = PartialTensorShape::Build(row_dims);
@@ -730,15 +741,8 @@ class TensorListSplitOp : public ListOpKernel {
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& t = ctx->input(0);
-    OP_REQUIRES_OK(ctx, CheckSupported(t.dtype()));
-    OP_REQUIRES(ctx, t.dims() >= 1,
-                errors::InvalidArgument(
-                    "tensor must be at least a vector but has shape ",
-                    t.shape().DebugString()));
-    auto list = std::make_shared<TensorList>();
-    list->element_dtype = t.dtype();
-    OP_REQUIRES_OK(ctx, ReadElementShape(ctx->input(1), "element_shape",
-                                         &list->element_shape));
+    std::shared_ptr<TensorList> list;
+    OP_REQUIRES_OK(ctx, NewListOfRows(t, ctx->input(1), &list));
     std::vector<int64_t> dims(t.shape().dim_sizes().begin(),
                               t.shape().dim_sizes().end());
     dims[0] = -1;
