@@ -18,6 +18,7 @@
 #include "core/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/tools/cli_testutil.h"
 #include "tools/npy.h"
 
 namespace weft {
@@ -26,39 +27,9 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-class BadFeedCliTest : public ::testing::Test {
+class BadFeedCliTest : public CliTestBase {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("weft_bad_feed_cli_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  CliResult Run(const std::string& args) {
-    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    std::string cmd = std::string(WEFT_CLI_PATH) + " " + args + " >" +
-                      out.string() + " 2>" + err.string();
-    int status = std::system(cmd.c_str());
-    CliResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = Slurp(out);
-    r.err = Slurp(err);
-    return r;
-  }
+  CliResult Run(const std::string& args) { return RunCli(args); }
 
   // x: float [?,3] and n: int32 [] feed pair = (relu(x + c), n).
   static std::string Graph() {
@@ -111,7 +82,7 @@ TEST_F(BadFeedCliTest, TooFewBytesInTheFile) {
   Tensor row(DT_FLOAT, TensorShape({2, 3}));
   std::fill_n(row.data<float>(), 6, 1.0f);
   const std::string path = Npy("short.npy", row);
-  const std::string bytes = Slurp(path);
+  const std::string bytes = ReadFileBytes(path);
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       << bytes.substr(0, bytes.size() - 5);
   ExpectFails("run " + Graph() + " --input x=" + path + " --input n=zeros",

@@ -18,50 +18,25 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ops/op_registry.h"
+#include "tests/tools/cli_testutil.h"
 
 namespace {
 
 using ::testing::HasSubstr;
+using weft::CliResult;
+using weft::CliTestBase;
+using weft::CountLines;
+using weft::ReadFileBytes;
 namespace fs = std::filesystem;
-
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void WriteFile(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary);
   out << bytes;
 }
 
-class CliTest : public ::testing::Test {
+class CliTest : public CliTestBase {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("weft_cli_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Result Run(const std::string& args) {
-    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    std::string cmd = std::string(WEFT_CLI_PATH) + " " + args + " >" +
-                      out.string() + " 2>" + err.string();
-    int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = ReadFile(out);
-    r.err = ReadFile(err);
-    return r;
-  }
+  CliResult Run(const std::string& args) { return RunCli(args); }
 
   static std::string Testdata(const std::string& name) {
     return std::string(WEFT_TESTDATA_DIR) + "/" + name;
@@ -70,13 +45,9 @@ class CliTest : public ::testing::Test {
   fs::path dir_;
 };
 
-int CountLines(const std::string& s) {
-  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
-}
-
 TEST_F(CliTest, HelpOnEveryCommand) {
   for (const char* cmd : {"--help", "inspect --help", "ops --help"}) {
-    Result r = Run(cmd);
+    CliResult r = Run(cmd);
     EXPECT_EQ(r.code, 0) << cmd;
     EXPECT_THAT(r.out, HasSubstr("usage: weft")) << cmd;
   }
@@ -85,7 +56,7 @@ TEST_F(CliTest, HelpOnEveryCommand) {
 TEST_F(CliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(Run("").code, 2);
   EXPECT_EQ(Run("frobnicate").code, 2);
-  Result r = Run("inspect");
+  CliResult r = Run("inspect");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(CountLines(r.err), 1) << r.err;
   EXPECT_EQ(Run("inspect a.pb --bogus").code, 2);
@@ -95,7 +66,7 @@ TEST_F(CliTest, UsageErrorsExitTwo) {
 
 TEST_F(CliTest, InspectFrozenKerasModel) {
   for (const char* file : {"mlp_frozen.pb", "mlp_frozen.pbtxt"}) {
-    Result r = Run("inspect " + Testdata(file));
+    CliResult r = Run("inspect " + Testdata(file));
     ASSERT_EQ(r.code, 0) << r.err;
     // The model: x [?,4] -> Dense(8, relu) -> Dense(3, softmax); the script
     // that froze it (scripts/gen_graph_fixtures.py) states these shapes.
@@ -108,21 +79,22 @@ TEST_F(CliTest, InspectFrozenKerasModel) {
 }
 
 TEST_F(CliTest, InspectWithInputShapeAndJson) {
-  Result r = Run("inspect " + Testdata("mlp_frozen.pb") +
-                 " --input x:16,4 --format json");
+  CliResult r = Run("inspect " + Testdata("mlp_frozen.pb") +
+                    " --input x:16,4 --format json");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("\"name\": \"x\", \"op\": \"Placeholder\", "
                                "\"dtype\": \"float\", \"shape\": [16, 4]"));
   EXPECT_THAT(r.out, HasSubstr("\"shape\": [16, 3]"));
-  Result bad = Run("inspect " + Testdata("mlp_frozen.pb") + " --input x:16,5");
+  CliResult bad =
+      Run("inspect " + Testdata("mlp_frozen.pb") + " --input x:16,5");
   EXPECT_EQ(bad.code, 1);
   EXPECT_THAT(bad.err, HasSubstr("node 'x' (Placeholder)"));
   EXPECT_EQ(CountLines(bad.err), 1);
 }
 
 TEST_F(CliTest, RunTopKListsTheLargestValuesInOrder) {
-  Result r = Run("run " + Testdata("mlp_frozen.pb") +
-                 " --input x=random:1,4 --top 3 --threads 0");
+  CliResult r = Run("run " + Testdata("mlp_frozen.pb") +
+                    " --input x=random:1,4 --top 3 --threads 0");
   ASSERT_EQ(r.code, 0) << r.err;
   size_t at = r.out.find("top-3:");
   ASSERT_NE(at, std::string::npos) << r.out;
@@ -148,20 +120,20 @@ TEST_F(CliTest, RunTopKListsTheLargestValuesInOrder) {
 }
 
 TEST_F(CliTest, InspectDot) {
-  Result r = Run("inspect " + Testdata("mlp_frozen.pb") + " --format dot");
+  CliResult r = Run("inspect " + Testdata("mlp_frozen.pb") + " --format dot");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("digraph weft {"));
   EXPECT_THAT(r.out, HasSubstr("->"));
 }
 
 TEST_F(CliTest, OpsListsSpecsAndKernels) {
-  Result r = Run("ops");
+  CliResult r = Run("ops");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("MatMul("));
-  Result one = Run("ops MatMul --json");
+  CliResult one = Run("ops MatMul --json");
   ASSERT_EQ(one.code, 0) << one.err;
   EXPECT_THAT(one.out, HasSubstr("\"name\": \"MatMul\""));
-  Result missing = Run("ops MatMull");
+  CliResult missing = Run("ops MatMull");
   EXPECT_EQ(missing.code, 1);
   EXPECT_THAT(missing.err, HasSubstr("did you mean 'MatMul'"));
 }
@@ -174,8 +146,8 @@ TEST_F(CliTest, OpsListsSpecsAndKernels) {
 TEST_F(CliTest, OpsReportsAnchorCoverage) {
   const std::string root = WEFT_SOURCE_DIR;
   std::istringstream txt(
-      ReadFile(root + "/tests/ops/testdata/tf2onnx_anchor_ops.txt"));
-  std::istringstream inc(ReadFile(root + "/tools/tf2onnx_anchor_ops.inc"));
+      ReadFileBytes(root + "/tests/ops/testdata/tf2onnx_anchor_ops.txt"));
+  std::istringstream inc(ReadFileBytes(root + "/tools/tf2onnx_anchor_ops.inc"));
   int total = 0;
   int registered = 0;
   std::vector<std::string> missing_goal;
@@ -203,7 +175,7 @@ TEST_F(CliTest, OpsReportsAnchorCoverage) {
   const std::string coverage =
       "anchor coverage: " + std::to_string(registered) + " of " +
       std::to_string(total) + " tf2onnx ops";
-  Result r = Run("ops --missing");
+  CliResult r = Run("ops --missing");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr(coverage));
   EXPECT_THAT(r.out, HasSubstr("missing (" +
@@ -217,7 +189,7 @@ TEST_F(CliTest, OpsReportsAnchorCoverage) {
     EXPECT_THAT(
         r.out, ::testing::Not(HasSubstr(std::string("\n  ") + covered + "\n")));
   }
-  Result all = Run("ops");
+  CliResult all = Run("ops");
   ASSERT_EQ(all.code, 0) << all.err;
   EXPECT_THAT(all.out, HasSubstr(coverage));
 }
@@ -225,7 +197,7 @@ TEST_F(CliTest, OpsReportsAnchorCoverage) {
 // Every malformed file: exit code 1, one line on stderr naming the file, no
 // crash (the sanitizer build runs this too).
 TEST_F(CliTest, MalformedCorpusFailsCleanly) {
-  const std::string good = ReadFile(Testdata("mlp_frozen.pb"));
+  const std::string good = ReadFileBytes(Testdata("mlp_frozen.pb"));
   ASSERT_FALSE(good.empty());
   std::mt19937 rng(42);
   std::string random(4096, '\0');
@@ -269,12 +241,12 @@ TEST_F(CliTest, MalformedCorpusFailsCleanly) {
   for (const auto& [name, bytes] : corpus) {
     fs::path p = dir_ / name;
     WriteFile(p, bytes);
-    Result r = Run("inspect " + p.string());
+    CliResult r = Run("inspect " + p.string());
     EXPECT_EQ(r.code, 1) << name << ": " << r.err;
     EXPECT_EQ(CountLines(r.err), 1) << name << ": " << r.err;
     EXPECT_THAT(r.err, HasSubstr(name)) << name;
   }
-  Result missing = Run("inspect " + (dir_ / "no_such_file.pb").string());
+  CliResult missing = Run("inspect " + (dir_ / "no_such_file.pb").string());
   EXPECT_EQ(missing.code, 1);
   EXPECT_THAT(missing.err, HasSubstr("no_such_file.pb"));
 }
@@ -282,7 +254,7 @@ TEST_F(CliTest, MalformedCorpusFailsCleanly) {
 // `weft devices` answers on every machine: the CPU, and the GPUs or why
 // there are none. Exit 0 either way.
 TEST_F(CliTest, DevicesListsCpuAndExplainsGpu) {
-  Result r = Run("devices");
+  CliResult r = Run("devices");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_THAT(r.out, HasSubstr("cpu:0 "));
@@ -297,14 +269,14 @@ TEST_F(CliTest, DevicesListsCpuAndExplainsGpu) {
 }
 
 TEST_F(CliTest, DevicesJsonAndHelp) {
-  Result r = Run("devices --json");
+  CliResult r = Run("devices --json");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("{\"cpu\": {", 0), 0u) << r.out;
   EXPECT_THAT(r.out, HasSubstr("\"cuda\": {\"built_with_cuda\": "));
   EXPECT_THAT(r.out, HasSubstr(weft::GetCudaInfo().status.ok()
                                    ? "\"available\": true"
                                    : "\"available\": false"));
-  Result help = Run("devices --help");
+  CliResult help = Run("devices --help");
   EXPECT_EQ(help.code, 0);
   EXPECT_THAT(help.out, HasSubstr("usage: weft devices"));
   EXPECT_EQ(Run("devices --bogus").code, 2);
@@ -313,23 +285,23 @@ TEST_F(CliTest, DevicesJsonAndHelp) {
 
 TEST_F(CliTest, RunDeviceFlag) {
   const std::string graph = Testdata("mlp_frozen.pb");
-  Result bad = Run("run " + graph + " --input x=random:1,4 --device gpu");
+  CliResult bad = Run("run " + graph + " --input x=random:1,4 --device gpu");
   EXPECT_EQ(bad.code, 2);
   EXPECT_THAT(bad.err, HasSubstr("--device: device 'gpu': expected cpu, cuda"));
   // auto: the CPU when no GPU can take the graph.
-  Result autod =
+  CliResult autod =
       Run("run " + graph + " --input x=random:1,4 --threads 0 --device auto");
   EXPECT_EQ(autod.code, 0) << autod.err;
   EXPECT_THAT(autod.out, HasSubstr("Identity"));
   // TF32 is a CUDA setting: refused, with the reason, on the CPU.
-  Result tf32 = Run("run " + graph + " --input x=random:1,4 --allow-tf32");
+  CliResult tf32 = Run("run " + graph + " --input x=random:1,4 --allow-tf32");
   EXPECT_EQ(tf32.code, 1);
   EXPECT_THAT(tf32.err, HasSubstr("allow_tf32 is set but the session runs on "
                                   "'cpu'"));
   // Recording asked for on a CPU session: the bench says why it is unused.
-  Result graph_bench = Run("bench " + graph +
-                           " --input x=random:1,4 --runs 2 --warmup 0 "
-                           "--threads 0 --capture-graph");
+  CliResult graph_bench = Run("bench " + graph +
+                              " --input x=random:1,4 --runs 2 --warmup 0 "
+                              "--threads 0 --capture-graph");
   EXPECT_EQ(graph_bench.code, 0) << graph_bench.err;
   EXPECT_THAT(graph_bench.out,
               HasSubstr("device graph: not used: the session runs on the CPU "
@@ -337,8 +309,8 @@ TEST_F(CliTest, RunDeviceFlag) {
   const weft::CudaInfo& cuda = weft::GetCudaInfo();
   if (cuda.status.ok()) return;  // what "cuda" does with a GPU is tested there
   for (const char* cmd : {"run", "bench"}) {
-    Result r = Run(std::string(cmd) + " " + graph +
-                   " --input x=random:1,4 --device cuda");
+    CliResult r = Run(std::string(cmd) + " " + graph +
+                      " --input x=random:1,4 --device cuda");
     EXPECT_EQ(r.code, 1) << cmd;
     EXPECT_THAT(r.err, HasSubstr("device 'cuda': " +
                                  std::string(cuda.status.message())))

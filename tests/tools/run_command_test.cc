@@ -15,6 +15,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/tools/cli_testutil.h"
 #include "tools/npy.h"
 
 namespace weft {
@@ -24,43 +25,9 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-int CountLines(const std::string& s) {
-  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
-}
-
-class RunCommandTest : public ::testing::Test {
+class RunCommandTest : public CliTestBase {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("weft_run_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Result Run(const std::string& args) {
-    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    std::string cmd = std::string(WEFT_CLI_PATH) + " " + args + " >" +
-                      out.string() + " 2>" + err.string();
-    int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = ReadFile(out);
-    r.err = ReadFile(err);
-    return r;
-  }
+  CliResult Run(const std::string& args) { return RunCli(args); }
 
   static std::string Testdata(const std::string& name) {
     return std::string(WEFT_TOOLS_TESTDATA_DIR) + "/" + name;
@@ -84,11 +51,11 @@ class RunCommandTest : public ::testing::Test {
 
 TEST_F(RunCommandTest, HelpAndUsageErrors) {
   for (const char* cmd : {"run --help", "bench --help"}) {
-    Result r = Run(cmd);
+    CliResult r = Run(cmd);
     EXPECT_EQ(r.code, 0) << cmd;
     EXPECT_THAT(r.out, HasSubstr("usage: weft")) << cmd;
   }
-  Result top = Run("--help");
+  CliResult top = Run("--help");
   EXPECT_THAT(top.out, HasSubstr("  run GRAPH"));
   EXPECT_THAT(top.out, HasSubstr("  bench GRAPH"));
 
@@ -110,7 +77,7 @@ TEST_F(RunCommandTest, HelpAndUsageErrors) {
            "bench " + g + " --threads x",
            "bench " + g + " --input x",
        }) {
-    Result r = Run(args);
+    CliResult r = Run(args);
     EXPECT_EQ(r.code, 2) << args << ": " << r.err;
     EXPECT_EQ(CountLines(r.err), 1) << args << ": " << r.err;
   }
@@ -120,9 +87,9 @@ TEST_F(RunCommandTest, HelpAndUsageErrors) {
 // what TensorFlow computed for it (tests/tools/gen_run_fixtures.py).
 TEST_F(RunCommandTest, FrozenKerasMlpMatchesTensorFlow) {
   fs::path save = dir_ / "mlp";
-  Result r = Run("run " + std::string(WEFT_TESTDATA_DIR) +
-                 "/mlp_frozen.pb --input x=" + Testdata("mlp_input.npy") +
-                 " --save " + save.string());
+  CliResult r = Run("run " + std::string(WEFT_TESTDATA_DIR) +
+                    "/mlp_frozen.pb --input x=" + Testdata("mlp_input.npy") +
+                    " --save " + save.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("Identity: float [5,3]")) << r.out;
   Tensor got = Load(save / "Identity.npy");
@@ -149,7 +116,7 @@ TEST_F(RunCommandTest, FrozenKerasMlpMatchesTensorFlow) {
 // as pair_1.npy.
 TEST_F(RunCommandTest, ZerosInputsSummaryAndSavedFiles) {
   fs::path save = dir_ / "out";
-  Result r =
+  CliResult r =
       Run("run " + AddRelu() + " --input x=zeros:2,3 --input n=zeros --save " +
           save.string());
   ASSERT_EQ(r.code, 0) << r.err;
@@ -176,10 +143,10 @@ TEST_F(RunCommandTest, FileInputAndChosenOutputs) {
   fs::path x_path = dir_ / "x.npy";
   ASSERT_TRUE(WriteNpy(x, x_path.string()).ok());
   fs::path save = dir_ / "out";
-  Result r = Run("run " + AddRelu() + " --input x=" + x_path.string() +
-                 " --input n=zeros --output layer/add --output layer/relu:0 "
-                 "--save " +
-                 save.string());
+  CliResult r = Run("run " + AddRelu() + " --input x=" + x_path.string() +
+                    " --input n=zeros --output layer/add --output layer/relu:0 "
+                    "--save " +
+                    save.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("layer/add: float [1,3]"));
   EXPECT_THAT(r.out, Not(HasSubstr("pair")));
@@ -195,15 +162,15 @@ TEST_F(RunCommandTest, RandomInputsAreReproducible) {
   std::string saved[2];
   for (int k = 0; k < 2; ++k) {
     fs::path save = dir_ / ("out" + std::to_string(k));
-    Result r = Run("run " + AddRelu() +
-                   " --input x=random --input n=random --output x "
-                   "--output n --save " +
-                   save.string());
+    CliResult r = Run("run " + AddRelu() +
+                      " --input x=random --input n=random --output x "
+                      "--output n --save " +
+                      save.string());
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_THAT(r.err, HasSubstr("weft run: note: input 'x': shape [?,3] has "
                                  "unknown dimensions; using [1,3]"));
     EXPECT_EQ(CountLines(r.err), 1) << r.err;
-    saved[k] = ReadFile(save / "x.npy") + ReadFile(save / "n.npy");
+    saved[k] = ReadFileBytes(save / "x.npy") + ReadFileBytes(save / "n.npy");
     std::vector<float> x = Floats(Load(save / "x.npy"));
     ASSERT_EQ(x.size(), 3u);
     for (float v : x) {
@@ -220,11 +187,12 @@ TEST_F(RunCommandTest, RandomInputsAreReproducible) {
 
 TEST_F(RunCommandTest, TraceIsChromeJson) {
   fs::path trace = dir_ / "trace.json";
-  Result r = Run("run " + AddRelu() +
-                 " --input x=zeros:4,3 --input n=zeros --threads 0 --trace " +
-                 trace.string());
+  CliResult r =
+      Run("run " + AddRelu() +
+          " --input x=zeros:4,3 --input n=zeros --threads 0 --trace " +
+          trace.string());
   ASSERT_EQ(r.code, 0) << r.err;
-  std::string json = ReadFile(trace);
+  std::string json = ReadFileBytes(trace);
   EXPECT_THAT(json, HasSubstr("\"traceEvents\""));
   EXPECT_THAT(json, HasSubstr("\"name\": \"layer/relu\""));
   EXPECT_THAT(json, HasSubstr("\"ph\": \"X\""));
@@ -274,7 +242,7 @@ TEST_F(RunCommandTest, ErrorsNameTheProblem) {
        {"op library '" + bad_npy.string() + "'"}},
   };
   for (const Case& c : cases) {
-    Result r = Run(c.args);
+    CliResult r = Run(c.args);
     EXPECT_EQ(r.code, 1) << c.args << ": " << r.err;
     EXPECT_EQ(CountLines(r.err), 1) << c.args << ": " << r.err;
     for (const std::string& m : c.messages) {
@@ -296,9 +264,9 @@ double Seconds(const std::string& text) {
 }
 
 TEST_F(RunCommandTest, BenchPrintsLatencies) {
-  Result r = Run("bench " + AddRelu() +
-                 " --input x=random:8,3 --input n=zeros --runs 25 "
-                 "--warmup 3 --threads 0");
+  CliResult r = Run("bench " + AddRelu() +
+                    " --input x=random:8,3 --input n=zeros --runs 25 "
+                    "--warmup 3 --threads 0");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr(": 25 runs after 3 warmup, 1 thread(s)\n"));
   // Not a terminal: no progress line.

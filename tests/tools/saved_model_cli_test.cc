@@ -19,6 +19,7 @@
 #include "core/tensor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/tools/cli_testutil.h"
 #include "tools/npy.h"
 
 namespace weft {
@@ -28,28 +29,11 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string Models() {
   return std::string(WEFT_SOURCE_DIR) + "/tests/models/testdata/saved_models";
 }
 
 std::string Fixture(const std::string& name) { return Models() + "/" + name; }
-
-int CountLines(const std::string& s) {
-  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
-}
 
 // Within the bound of tests/models/models_test.cc: 1e-4 relative plus 5e-5
 // of the tensor's largest magnitude.
@@ -69,29 +53,10 @@ void ExpectCloseFloats(const std::string& what, const Tensor& got,
   }
 }
 
-class SavedModelCliTest : public ::testing::Test {
+class SavedModelCliTest : public CliTestBase {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("weft_saved_model_cli_test_" + std::to_string(::getpid()) + "_" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // Runs `weft run ARGS`.
-  Result Run(const std::string& args) {
-    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    std::string cmd = std::string(WEFT_CLI_PATH) + " run " + args + " >" +
-                      out.string() + " 2>" + err.string();
-    int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = ReadFile(out);
-    r.err = ReadFile(err);
-    return r;
-  }
+  CliResult Run(const std::string& args) { return RunCli("run " + args); }
 
   // A copy of fixture `name` in the scratch directory.
   std::string Copy(const std::string& name) {
@@ -125,7 +90,7 @@ class SavedModelCliTest : public ::testing::Test {
 // and equal to TensorFlow's.
 TEST_F(SavedModelCliTest, RunPrintsOutputsBySignatureKey) {
   const std::string save = (dir_ / "out").string();
-  Result r =
+  CliResult r =
       Run(Fixture("module") +
           " --input x=" + Fixture("module__serving_default__input_x.npy") +
           " --input y=" + Fixture("module__serving_default__input_y.npy") +
@@ -146,8 +111,8 @@ TEST_F(SavedModelCliTest, RunPrintsOutputsBySignatureKey) {
 // --signature picks another signature; --output fetches one key.
 TEST_F(SavedModelCliTest, RunAnotherSignature) {
   const std::string save = (dir_ / "out").string();
-  Result r = Run(Fixture("module") + " --signature scale --input v=" +
-                 Fixture("module__scale__input_v.npy") + " --save " + save);
+  CliResult r = Run(Fixture("module") + " --signature scale --input v=" +
+                    Fixture("module__scale__input_v.npy") + " --save " + save);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("scaled: float [3,4]"));
   EXPECT_EQ(CountLines(r.out), 1) << r.out;
@@ -185,9 +150,9 @@ TEST_F(SavedModelCliTest, RunKerasAndTf1Models) {
     const std::string save = (dir_ / m.dir).string();
     const std::string input = m.input;
     const size_t eq = input.find('=');
-    Result r = Run(Fixture(m.dir) + " " + m.flags + " --input " +
-                   input.substr(0, eq + 1) + Fixture(input.substr(eq + 1)) +
-                   " --save " + save);
+    CliResult r = Run(Fixture(m.dir) + " " + m.flags + " --input " +
+                      input.substr(0, eq + 1) + Fixture(input.substr(eq + 1)) +
+                      " --save " + save);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr(std::string(m.key) + ": float"));
     ExpectSavedMatches(save, m.key, m.expected);
@@ -196,7 +161,7 @@ TEST_F(SavedModelCliTest, RunKerasAndTf1Models) {
 
 TEST_F(SavedModelCliTest, BadDirectoryExitsOneWithOneLine) {
   // No such path.
-  Result r = Run((dir_ / "missing").string() + " --input x=zeros:1,4");
+  CliResult r = Run((dir_ / "missing").string() + " --input x=zeros:1,4");
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(CountLines(r.err), 1) << r.err;
   EXPECT_THAT(r.err, HasSubstr((dir_ / "missing").string()));
@@ -252,7 +217,7 @@ TEST_F(SavedModelCliTest, CorruptVariablesNameTheFile) {
     } else {
       fs::resize_file(file, 20);
     }
-    Result r = Run(copy.string() + inputs);
+    CliResult r = Run(copy.string() + inputs);
     EXPECT_EQ(r.code, 1) << r.out;
     EXPECT_EQ(CountLines(r.err), 1) << r.err;
     EXPECT_THAT(r.err, HasSubstr(file.string()));
