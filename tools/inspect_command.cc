@@ -443,16 +443,18 @@ int InspectMain(const std::vector<std::string>& argv) {
   if (IsSavedModelDirectory(path)) {
     auto model = SummarizeSavedModel(path);
     if (!model.ok()) return ReportError("inspect", model.status());
+    auto loaded = LoadSavedModel(path, SavedModelFlags(args));
+    if (!loaded.ok()) return ReportError("inspect", loaded.status());
+    model->signature = loaded->signature_key;
+    model->signature_variables = loaded->num_variables;
+    model->signature_variable_bytes = loaded->variable_bytes;
     if (format == "json") {
       saved_model_json = SavedModelJson(*model);
     } else if (format == "text") {
       std::fputs(SavedModelText(*model).c_str(), stdout);
-    }
-    auto loaded = LoadSavedModel(path, SavedModelFlags(args));
-    if (!loaded.ok()) return ReportError("inspect", loaded.status());
-    if (format == "text") {
-      std::printf("signature '%s' with its variables frozen:\n",
-                  loaded->signature_key.c_str());
+      std::printf("signature '%s', its %d variables (%lld bytes) frozen:\n",
+                  loaded->signature_key.c_str(), loaded->num_variables,
+                  static_cast<long long>(loaded->variable_bytes));
     }
     aliases = SignatureAliases(*loaded);
     graph_def = std::move(loaded->graph_def);

@@ -56,18 +56,19 @@ StatusOr<SavedModelSummary> SummarizeSavedModel(const std::string& dir) {
       if (key == kObjectGraphKey) continue;
       const BundleEntry* e = reader->Find(key);
       if (e == nullptr || !e->slices.empty()) continue;
-      ++s.num_variables;
-      s.variable_bytes += e->size;
+      ++s.num_checkpoint_tensors;
+      s.checkpoint_bytes += e->size;
     }
   }
   return s;
 }
 
 std::string SavedModelText(const SavedModelSummary& s) {
-  std::string out = absl::StrCat(
-      s.dir, ": SavedModel, ", s.model.meta_graphs.size(), " meta graph",
-      s.model.meta_graphs.size() == 1 ? "" : "s", ", ", s.num_variables,
-      " variables (", s.variable_bytes, " bytes)\n");
+  std::string out =
+      absl::StrCat(s.dir, ": SavedModel, ", s.model.meta_graphs.size(),
+                   " meta graph", s.model.meta_graphs.size() == 1 ? "" : "s",
+                   ", ", s.num_checkpoint_tensors, " checkpoint tensors (",
+                   s.checkpoint_bytes, " bytes)\n");
   for (const SavedMetaGraphDef& meta : s.model.meta_graphs) {
     absl::StrAppend(&out, "meta graph with tags {",
                     absl::StrJoin(meta.tags, ", "), "}");
@@ -103,8 +104,8 @@ std::string SavedModelText(const SavedModelSummary& s) {
 std::string SavedModelJson(const SavedModelSummary& s) {
   std::string out = "{\"directory\": ";
   AppendJsonString(&out, s.dir);
-  absl::StrAppend(&out, ", \"variables\": ", s.num_variables,
-                  ", \"variable_bytes\": ", s.variable_bytes,
+  absl::StrAppend(&out, ", \"checkpoint_tensors\": ", s.num_checkpoint_tensors,
+                  ", \"checkpoint_bytes\": ", s.checkpoint_bytes,
                   ", \"meta_graphs\": [");
   for (size_t m = 0; m < s.model.meta_graphs.size(); ++m) {
     const SavedMetaGraphDef& meta = s.model.meta_graphs[m];
@@ -135,7 +136,15 @@ std::string SavedModelJson(const SavedModelSummary& s) {
     }
     out += "]}";
   }
-  out += "]}";
+  out += "]";
+  if (!s.signature.empty()) {
+    out += ", \"signature\": ";
+    AppendJsonString(&out, s.signature);
+    absl::StrAppend(
+        &out, ", \"signature_variables\": ", s.signature_variables,
+        ", \"signature_variable_bytes\": ", s.signature_variable_bytes);
+  }
+  out += "}";
   return out;
 }
 

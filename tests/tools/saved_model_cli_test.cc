@@ -227,4 +227,30 @@ TEST_F(SavedModelCliTest, CorruptVariablesNameTheFile) {
 }
 
 }  // namespace
+// weft inspect DIR: what saved_model_cli show --all shows, then the graph
+// of the chosen signature with its variables frozen; JSON carries both.
+TEST_F(SavedModelCliTest, InspectShowsSignaturesAndVariables) {
+  CliResult r = RunCli("inspect " + Fixture("module"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("SavedModel, 1 meta graph"));
+  EXPECT_THAT(r.out, HasSubstr("meta graph with tags {serve}"));
+  EXPECT_THAT(r.out, HasSubstr("signature 'scale'"));
+  EXPECT_THAT(r.out, HasSubstr("x: float [?,4] (serving_default_x:0)"));
+  EXPECT_THAT(r.out, HasSubstr("signature 'serving_default', its"));
+  EXPECT_THAT(r.out, HasSubstr("ops without a kernel on CPU: none"));
+
+  r = RunCli("inspect " + Fixture("keras_lstm") + " --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\"saved_model\": {\"directory\""));
+  // Keras export() stores each of the 6 variables under two keys.
+  EXPECT_THAT(r.out, HasSubstr("\"checkpoint_tensors\": 13"));
+  EXPECT_THAT(r.out, HasSubstr("\"signature_variables\": 6"));
+  EXPECT_THAT(r.out, HasSubstr("\"inputs\": [{\"name\": \"tokens\""));
+
+  r = RunCli("inspect " + Fixture("module") + " --signature nope");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("no signature 'nope'"));
+}
+
 }  // namespace weft
