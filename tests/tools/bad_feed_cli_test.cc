@@ -54,7 +54,6 @@ class BadFeedCliTest : public CliTestBase {
     for (const std::string& m : expected) EXPECT_THAT(r.err, HasSubstr(m));
   }
 
-  fs::path dir_;
 };
 
 TEST_F(BadFeedCliTest, WrongDtype) {

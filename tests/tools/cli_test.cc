@@ -42,7 +42,6 @@ class CliTest : public CliTestBase {
     return std::string(WEFT_TESTDATA_DIR) + "/" + name;
   }
 
-  fs::path dir_;
 };
 
 TEST_F(CliTest, HelpOnEveryCommand) {

@@ -46,7 +46,6 @@ class RunCommandTest : public CliTestBase {
     return std::vector<float>(p, p + t.NumElements());
   }
 
-  fs::path dir_;
 };
 
 TEST_F(RunCommandTest, HelpAndUsageErrors) {

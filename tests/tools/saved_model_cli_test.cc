@@ -83,7 +83,6 @@ class SavedModelCliTest : public CliTestBase {
     ExpectCloseFloats(key, *got, *want);
   }
 
-  fs::path dir_;
 };
 
 // Dict inputs and outputs by key; the outputs printed by key, saved by key
