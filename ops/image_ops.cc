@@ -1,7 +1,8 @@
-// Image ops: resizing. Names, arguments, attrs and defaults follow
-// TensorFlow's image_ops.cc so graph files validate unchanged.
+// Image ops: resizing and non-max suppression. Names, arguments, attrs and
+// defaults follow TensorFlow's image_ops.cc so graph files validate unchanged.
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ops/common_shape_fns.h"
 #include "ops/op_registry.h"
@@ -55,6 +56,62 @@ Status ResizeShape(InferenceContext* c) {
   return Status();
 }
 
+// The inputs every non-max suppression op shares: boxes [num_boxes, 4] (or
+// overlaps [num_boxes, num_boxes] when `overlaps`), scores [num_boxes], a
+// scalar max_output_size, and `scalars` more scalar inputs after it (the
+// thresholds and soft_nms_sigma).
+Status NmsInputsShape(InferenceContext* c, int scalars, bool overlaps) {
+  ShapeHandle boxes;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(0), 2, &boxes),
+                           overlaps ? "overlaps (input 0) must be a matrix"
+                                    : "boxes (input 0) must be a matrix");
+  ShapeHandle scores;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(1), 1, &scores),
+                           "scores (input 1) must be a vector");
+  for (int i = 2; i < 3 + scalars; ++i) {
+    ShapeHandle unused;
+    WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(i), 0, &unused),
+                             absl::StrCat("input ", i, " must be a scalar"));
+  }
+  DimensionHandle n;
+  WEFT_RETURN_IF_ERROR_CTX(
+      c->Merge(c->Dim(boxes, 0), c->Dim(scores, 0), &n),
+      "scores (input 1) must have one score per row of input 0");
+  DimensionHandle unused;
+  if (overlaps) {
+    WEFT_RETURN_IF_ERROR_CTX(c->Merge(n, c->Dim(boxes, 1), &unused),
+                             "overlaps (input 0) must be square");
+  } else {
+    WEFT_RETURN_IF_ERROR_CTX(c->WithValue(c->Dim(boxes, 1), 4, &unused),
+                             "boxes (input 0) must have 4 columns");
+  }
+  return Status();
+}
+
+// selected_indices: a vector of unknown length (at most max_output_size).
+Status NmsShape(InferenceContext* c, int scalars, bool overlaps = false) {
+  WEFT_RETURN_IF_ERROR(NmsInputsShape(c, scalars, overlaps));
+  c->set_output(0, c->Vector(c->UnknownDim()));
+  return Status();
+}
+
+// NonMaxSuppressionV4 and V5: `vectors` outputs of max_output_size elements
+// when pad_to_max_output_size is set (of unknown length otherwise), then the
+// scalar valid_outputs.
+Status PaddedNmsShape(InferenceContext* c, int scalars, int vectors) {
+  WEFT_RETURN_IF_ERROR(NmsInputsShape(c, scalars, /*overlaps=*/false));
+  bool pad = false;
+  WEFT_RETURN_IF_ERROR(c->GetAttr("pad_to_max_output_size", &pad));
+  DimensionHandle n = c->UnknownDim();
+  if (pad) {
+    WEFT_RETURN_IF_ERROR_CTX(c->MakeDimForScalarInput(2, &n),
+                             "max_output_size (input 2)");
+  }
+  for (int i = 0; i < vectors; ++i) c->set_output(i, c->Vector(n));
+  c->set_output(vectors, c->Scalar());
+  return Status();
+}
+
 }  // namespace
 
 REGISTER_OP("ResizeBilinear")
@@ -78,5 +135,73 @@ REGISTER_OP("ResizeNearestNeighbor")
     .Attr("align_corners: bool = false")
     .Attr("half_pixel_centers: bool = false")
     .SetShapeFn(ResizeShape);
+
+// Greedy non-max suppression (kernels/cpu/non_max_suppression_op.cc).
+REGISTER_OP("NonMaxSuppression")
+    .Input("boxes: float")
+    .Input("scores: float")
+    .Input("max_output_size: int32")
+    .Output("selected_indices: int32")
+    .Attr("iou_threshold: float = 0.5")
+    .SetShapeFn([](InferenceContext* c) { return NmsShape(c, 0); });
+
+REGISTER_OP("NonMaxSuppressionV2")
+    .Input("boxes: T")
+    .Input("scores: T")
+    .Input("max_output_size: int32")
+    .Input("iou_threshold: T_threshold")
+    .Output("selected_indices: int32")
+    .Attr("T: {half, float} = DT_FLOAT")
+    .Attr("T_threshold: {half, float} = DT_FLOAT")
+    .SetShapeFn([](InferenceContext* c) { return NmsShape(c, 1); });
+
+REGISTER_OP("NonMaxSuppressionV3")
+    .Input("boxes: T")
+    .Input("scores: T")
+    .Input("max_output_size: int32")
+    .Input("iou_threshold: T_threshold")
+    .Input("score_threshold: T_threshold")
+    .Output("selected_indices: int32")
+    .Attr("T: {half, float} = DT_FLOAT")
+    .Attr("T_threshold: {half, float} = DT_FLOAT")
+    .SetShapeFn([](InferenceContext* c) { return NmsShape(c, 2); });
+
+REGISTER_OP("NonMaxSuppressionV4")
+    .Input("boxes: T")
+    .Input("scores: T")
+    .Input("max_output_size: int32")
+    .Input("iou_threshold: T_threshold")
+    .Input("score_threshold: T_threshold")
+    .Output("selected_indices: int32")
+    .Output("valid_outputs: int32")
+    .Attr("T: {half, float} = DT_FLOAT")
+    .Attr("T_threshold: {half, float} = DT_FLOAT")
+    .Attr("pad_to_max_output_size: bool = false")
+    .SetShapeFn([](InferenceContext* c) { return PaddedNmsShape(c, 2, 1); });
+
+REGISTER_OP("NonMaxSuppressionV5")
+    .Input("boxes: T")
+    .Input("scores: T")
+    .Input("max_output_size: int32")
+    .Input("iou_threshold: T")
+    .Input("score_threshold: T")
+    .Input("soft_nms_sigma: T")
+    .Output("selected_indices: int32")
+    .Output("selected_scores: T")
+    .Output("valid_outputs: int32")
+    .Attr("T: {half, float} = DT_FLOAT")
+    .Attr("pad_to_max_output_size: bool = false")
+    .SetShapeFn([](InferenceContext* c) { return PaddedNmsShape(c, 3, 2); });
+
+REGISTER_OP("NonMaxSuppressionWithOverlaps")
+    .Input("overlaps: float")
+    .Input("scores: float")
+    .Input("max_output_size: int32")
+    .Input("overlap_threshold: float")
+    .Input("score_threshold: float")
+    .Output("selected_indices: int32")
+    .SetShapeFn([](InferenceContext* c) {
+      return NmsShape(c, 2, /*overlaps=*/true);
+    });
 
 }  // namespace weft

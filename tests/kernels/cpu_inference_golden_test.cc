@@ -2,6 +2,10 @@
 // (testdata/inference_goldens.txt, written by gen_inference_goldens.py from
 // tf.raw_ops on the CPU) through the weft kernels.
 //
+// Non-max suppression is exact too: the selected indices, and the scores
+// soft NMS decays, one multiplication by a correctly rounded expf per
+// comparison in T, in the order TensorFlow applies them.
+//
 // Tolerance: none, except for the transcendental functions. Every other op
 // moves or selects elements (MatrixBandPart, TopKV2, ReverseV2, Roll, Where,
 // ClipByValue, the plumbing ops), is integer or bit arithmetic (the bitwise
@@ -177,7 +181,13 @@ const std::vector<std::pair<std::string, std::string>>& BatchOps() {
       {"BitwiseXor", "T"},
       {"Invert", "T"},
       {"LeftShift", "T"},
-      {"RightShift", "T"}};
+      {"RightShift", "T"},
+      {"NonMaxSuppression", ""},
+      {"NonMaxSuppressionV2", "T"},
+      {"NonMaxSuppressionV3", "T"},
+      {"NonMaxSuppressionV4", "T"},
+      {"NonMaxSuppressionV5", "T"},
+      {"NonMaxSuppressionWithOverlaps", ""}};
   return *ops;
 }
 

@@ -211,5 +211,62 @@ TEST(CpuInferenceOpsTest, MiscErrors) {
             std::string::npos);
 }
 
+// Non-max suppression's bad inputs, worded as TensorFlow's, and a soft-NMS
+// selection worked by hand.
+TEST(CpuInferenceOpsTest, NonMaxSuppressionErrors) {
+  const Tensor boxes = AsTensor<float>({0, 0, 1, 1, 0, 0, 1, 2}, {2, 4});
+  const Tensor scores = AsTensor<float>({0.9f, 0.8f}, {2});
+  auto v3 = [&](const Tensor& b, const Tensor& s, const Tensor& max_out,
+                float iou) {
+    return ErrorOf("NonMaxSuppressionV3",
+                   {b, s, max_out, AsScalar<float>(iou), AsScalar<float>(0)});
+  };
+  EXPECT_EQ(v3(boxes, scores, AsScalar<int32_t>(2), 0.5f), "");
+  EXPECT_NE(v3(AsTensor<float>({0, 0, 1, 0, 0, 1}, {2, 3}), scores,
+               AsScalar<int32_t>(2), 0.5f)
+                .find("boxes must have 4 columns"),
+            std::string::npos);
+  EXPECT_NE(
+      v3(boxes, AsTensor<float>({1, 2, 3}, {3}), AsScalar<int32_t>(2), 0.5f)
+          .find("scores has incompatible shape"),
+      std::string::npos);
+  EXPECT_NE(v3(boxes, scores, AsTensor<int32_t>({2}, {1}), 0.5f)
+                .find("max_output_size must be 0-D, got shape [1]"),
+            std::string::npos);
+  EXPECT_NE(v3(boxes, scores, AsScalar<int32_t>(-1), 0.5f)
+                .find("output size must be non-negative"),
+            std::string::npos);
+  EXPECT_NE(v3(boxes, scores, AsScalar<int32_t>(2), 1.5f)
+                .find("iou_threshold must be in [0, 1]"),
+            std::string::npos);
+  const std::string e = v3(boxes, scores, AsScalar<int32_t>(2), -0.1f);
+  EXPECT_NE(e.find("iou_threshold must be in [0, 1]"), std::string::npos) << e;
+  EXPECT_NE(e.find("NonMaxSuppressionV3"), std::string::npos) << e;
+  EXPECT_NE(ErrorOf("NonMaxSuppressionV5",
+                    {boxes, scores, AsScalar<int32_t>(2), AsScalar<float>(0.5f),
+                     AsScalar<float>(0), AsScalar<float>(-1)})
+                .find("soft_nms_sigma must be >= 0"),
+            std::string::npos);
+}
+
+// Boxes 0 and 1 overlap with IoU 1/2: soft NMS with sigma 0.5 keeps box 0
+// and decays box 1 to 0.8 exp(-0.5 / 0.5 * 0.25) = 0.8 exp(-0.25).
+TEST(CpuInferenceOpsTest, SoftNonMaxSuppressionDecays) {
+  StatusOr<std::vector<Tensor>> out =
+      OpRunner("NonMaxSuppressionV5", {})
+          .Run({AsTensor<float>({0, 0, 1, 2, 0, 0, 1, 1}, {2, 4}),
+                AsTensor<float>({0.9f, 0.8f}, {2}), AsScalar<int32_t>(3),
+                AsScalar<float>(0.5f), AsScalar<float>(0),
+                AsScalar<float>(0.5f)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 3u);
+  ASSERT_EQ((*out)[0].NumElements(), 2);
+  EXPECT_EQ((*out)[0].data<int32_t>()[0], 0);
+  EXPECT_EQ((*out)[0].data<int32_t>()[1], 1);
+  EXPECT_FLOAT_EQ((*out)[1].data<float>()[0], 0.9f);
+  EXPECT_FLOAT_EQ((*out)[1].data<float>()[1], 0.8f * std::exp(-0.25f));
+  EXPECT_EQ((*out)[2].data<int32_t>()[0], 2);
+}
+
 }  // namespace
 }  // namespace weft

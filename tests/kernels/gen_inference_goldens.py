@@ -5,7 +5,8 @@ cpu_inference_golden_test.cc replays: MatrixBandPart, TopKV2, Cumsum,
 Cumprod, ReverseV2, Roll, InvertPermutation, Where, ClipByValue,
 CheckNumerics, EnsureShape, ShapeN, BroadcastArgs; Acos, Acosh, Asin, Asinh,
 Atan, Atan2, Atanh, Cosh, Sinh, Tan, Expm1, IsInf, Rint, TruncateDiv;
-BitwiseAnd, BitwiseOr, BitwiseXor, Invert, LeftShift, RightShift.
+BitwiseAnd, BitwiseOr, BitwiseXor, Invert, LeftShift, RightShift;
+NonMaxSuppression, NonMaxSuppressionV2 to V5, NonMaxSuppressionWithOverlaps.
 
 The test suite reads the committed file and never needs TensorFlow; run this
 only to regenerate it. TensorFlow lives in a virtualenv:
@@ -490,6 +491,127 @@ def bitwise_cases(w):
            [("int32", np.zeros((0, 3))), ("int32", np.ones((1, 3)))])
 
 
+# ---- non-max suppression -----------------------------------------------------
+
+def random_boxes(rng, n, flip=False):
+    """n boxes [y1, x1, y2, x2] in the unit square, overlapping often."""
+    corner = rng.uniform(0.0, 0.8, (n, 2))
+    size = rng.uniform(0.05, 0.4, (n, 2))
+    boxes = np.round(np.concatenate([corner, corner + size], 1), 3)
+    if flip:  # corners in either order
+        boxes[::2] = boxes[::2][:, [2, 3, 0, 1]]
+        boxes[1::3] = boxes[1::3][:, [0, 3, 2, 1]]
+    return boxes
+
+
+def nms_inputs(op, dt, boxes, scores, max_out, iou, score=None, sigma=None,
+               tt=None):
+    tt = tt or dt
+    ins = [(dt, boxes), (dt, scores), I32(max_out)]
+    if op != "NonMaxSuppression":
+        ins.append((tt, np.array(iou)))
+    if score is not None:
+        ins.append((tt, np.array(score)))
+    if sigma is not None:
+        ins.append((tt, np.array(sigma)))
+    return ins
+
+
+def nms_cases(w):
+    # Hard NMS, every version and dtype, thresholds of either dtype.
+    for dt in ("float", "half"):
+        rng = seeded("nms", dt)
+        for k, (iou, score, max_out) in enumerate(
+                ((0.5, 0.0, 10), (0.3, 0.4, 30), (0.7, -INF, 5),
+                 (1.0, 0.2, 40), (0.0, 0.1, 40))):
+            n = 30
+            boxes = random_boxes(rng, n, flip=k % 2 == 1)
+            scores = np.round(rng.uniform(0, 1, n), 3)
+            if k == 3:
+                scores = np.round(scores * 4) / 4  # ties
+            w.case("NonMaxSuppressionV2_%s_%d" % (dt, k), "NonMaxSuppressionV2",
+                   nms_inputs("V2", dt, boxes, scores, max_out, iou))
+            for tt in ("float", "half"):
+                w.case("NonMaxSuppressionV3_%s_%s_%d" % (dt, tt, k),
+                       "NonMaxSuppressionV3",
+                       nms_inputs("V3", dt, boxes, scores, max_out, iou, score,
+                                  tt=tt))
+                for pad in (False, True):
+                    w.case("NonMaxSuppressionV4_%s_%s_%d%s" % (
+                        dt, tt, k, "_pad" if pad else ""),
+                        "NonMaxSuppressionV4",
+                        nms_inputs("V4", dt, boxes, scores, max_out, iou,
+                                   score, tt=tt),
+                        {"pad_to_max_output_size": ("bool", pad)})
+            # V5 hard (sigma 0) and soft.
+            for sigma in (0.0, 0.1, 0.5, 2.0):
+                for pad in (False, True):
+                    w.case("NonMaxSuppressionV5_%s_%d_s%g%s" % (
+                        dt, k, sigma, "_pad" if pad else ""),
+                        "NonMaxSuppressionV5",
+                        nms_inputs("V5", dt, boxes, scores, max_out, iou,
+                                   max(score, 0.0) if sigma else score, sigma),
+                        {"pad_to_max_output_size": ("bool", pad)})
+    # Edges: an IoU exactly at the threshold is kept (strictly above drops);
+    # a score exactly at the threshold is not a candidate; equal scores go
+    # by index; zero-area and identical boxes; NaN and -inf scores; nothing
+    # to select; max_output_size 0 and above the box count.
+    edge = np.array([[0, 0, 1, 2], [0, 0, 1, 1], [0, 0, 1, 1], [1, 1, 1, 3],
+                     [2, 2, 3, 3], [3, 3, 2, 2], [0, 0, 0.5, 1]])
+    edge_scores = np.array([0.9, 0.8, 0.8, 0.95, 0.5, 0.6, 0.8])
+    for dt in ("float", "half"):
+        for iou in (0.5, 0.49, 1.0, 0.0):
+            w.case("NonMaxSuppressionV3_%s_edge_%g" % (dt, iou),
+                   "NonMaxSuppressionV3",
+                   nms_inputs("V3", dt, edge, edge_scores, 10, iou, 0.5))
+        w.case("NonMaxSuppressionV3_%s_all_below" % dt, "NonMaxSuppressionV3",
+               nms_inputs("V3", dt, edge, edge_scores, 10, 0.5, 0.95))
+        w.case("NonMaxSuppressionV3_%s_max0" % dt, "NonMaxSuppressionV3",
+               nms_inputs("V3", dt, edge, edge_scores, 0, 0.5, 0.0))
+        w.case("NonMaxSuppressionV3_%s_empty" % dt, "NonMaxSuppressionV3",
+               nms_inputs("V3", dt, np.zeros((0, 4)), np.zeros(0), 3, 0.5,
+                          0.0))
+        w.case("NonMaxSuppressionV4_%s_empty_pad" % dt, "NonMaxSuppressionV4",
+               nms_inputs("V4", dt, np.zeros((0, 4)), np.zeros(0), 3, 0.5,
+                          0.0), {"pad_to_max_output_size": ("bool", True)})
+        w.case("NonMaxSuppressionV5_%s_edge_soft" % dt, "NonMaxSuppressionV5",
+               nms_inputs("V5", dt, edge, edge_scores, 10, 0.5, 0.0, 0.5),
+               {"pad_to_max_output_size": ("bool", True)})
+        w.case("NonMaxSuppressionV5_%s_edge_soft_threshold" % dt,
+               "NonMaxSuppressionV5",
+               nms_inputs("V5", dt, edge, edge_scores, 10, 0.3, 0.55, 1.0),
+               {"pad_to_max_output_size": ("bool", False)})
+        special = np.array([NAN, -INF, 0.3, -65504.0, INF, 0.3, -1.0])
+        w.case("NonMaxSuppressionV2_%s_special_scores" % dt,
+               "NonMaxSuppressionV2",
+               nms_inputs("V2", dt, edge, special, 10, 0.5))
+        w.case("NonMaxSuppressionV3_%s_special_scores" % dt,
+               "NonMaxSuppressionV3",
+               nms_inputs("V3", dt, edge, special, 10, 0.5, -INF))
+    # A threshold that half rounds: the V3 thresholds are converted to T.
+    w.case("NonMaxSuppressionV3_half_float_threshold_rounds",
+           "NonMaxSuppressionV3",
+           nms_inputs("V3", "half", edge, edge_scores, 10, 0.49999, 0.79999,
+                      tt="float"))
+    rng = seeded("nms", "v1")
+    boxes = random_boxes(rng, 25, flip=True)
+    scores = np.round(rng.uniform(0, 1, 25), 3)
+    w.case("NonMaxSuppression_default", "NonMaxSuppression",
+           nms_inputs("NonMaxSuppression", "float", boxes, scores, 20, None))
+    for iou in (0.2, 0.8):
+        w.case("NonMaxSuppression_iou_%g" % iou, "NonMaxSuppression",
+               nms_inputs("NonMaxSuppression", "float", boxes, scores, 7,
+                          None), {"iou_threshold": ("float", iou)})
+    # WithOverlaps: any similarity matrix, any threshold.
+    overlaps = np.round(rng.uniform(0, 1, (12, 12)), 3)
+    scores = np.round(rng.uniform(0, 1, 12), 3)
+    for thr, score in ((0.5, 0.0), (0.8, 0.3), (1.5, -INF), (0.0, 0.5)):
+        w.case("NonMaxSuppressionWithOverlaps_%g_%g" % (thr, score),
+               "NonMaxSuppressionWithOverlaps",
+               [("float", overlaps), ("float", scores), I32(8),
+                ("float", np.array(thr)), ("float", np.array(score))])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     here = os.path.dirname(os.path.abspath(__file__))
@@ -506,6 +628,7 @@ def main():
     plumbing_cases(w)
     math_cases(w)
     bitwise_cases(w)
+    nms_cases(w)
     header = [
         "# generated by tests/kernels/gen_inference_goldens.py with "
         "TensorFlow %s (TF_ENABLE_ONEDNN_OPTS=%s); do not edit" %

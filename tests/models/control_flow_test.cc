@@ -10,6 +10,10 @@
 // and writes TensorArrays in a loop, and testdata/rnn (gen_rnn.py) holds
 // frozen Keras LSTM, GRU and SimpleRNN models, each with return_sequences
 // off and on, functional (.pb) and lowered (_lowered.pb).
+//
+// Detection post-processing: detection runs TopKV2, GatherV2 and
+// NonMaxSuppressionV3, V4 (padded) and V5 (soft) on one image's boxes;
+// batched_detection runs padded NMS per image inside a tf.map_fn loop.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -219,7 +223,8 @@ TEST(ControlFlowFixturesTest, AreThere) {
        {"nested_call_a", "cond_pos", "cond_neg", "switch_case_k9",
         "while_loop_long", "nested_while_a", "cond_in_loop_a", "growing_loop_a",
         "tensor_lists_a", "list_loop_long", "lstm_a", "lstm_seq_a", "gru_a",
-        "gru_seq_a", "simple_rnn_a", "simple_rnn_seq_a"}) {
+        "gru_seq_a", "simple_rnn_a", "simple_rnn_seq_a", "detection_a",
+        "detection_few", "batched_detection_a"}) {
     EXPECT_TRUE(names.count(want))
         << want << ".cf is missing in " << Dir() << " or " << RnnDir();
   }

@@ -212,14 +212,68 @@ def list_loop(x):
     return outputs.stack(), acc, i
 
 
+# --- detection-style post-processing --------------------------------------
+
+def detection(boxes, scores):
+    # Top-k candidates, then hard NMS (V3), padded NMS (V4) and soft NMS (V5)
+    # over them, the kept boxes gathered.
+    k = tf.minimum(tf.shape(scores)[0], 12)
+    top_scores, top = tf.math.top_k(scores, k=k)
+    top_boxes = tf.gather(boxes, top)
+    keep = tf.image.non_max_suppression(top_boxes, top_scores, 6,
+                                        iou_threshold=0.4,
+                                        score_threshold=0.2)
+    padded, valid = tf.raw_ops.NonMaxSuppressionV4(
+        boxes=top_boxes, scores=top_scores, max_output_size=8,
+        iou_threshold=0.5, score_threshold=0.1, pad_to_max_output_size=True)
+    soft, soft_scores = tf.image.non_max_suppression_with_scores(
+        top_boxes, top_scores, 8, iou_threshold=1.0, score_threshold=0.05,
+        soft_nms_sigma=0.5)
+    kept_boxes = tf.gather(top_boxes, keep)
+    return (kept_boxes, tf.gather(top_scores, keep), tf.gather(top, keep),
+            padded, valid, tf.gather(top_boxes, soft), soft_scores)
+
+
+def batched_detection(boxes, scores):
+    # Per image of a batch, in a tf.map_fn loop: padded NMS, boxes and scores
+    # of the kept ones (zeros where padded).
+    def one(args):
+        b, s = args
+        keep, valid = tf.raw_ops.NonMaxSuppressionV4(
+            boxes=b, scores=s, max_output_size=5, iou_threshold=0.5,
+            score_threshold=0.3, pad_to_max_output_size=True)
+        mask = tf.cast(tf.range(5) < valid, F32)
+        return (tf.gather(b, keep) * mask[:, None], tf.gather(s, keep) * mask,
+                valid)
+
+    return tf.map_fn(one, (boxes, scores),
+                     fn_output_signature=(F32, F32, I32))
+
+
 X = tf.TensorSpec([None, 4], F32, name="x")
 K = tf.TensorSpec([], I32, name="k")
 
 RNG = np.random.default_rng(2026)
+BOXES = tf.TensorSpec([None, 4], F32, name="boxes")
+SCORES = tf.TensorSpec([None], F32, name="scores")
+BATCH_BOXES = tf.TensorSpec([None, None, 4], F32, name="boxes")
+BATCH_SCORES = tf.TensorSpec([None, None], F32, name="scores")
 
 
 def sample(scale):
     return (RNG.uniform(-1.0, 1.0, (3, 4)) * scale).astype(np.float32)
+
+
+def detections(shape, seed):
+    """Boxes [..., 4] in the unit square, crowded so that many overlap, and
+    scores in [0, 1); their own generator, so other samples stay as they
+    were."""
+    rng = np.random.default_rng(seed)
+    corner = rng.uniform(0.0, 0.6, shape + (2,))
+    size = rng.uniform(0.1, 0.4, shape + (2,))
+    boxes = np.concatenate([corner, corner + size], -1).astype(np.float32)
+    return {"boxes": boxes,
+            "scores": rng.uniform(0.0, 1.0, shape).astype(np.float32)}
 
 
 # name -> (function, signature, [(case, {input: value})])
@@ -242,11 +296,16 @@ GRAPHS = {
     "tensor_lists": (tensor_lists, [X], [("a", {"x": sample(1.0)})]),
     "list_loop": (list_loop, [X], [("short", {"x": sample(0.1)}),
                                    ("long", {"x": sample(1.0)})]),
+    "detection": (detection, [BOXES, SCORES], [
+        ("a", detections((30,), 1)), ("few", detections((5,), 2))]),
+    "batched_detection": (batched_detection, [BATCH_BOXES, BATCH_SCORES], [
+        ("a", detections((3, 10), 3))]),
 }
 
 # Graphs without a TF1 form: calls, Case, and lists (TF1's TensorArrays are
 # other ops).
-NO_TF1 = ("nested_call", "switch_case", "tensor_lists", "list_loop")
+NO_TF1 = ("nested_call", "switch_case", "tensor_lists", "list_loop",
+          "detection", "batched_detection")
 
 NO_GRAPPLER = tf.compat.v1.ConfigProto()
 NO_GRAPPLER.graph_options.rewrite_options.disable_meta_optimizer = True

@@ -42,6 +42,8 @@ MatrixBandPart TopKV2 Cumsum Cumprod ReverseV2 Roll InvertPermutation Where
 ClipByValue CheckNumerics EnsureShape ShapeN BroadcastArgs
 Acos Acosh Asin Asinh Atan Atan2 Atanh Cosh Sinh Tan Expm1 IsInf Rint
 TruncateDiv BitwiseAnd BitwiseOr BitwiseXor Invert LeftShift RightShift
+NonMaxSuppression NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4
+NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps
 """.split()
 
 

@@ -120,6 +120,49 @@ TEST(InferenceOpsTest, ElementWise) {
   }
 }
 
+TEST(InferenceOpsTest, NonMaxSuppression) {
+  for (const char* name : {"NonMaxSuppressionV2", "NonMaxSuppressionV3"}) {
+    SCOPED_TRACE(name);
+    ShapeInferenceTestOp op = Op(name);
+    op.SetAttr("T_threshold", AttrValue::Type(DT_FLOAT));
+    const std::string scalars =
+        std::string(name) == "NonMaxSuppressionV2" ? ";[];[]" : ";[];[];[]";
+    INFER_OK(op, "[10,4];[10]" + scalars, "[?]");
+    INFER_OK(op, "?;?" + scalars, "[?]");
+    INFER_ERROR("boxes (input 0) must have 4 columns", op,
+                "[10,3];[10]" + scalars);
+    INFER_ERROR("one score per row", op, "[10,4];[9]" + scalars);
+    INFER_ERROR("scores (input 1) must be a vector", op,
+                "[10,4];[10,1]" + scalars);
+    INFER_ERROR("input 2 must be a scalar", op,
+                "[10,4];[10];[1]" + scalars.substr(3));
+  }
+  ShapeInferenceTestOp v1("NonMaxSuppression");
+  v1.SetAttr("iou_threshold", AttrValue::Float(0.5f));
+  INFER_OK(v1, "[10,4];[10];[]", "[?]");
+  ShapeInferenceTestOp overlaps("NonMaxSuppressionWithOverlaps");
+  INFER_OK(overlaps, "[10,10];[10];[];[];[]", "[?]");
+  INFER_ERROR("overlaps (input 0) must be square", overlaps,
+              "[10,9];[10];[];[];[]");
+  // V4 and V5 pad to max_output_size when it is known.
+  const Tensor five = Int32Scalar(5);
+  ShapeInferenceTestOp v4 = Op("NonMaxSuppressionV4");
+  v4.SetAttr("T_threshold", AttrValue::Type(DT_FLOAT));
+  v4.SetAttr("pad_to_max_output_size", AttrValue::Bool(true));
+  v4.input_tensors = {nullptr, nullptr, &five};
+  INFER_OK(v4, "[10,4];[10];[];[];[]", "[5];[]");
+  v4.input_tensors = {};
+  INFER_OK(v4, "[10,4];[10];[];[];[]", "[?];[]");
+  v4.SetAttr("pad_to_max_output_size", AttrValue::Bool(false));
+  v4.input_tensors = {nullptr, nullptr, &five};
+  INFER_OK(v4, "[10,4];[10];[];[];[]", "[?];[]");
+  ShapeInferenceTestOp v5 = Op("NonMaxSuppressionV5");
+  v5.SetAttr("pad_to_max_output_size", AttrValue::Bool(true));
+  v5.input_tensors = {nullptr, nullptr, &five};
+  INFER_OK(v5, "[10,4];[10];[];[];[];[]", "[5];[5];[]");
+  INFER_ERROR("input 5 must be a scalar", v5, "[10,4];[10];[];[];[];[2]");
+}
+
 }  // namespace
 }  // namespace shape_inference
 }  // namespace weft
