@@ -24,6 +24,10 @@ Models (Keras 3 as TensorFlow 2.21 ships it):
                          LayerNorm
     resnet50             keras.applications.ResNet50, 64x64x3, 1000 classes
                          (~100 MB: --large only, git-ignored)
+    causal_attention     a pre-norm decoder block on [batch, 12, 32]:
+                         LayerNorm, MultiHeadAttention (4 heads,
+                         use_causal_mask=True), residual, LayerNorm,
+                         Dense 64 ReLU, Dense 32, residual
 
 How each model is made, and why:
 
@@ -142,6 +146,22 @@ def build_transformer_encoder():
     return keras.Model(inputs, outputs)
 
 
+def build_causal_attention():
+    # A pre-norm decoder block over [batch, 12, 32]: causal self-attention
+    # (a token sees itself and the tokens before it), residual, then a
+    # feed-forward layer, residual.
+    seq, d_model, heads = 12, 32, 4
+    inputs = keras.Input((seq, d_model))
+    h = keras.layers.LayerNormalization(epsilon=1e-5)(inputs)
+    attention = keras.layers.MultiHeadAttention(
+        num_heads=heads, key_dim=d_model // heads)(h, h, use_causal_mask=True)
+    h = keras.layers.Add()([inputs, attention])
+    ff = keras.layers.LayerNormalization(epsilon=1e-5)(h)
+    ff = keras.layers.Dense(2 * d_model, activation="relu")(ff)
+    ff = keras.layers.Dense(d_model)(ff)
+    return keras.Model(inputs, keras.layers.Add()([h, ff]))
+
+
 class Spec(collections.namedtuple(
         "Spec", "build shape low high classifier large residual_bn")):
     """How one model is made.
@@ -161,6 +181,8 @@ MODELS = collections.OrderedDict([
                           True, False, None)),
     ("transformer_encoder", Spec(build_transformer_encoder, (2, 16, 64),
                                  -1.0, 1.0, False, False, None)),
+    ("causal_attention", Spec(build_causal_attention, (2, 12, 32), -1.0,
+                              1.0, False, False, None)),
     ("resnet50", Spec(build_resnet50, (2, 64, 64, 3), 0.0, 1.0, True, True,
                       r"_block\d+_3_bn$")),
 ])

@@ -23,6 +23,10 @@ Models (each a directory testdata/saved_models/NAME/):
                 (non-trivial moving statistics), MaxPooling2D, Dense.
     keras_lstm  Keras 3 model.export() of Embedding + LSTM + Dense: the LSTM
                 is a While loop over TensorList ops.
+    keras_causal_attention
+                Keras 3 model.export() of LayerNormalization +
+                MultiHeadAttention(use_causal_mask=True) + Dense: the
+                causal mask is MatrixBandPart inside the library functions.
     keras_tfsave
                 tf.saved_model.save of a Keras 3 functional model (Dense,
                 LayerNormalization, two outputs) with an explicit signature.
@@ -246,6 +250,28 @@ def keras_lstm():
     np.testing.assert_allclose(list(outputs.values())[0], m.predict(x, verbose=0),
                                rtol=1e-5, atol=1e-6)
     write_case("keras_lstm", "serve", {key: x}, outputs)
+
+
+@model
+def keras_causal_attention():
+    keras.utils.set_random_seed(1406)
+    rng = np.random.default_rng(1406)
+    inputs = keras.Input((10, 16), name="tokens")
+    h = keras.layers.LayerNormalization()(inputs)
+    h = keras.layers.MultiHeadAttention(num_heads=2, key_dim=8)(
+        h, h, use_causal_mask=True)
+    outputs = keras.layers.Dense(4)(keras.layers.Add()([inputs, h]))
+    m = keras.Model(inputs, outputs)
+    nonzero_biases(m, rng)
+    path = fresh_dir("keras_causal_attention")
+    m.export(path, verbose=False)
+    x = rng.uniform(-1, 1, (2, 10, 16)).astype(np.float32)
+    key = list(tf.saved_model.load(path).signatures["serve"]
+               .structured_input_signature[1])[0]
+    outputs = run_tf2(path, "serve", {key: x})
+    np.testing.assert_allclose(list(outputs.values())[0],
+                               m.predict(x, verbose=0), rtol=1e-5, atol=1e-6)
+    write_case("keras_causal_attention", "serve", {key: x}, outputs)
 
 
 # --- tf.saved_model.save of a Keras 3 model ------------------------------

@@ -80,8 +80,11 @@ struct ModelFiles {
 };
 
 const ModelFiles kModels[] = {
-    {"mlp", false},          {"cnn", false},
-    {"mobilenet_v2", false}, {"transformer_encoder", false},
+    {"mlp", false},
+    {"cnn", false},
+    {"mobilenet_v2", false},
+    {"transformer_encoder", false},
+    {"causal_attention", false},
     {"resnet50", true},
 };
 

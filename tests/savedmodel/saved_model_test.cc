@@ -245,8 +245,8 @@ TEST(SavedModelFixturesTest, AreThere) {
   for (const char* want :
        {"module__serving_default", "module__serving_default__other",
         "module__scale", "keras_cnn__serve", "keras_cnn__serving_default",
-        "keras_lstm__serve", "tf1__serving_default",
-        "tf1_text__serving_default"}) {
+        "keras_lstm__serve", "keras_causal_attention__serve",
+        "tf1__serving_default", "tf1_text__serving_default"}) {
     EXPECT_EQ(names.count(want), 1u)
         << want << " is missing from " << Dir() << "; run " << kGenerator;
   }
