@@ -9,7 +9,10 @@
 // TensorLists: tensor_lists runs every TensorList op once, list_loop reads
 // and writes TensorArrays in a loop, and testdata/rnn (gen_rnn.py) holds
 // frozen Keras LSTM, GRU and SimpleRNN models, each with return_sequences
-// off and on, functional (.pb) and lowered (_lowered.pb).
+// off and on, functional (.pb) and lowered (_lowered.pb); so are
+// Bidirectional(LSTM) (two loops, the backward one over ReverseV2'd steps)
+// and LSTMs masked by Embedding(mask_zero=True) (SelectV2 on the mask inside
+// the loop body keeps the state at padded steps), alone and bidirectional.
 //
 // Detection post-processing: detection runs TopKV2, GatherV2 and
 // NonMaxSuppressionV3, V4 (padded) and V5 (soft) on one image's boxes;
@@ -219,12 +222,31 @@ INSTANTIATE_TEST_SUITE_P(ControlFlow, ControlFlowModelTest,
 TEST(ControlFlowFixturesTest, AreThere) {
   std::set<std::string> names;
   for (const Case& c : ReadCases()) names.insert(c.name);
-  for (const char* want :
-       {"nested_call_a", "cond_pos", "cond_neg", "switch_case_k9",
-        "while_loop_long", "nested_while_a", "cond_in_loop_a", "growing_loop_a",
-        "tensor_lists_a", "list_loop_long", "lstm_a", "lstm_seq_a", "gru_a",
-        "gru_seq_a", "simple_rnn_a", "simple_rnn_seq_a", "detection_a",
-        "detection_few", "batched_detection_a"}) {
+  for (const char* want : {"nested_call_a",
+                           "cond_pos",
+                           "cond_neg",
+                           "switch_case_k9",
+                           "while_loop_long",
+                           "nested_while_a",
+                           "cond_in_loop_a",
+                           "growing_loop_a",
+                           "tensor_lists_a",
+                           "list_loop_long",
+                           "lstm_a",
+                           "lstm_seq_a",
+                           "gru_a",
+                           "gru_seq_a",
+                           "simple_rnn_a",
+                           "simple_rnn_seq_a",
+                           "bilstm_a",
+                           "bilstm_seq_a",
+                           "masked_lstm_a",
+                           "masked_lstm_seq_a",
+                           "masked_bilstm_a",
+                           "masked_bilstm_seq_a",
+                           "detection_a",
+                           "detection_few",
+                           "batched_detection_a"}) {
     EXPECT_TRUE(names.count(want))
         << want << ".cf is missing in " << Dir() << " or " << RnnDir();
   }
@@ -340,6 +362,22 @@ TEST(ControlFlowFixturesTest, LoweredRnnLoopsAreRaised) {
       EXPECT_GE(lists, 2) << path;  // the inputs read, the outputs written
     }
     EXPECT_EQ(loops, 1) << path;
+  }
+}
+
+// A lowered Bidirectional layer is two loops, raised into two Whiles.
+TEST(ControlFlowFixturesTest, LoweredBidirectionalLoopsAreRaised) {
+  for (const char* name : {"bilstm", "masked_bilstm_seq"}) {
+    const std::string path = RnnDir() + "/" + name + "_lowered.pb";
+    auto graph = Load(path);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    int loops = 0;
+    for (const auto& node : (*graph)->nodes()) {
+      EXPECT_TRUE(node->op() != "Enter" && node->op() != "Exit")
+          << path << ": " << node->name() << " (" << node->op() << ")";
+      if (node->op() == "While") ++loops;
+    }
+    EXPECT_EQ(loops, 2) << path;
   }
 }
 
