@@ -5,7 +5,9 @@ Run it through bench/compare/run.sh, which builds the weft worker and makes
 the Python environment; see that file for the command line.
 
 For every graph (a tests/models/testdata .model sidecar at each batch size,
-or an executor stress chain "chain:N"):
+an executor stress chain "chain:N", or a SavedModel directory at each batch
+size, for which a fourth process runs weft on the signature frozen into a
+GraphDef: see workers.saved_model_entries):
 
 1. each engine gets a process of its own (bench/compare/weft_worker.cc for
    weft, workers.py for the others) and loads the graph: the load time is
@@ -43,7 +45,18 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 ENGINES = ("weft", "tf", "ort")
-LABELS = {"weft": "weft", "tf": "TensorFlow", "ort": "ONNX Runtime"}
+# A SavedModel directory adds weft on the signature frozen into a GraphDef.
+SAVED_MODEL_ENGINES = ("weft", "weft_pb", "tf", "ort")
+LABELS = {"weft": "weft", "weft_pb": "weft (frozen .pb)", "tf": "TensorFlow",
+          "ort": "ONNX Runtime"}
+
+
+def entry_engines(entry):
+    return SAVED_MODEL_ENGINES if entry["kind"] == "saved_model" else ENGINES
+
+
+def wanted(engine, args):
+    return (engine if engine != "weft_pb" else "weft") in args.engines
 
 # The model tests' bound (tests/models/models_test.cc).
 RTOL = 1e-4
@@ -107,6 +120,8 @@ class Worker:
 
 
 def worker_command(engine, entry, args):
+    if entry["kind"] == "saved_model":
+        return saved_model_worker_command(engine, entry, args)
     io = ["--input", "%s=%s" % (entry["input"], entry["input_file"])]
     for out in entry["outputs"]:
         io += ["--output", out]
@@ -118,6 +133,29 @@ def worker_command(engine, entry, args):
     if engine == "tf":
         return [sys.executable, workers_py, "tf", "--graph", entry["graph"]] + io + threads + no_opt
     return [sys.executable, workers_py, "ort", "--model", entry["onnx"]] + io + threads + no_opt
+
+
+def saved_model_worker_command(engine, entry, args):
+    """weft and TensorFlow load the directory by signature key; weft_pb is
+    weft on the frozen signature; ONNX Runtime runs tf2onnx's conversion."""
+    threads = ["--threads", str(args.threads)]
+    signature = ["--signature", entry["signature"], "--tag", entry["tag"]]
+    names = {"weft": (entry["input"], entry["outputs"]),
+             "tf": (entry["input"], entry["outputs"]),
+             "weft_pb": (entry["frozen_input"], entry["frozen_outputs"]),
+             "ort": (entry["onnx_input"], entry["onnx_outputs"])}[engine]
+    io = ["--input", "%s=%s" % (names[0], entry["input_file"])]
+    for out in names[1]:
+        io += ["--output", out]
+    workers_py = os.path.join(HERE, "workers.py")
+    if engine == "weft":
+        return [args.weft_worker, "--graph", entry["saved_model"]] + signature + io + threads
+    if engine == "weft_pb":
+        return [args.weft_worker, "--graph", entry["graph"]] + io + threads
+    if engine == "tf":
+        return ([sys.executable, workers_py, "tf", "--saved-model", entry["saved_model"]]
+                + signature + io + threads)
+    return [sys.executable, workers_py, "ort", "--model", entry["onnx"]] + io + threads
 
 
 def bound_use(value, reference):
@@ -150,11 +188,12 @@ def run_entry(entry, args, log_dir):
         result["nodes"] = entry["nodes"]
     result["onnx_notes"] = entry.get("onnx_notes", [])
     workers = {}
+    engines = entry_engines(entry)
     try:
-        for engine in ENGINES:
+        for engine in engines:
             info = {}
             result["engines"][engine] = info
-            if engine not in args.engines:
+            if not wanted(engine, args):
                 continue
             if engine == "ort" and not entry.get("onnx"):
                 info["error"] = entry.get("onnx_error") or "no ONNX model"
@@ -179,7 +218,7 @@ def run_entry(entry, args, log_dir):
         # when TensorFlow is not among --engines).
         ref_engine = "tf" if "tf" in args.engines else "ort"
         ref = result["engines"][ref_engine]
-        for engine in ENGINES:
+        for engine in engines:
             info = result["engines"][engine]
             if engine == ref_engine or "outputs" not in info or "outputs" not in ref:
                 continue
@@ -193,7 +232,7 @@ def run_entry(entry, args, log_dir):
                                  "bound" % (LABELS[ref_engine], info["bound_use"]))
                 workers.pop(engine).close()
 
-        timed = [e for e in ENGINES if e in workers]
+        timed = [e for e in engines if e in workers]
         for engine in list(timed):
             try:
                 workers[engine].ask("run %d" % args.warmup)
@@ -307,6 +346,47 @@ def model_table(results):
     return lines, notes
 
 
+def saved_model_table(results):
+    """SavedModel directories: weft (loading the directory), weft on the
+    frozen signature, TensorFlow (tf.saved_model.load) and ONNX Runtime
+    (tf2onnx's conversion of the directory)."""
+    order = SAVED_MODEL_ENGINES
+    lines = [
+        "| SavedModel | batch | weft ms | weft .pb ms | TF ms | ORT ms | weft/.pb | "
+        "weft/TF | weft/ORT | load ms weft / .pb / TF / ORT | "
+        "first run ms weft / .pb / TF / ORT | peak RSS MB weft / .pb / TF / ORT | "
+        "agreement (x bound) weft / .pb / ORT |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|",
+    ]
+    notes = []
+    for r in results:
+        if r["kind"] != "saved_model":
+            continue
+        e = r["engines"]
+        med = {k: e[k].get("median_s") for k in order}
+        lines.append(
+            "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+            % (
+                r["name"], r["batch"],
+                fmt_ms(med["weft"]), fmt_ms(med["weft_pb"]), fmt_ms(med["tf"]),
+                fmt_ms(med["ort"]), fmt_ratio(med["weft"], med["weft_pb"]),
+                fmt_ratio(med["weft"], med["tf"]), fmt_ratio(med["weft"], med["ort"]),
+                " / ".join(cell(e[k], "load_s", fmt_ms) for k in order),
+                " / ".join(cell(e[k], "first_run_s", fmt_ms) for k in order),
+                " / ".join(cell(e[k], "peak_rss_kb", fmt_mb) for k in order),
+                " / ".join(cell(e[k], "bound_use", lambda v: "-" if v is None else "%.2g" % v)
+                           for k in ("weft", "weft_pb", "ort")),
+            )
+        )
+        for note in r.get("onnx_notes", []):
+            notes.append("%s batch %d, ONNX model: %s" % (r["name"], r["batch"], note))
+        for k in order:
+            if "error" in e[k]:
+                notes.append("%s batch %d, %s: %s" % (r["name"], r["batch"], LABELS[k],
+                                                      e[k]["error"].splitlines()[0][:300]))
+    return lines, notes
+
+
 def stress_table(results):
     chains = sorted((r for r in results if r["kind"] == "stress"), key=lambda r: r["nodes"])
     if not chains:
@@ -383,13 +463,17 @@ def resolve_specs(items):
             if not item.split(":", 1)[1].isdigit() or int(item.split(":", 1)[1]) < 1:
                 sys.exit("compare: %r: expected chain:N with N >= 1" % item)
             specs.append(item)
+        elif os.path.isdir(item) and any(
+                os.path.exists(os.path.join(item, f))
+                for f in ("saved_model.pb", "saved_model.pbtxt")):
+            specs.append(os.path.abspath(item))
         elif item.endswith(".model") and os.path.exists(item):
             specs.append(os.path.abspath(item))
         elif os.path.exists(os.path.join(testdata, item + ".model")):
             specs.append(os.path.join(testdata, item + ".model"))
         else:
             sys.exit("compare: %r is neither a .model sidecar, a model in %s, "
-                     "nor chain:N" % (item, testdata))
+                     "a SavedModel directory, nor chain:N" % (item, testdata))
     return specs
 
 
@@ -397,7 +481,8 @@ def main():
     parser = argparse.ArgumentParser(
         description="weft vs TensorFlow vs ONNX Runtime on the same graphs")
     parser.add_argument("graphs", nargs="*",
-                        help="model names (mlp, cnn, ...), .model sidecars, or chain:N; "
+                        help="model names (mlp, cnn, ...), .model sidecars, SavedModel "
+                             "directories, or chain:N; "
                              "default: every model in tests/models/testdata and "
                              "chain:10, chain:1000, chain:10000")
     parser.add_argument("--threads", type=int, default=1)
@@ -416,6 +501,12 @@ def main():
                              "each timed run (default 10)")
     parser.add_argument("--engines", default="weft,tf,ort",
                         help="which engines to run, comma-separated (default weft,tf,ort)")
+    parser.add_argument("--signature", default="serving_default",
+                        help="signature key of SavedModel directories (default "
+                             "serving_default)")
+    parser.add_argument("--tag", default="serve",
+                        help="tag set of SavedModel directories, comma-separated "
+                             "(default serve)")
     parser.add_argument("--tolerance-scale", type=float, default=1.0,
                         help="multiplies the agreement bound (default 1)")
     parser.add_argument("--work", required=True, help="folder for converted models, "
@@ -438,7 +529,8 @@ def main():
     with open(prepare_log, "w") as log:
         done = subprocess.run(
             [sys.executable, os.path.join(HERE, "workers.py"), "prepare", "--work", args.work,
-             "--manifest", manifest, "--batch", args.batch] + specs,
+             "--manifest", manifest, "--batch", args.batch, "--signature", args.signature,
+             "--tag", args.tag] + specs,
             stdout=sys.stderr, stderr=log, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
     if done.returncode != 0:
         with open(prepare_log) as log:
@@ -463,6 +555,12 @@ def main():
     lines, notes = model_table(results)
     if len(lines) > 2:
         print("\nReal models (median latency of interleaved runs)\n")
+        print("\n".join(lines))
+    lines, more_notes = saved_model_table(results)
+    notes += more_notes
+    if len(lines) > 2:
+        print("\nSavedModel directories (median latency of interleaved runs; .pb: "
+              "weft on the signature frozen into a GraphDef)\n")
         print("\n".join(lines))
     for r in results:
         if r["kind"] == "stress":

@@ -8,15 +8,20 @@
 # GRAPH is a model of tests/models/testdata by name (mlp, cnn, mobilenet_v2,
 # transformer_encoder, resnet50 once generated), a .model sidecar, or
 # chain:N (an executor stress graph of N Identity nodes); by default every
-# model there plus chain:10, chain:1000 and chain:10000. Other options:
-# `run.sh --help`.
+# model there plus chain:10, chain:1000 and chain:10000. GRAPH may also be a
+# SavedModel directory (--signature KEY, --tag TAGS pick what to load; one
+# float input): weft and TensorFlow then load the directory itself, ONNX
+# Runtime runs tf2onnx's conversion of it, and weft also runs the signature
+# frozen into a GraphDef, interleaved with the rest
+# (bench/compare/make_saved_model.py writes the ResNet50 of RESULTS.md
+# section 9). Other options: `run.sh --help`.
 #
 # What it needs it makes: the weft worker (built in DIR, default build/,
 # configured as Release if DIR does not exist yet), and a Python environment
 # with tensorflow-cpu, onnxruntime, tf2onnx, onnx and numpy from PyPI: the
 # one in $WEFT_COMPARE_VENV (default ~/.cache/weft-compare/venv), made and
 # filled on first use. /tmp/tfvenv is used instead when it already has all
-# of them. Work files (ONNX conversions, inputs, logs, every engine's
+# of them; $WEFT_COMPARE_PYTHON, when set, is used as it is. Work files (ONNX conversions, inputs, logs, every engine's
 # outputs) go to DIR/compare. The test suite never needs any of this.
 set -euo pipefail
 
@@ -33,7 +38,9 @@ done
 
 modules="import tensorflow, onnxruntime, tf2onnx, onnx, numpy"
 python=""
-if [ -x /tmp/tfvenv/bin/python ] &&
+if [ -n "${WEFT_COMPARE_PYTHON:-}" ]; then
+  python="$WEFT_COMPARE_PYTHON"
+elif [ -x /tmp/tfvenv/bin/python ] &&
    TF_CPP_MIN_LOG_LEVEL=3 /tmp/tfvenv/bin/python -c "$modules" 2>/dev/null; then
   python=/tmp/tfvenv/bin/python
 else

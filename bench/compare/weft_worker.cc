@@ -7,6 +7,13 @@
 //
 //   weft_compare_worker --graph G.pb --input x=IN.npy --output Identity
 //                       [--output ...] --threads N
+//   weft_compare_worker --graph SAVEDMODEL_DIR [--signature serving_default]
+//                       [--tag serve] --input KEY=IN.npy --output KEY ...
+//
+// A SavedModel directory is loaded with savedmodel/saved_model.h
+// (LoadSavedModel, ImportSavedModel: the path `weft run DIR` takes), one
+// signature by key, its inputs and outputs named by the signature's keys;
+// from there on it runs exactly as a GraphDef does.
 //
 // One command per line on stdin, one JSON object per line on stdout:
 //
@@ -34,7 +41,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "executor/session.h"
+#include "savedmodel/saved_model.h"
 #include "tools/input_spec.h"
 #include "tools/npy.h"
 
@@ -104,6 +113,7 @@ struct Options {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   int threads = 1;
+  SavedModelLoadOptions saved_model;  // used when `graph` is a directory
 };
 
 class Worker {
@@ -119,7 +129,8 @@ class Worker {
     }
     WEFT_ASSIGN_OR_RETURN(
         cli::RunSetup setup,
-        cli::LoadRunSetup(options_.graph, specs, options_.outputs));
+        cli::LoadRunSetup(options_.graph, specs, options_.outputs,
+                          options_.saved_model));
     SessionOptions session_options;
     session_options.threads = options_.threads;
     session_options.source_name = options_.graph;
@@ -180,6 +191,11 @@ int Main(int argc, char** argv) {
       options.inputs.push_back(value);
     } else if (flag == "--output") {
       options.outputs.push_back(value);
+    } else if (flag == "--signature") {
+      options.saved_model.signature = value;
+    } else if (flag == "--tag") {
+      options.saved_model.tags =
+          absl::StrSplit(value, ',', absl::SkipEmpty());
     } else if (flag == "--threads") {
       if (!absl::SimpleAtoi(value, &options.threads) || options.threads < 0) {
         std::fprintf(stderr, "weft_compare_worker: bad --threads %s\n",

@@ -17,9 +17,13 @@ object per line on stdout.
 
     workers.py tf  --graph G.pb --input x=IN.npy --output Identity ... \\
                    --threads N [--no-optimize]
+    workers.py tf  --saved-model DIR [--signature KEY] [--tag serve] \\
+                   --input KEY=IN.npy --output KEY ... --threads N
     workers.py ort --model M.onnx --input x=IN.npy --output Identity ... \\
                    --threads N [--no-optimize]
-    workers.py prepare --work DIR --manifest OUT.json SPEC ...
+    workers.py prepare --work DIR --manifest OUT.json [--signature KEY]
+                       [--tag serve] SPEC ...    (SPEC: sidecar, chain:N or
+                                                  SavedModel directory)
 
 Engine settings are what a user of each gets by default, with the thread
 count pinned:
@@ -27,6 +31,10 @@ count pinned:
 * TensorFlow: a tf.compat.v1.Session on the imported GraphDef with
   intra_op_parallelism_threads = inter_op_parallelism_threads = N; Grappler
   and oneDNN as TensorFlow ships them (oneDNN is on by default on x86).
+* TensorFlow on a SavedModel directory: tf.saved_model.load and a call of
+  the signature's concrete function (eager, as TF2 serves it), with
+  tf.config.threading's intra- and inter-op threads = N; outputs are
+  fetched with .numpy().
 * ONNX Runtime: CPUExecutionProvider, intra_op_num_threads = N,
   inter_op_num_threads = 1, ORT_SEQUENTIAL, all graph optimizations.
 
@@ -41,6 +49,7 @@ the Python binding's per-call cost, as a Python user of either engine pays.
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -81,6 +90,8 @@ class TfEngine:
         self.args = args
 
     def load(self):
+        if self.args.saved_model:
+            return self.load_saved_model()
         tf = self.tf
         start = time.perf_counter()
         graph_def = tf.compat.v1.GraphDef()
@@ -110,6 +121,27 @@ class TfEngine:
         self.fetches = [graph.get_tensor_by_name(tensor_name(o)) for o in self.args.output]
         return time.perf_counter() - start
 
+    def load_saved_model(self):
+        tf = self.tf
+        # Before anything runs: TensorFlow fixes its pools at the first op.
+        tf.config.threading.set_intra_op_parallelism_threads(self.args.threads)
+        tf.config.threading.set_inter_op_parallelism_threads(self.args.threads)
+        start = time.perf_counter()
+        loaded = tf.saved_model.load(self.args.saved_model, tags=self.args.tag.split(","))
+        self.loaded = loaded  # the signature holds its variables weakly
+        self.function = loaded.signatures[self.args.signature]
+        self.feeds = {}
+        for text in self.args.input:
+            name, path = parse_input(text)
+            self.feeds[name] = tf.constant(self.np.load(path))
+        self.fetches = list(self.args.output)
+        self.run = self.run_signature
+        return time.perf_counter() - start
+
+    def run_signature(self):
+        outputs = self.function(**self.feeds)
+        return [outputs[k].numpy() for k in self.fetches]
+
     def run(self):
         return self.session.run(self.fetches, feed_dict=self.feeds)
 
@@ -138,11 +170,15 @@ class OrtEngine:
         self.session = ort.InferenceSession(
             self.args.model, options, providers=["CPUExecutionProvider"]
         )
+        # tf2onnx names a GraphDef's tensors "x:0", a SavedModel's by key.
+        known = {i.name for i in self.session.get_inputs()}
+        known |= {o.name for o in self.session.get_outputs()}
+        onnx_name = lambda n: n if n in known else tensor_name(n)
         self.feeds = {}
         for text in self.args.input:
             name, path = parse_input(text)
-            self.feeds[tensor_name(name)] = self.np.load(path)
-        self.fetches = [tensor_name(o) for o in self.args.output]
+            self.feeds[onnx_name(name)] = self.np.load(path)
+        self.fetches = [onnx_name(o) for o in self.args.output]
         return time.perf_counter() - start
 
     def run(self):
@@ -338,10 +374,126 @@ def write_chain(n, pb_path, onnx_path, input_path):
     return prev
 
 
+def is_saved_model(path):
+    return os.path.isdir(path) and any(
+        os.path.exists(os.path.join(path, f)) for f in ("saved_model.pb", "saved_model.pbtxt"))
+
+
+def freeze_signature(directory, signature, tag, pb_path):
+    """The signature's graph with its variables as constants
+    (convert_variables_to_constants_v2), written to pb_path; returns its
+    input tensor names and output node names, outputs in the signature's
+    key order (tf.nest flattens a dict in sorted key order)."""
+    import tensorflow as tf
+    from tensorflow.python.framework import convert_to_constants
+
+    loaded = tf.saved_model.load(directory, tags=tag.split(","))  # owns the variables
+    function = loaded.signatures[signature]
+    frozen = convert_to_constants.convert_variables_to_constants_v2(function)
+    graph_def = frozen.graph.as_graph_def()
+    if graph_def.library.function:
+        raise ValueError("%s: the frozen signature still calls functions" % directory)
+    strip = lambda name: name[:-2] if name.endswith(":0") else name
+    tmp = pb_path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(graph_def.SerializeToString(deterministic=True))
+    os.replace(tmp, pb_path)
+    return ([strip(t.name) for t in frozen.inputs], [strip(t.name) for t in frozen.outputs],
+            len(graph_def.node))
+
+
+def saved_model_entries(item, args, batches):
+    """A SavedModel directory: TensorFlow and weft load it by signature key;
+    ONNX Runtime gets tf2onnx's conversion of the directory; weft also gets
+    the signature frozen into a GraphDef (engine weft_pb), the frozen graph
+    the SavedModel loader should match in latency. One float input with a
+    batch dimension and fixed other dimensions; its value is uniform in
+    [0, 1) from a fixed seed."""
+    import numpy as np
+    import onnx
+    import tensorflow as tf
+
+    directory = os.path.abspath(item)
+    name = os.path.basename(os.path.normpath(directory))
+    stamp = os.path.join(directory, "saved_model.pb")
+    function = tf.saved_model.load(directory, tags=args.tag.split(",")).signatures[args.signature]
+    inputs = function.structured_input_signature[1]
+    if len(inputs) != 1:
+        raise ValueError("%s: signature %s has %d inputs; the comparison feeds one"
+                         % (directory, args.signature, len(inputs)))
+    (key, spec), = inputs.items()
+    dims = list(spec.shape)[1:]
+    if spec.dtype != tf.float32 or any(d is None for d in dims):
+        raise ValueError("%s: input %s is %s %s; want float32 [batch, fixed dims]"
+                         % (directory, key, spec.dtype.name, spec.shape))
+    outputs = sorted(function.structured_outputs)
+
+    frozen_pb = os.path.join(args.work, "frozen", name + ".pb")
+    frozen_meta = frozen_pb[:-3] + ".json"
+    if up_to_date(frozen_meta, stamp):
+        with open(frozen_meta) as f:
+            meta = json.load(f)
+    else:
+        print("compare: %s: freezing signature %s" % (name, args.signature), flush=True)
+        f_in, f_out, nodes = freeze_signature(directory, args.signature, args.tag, frozen_pb)
+        meta = {"inputs": f_in, "outputs": f_out, "nodes": nodes}
+        with open(frozen_meta, "w") as f:
+            json.dump(meta, f)
+
+    onnx_path = os.path.join(args.work, "onnx", name + ".onnx")
+    onnx_error, onnx_input, onnx_outputs, notes = None, None, None, []
+    try:
+        if not up_to_date(onnx_path, stamp):
+            print("compare: %s: converting the SavedModel to ONNX with tf2onnx" % name,
+                  flush=True)
+            done = subprocess.run(
+                [sys.executable, "-m", "tf2onnx.convert", "--saved-model", directory,
+                 "--signature_def", args.signature, "--tag", args.tag,
+                 "--output", onnx_path + ".tmp", "--opset", "17"],
+                stdout=sys.stderr, stderr=subprocess.PIPE, text=True)
+            sys.stderr.write(done.stderr)
+            if done.returncode != 0:
+                raise RuntimeError(done.stderr.strip().splitlines()[-1])
+            os.replace(onnx_path + ".tmp", onnx_path)
+        graph = onnx.load(onnx_path, load_external_data=False).graph
+        initializers = {t.name for t in graph.initializer}
+        names = [i.name for i in graph.input if i.name not in initializers]
+        if len(names) != 1:
+            raise ValueError("ONNX model has inputs %s" % names)
+        onnx_input = names[0]
+        names = [o.name for o in graph.output]
+        if sorted(names) == outputs:
+            onnx_outputs = outputs
+        elif len(names) == len(outputs):
+            onnx_outputs = names
+            notes.append("outputs %s taken as %s" % (names, outputs))
+        else:
+            raise ValueError("ONNX model has outputs %s, the signature %s" % (names, outputs))
+    except Exception as e:  # reported in the table; TF and weft still run
+        onnx_error = "tf2onnx: %s: %s" % (type(e).__name__, e)
+
+    entries = []
+    rng = np.random.default_rng(0)
+    for batch in batches:
+        input_path = os.path.join(args.work, "inputs", "%s_b%d.npy" % (name, batch))
+        np.save(input_path, rng.uniform(0.0, 1.0, [batch] + dims).astype(np.float32))
+        entries.append({
+            "name": name, "kind": "saved_model", "batch": batch,
+            "saved_model": directory, "signature": args.signature, "tag": args.tag,
+            "input": key, "outputs": outputs, "input_file": input_path,
+            "graph": frozen_pb, "frozen_input": meta["inputs"][0],
+            "frozen_outputs": meta["outputs"], "frozen_nodes": meta["nodes"],
+            "onnx": None if onnx_error else onnx_path, "onnx_error": onnx_error,
+            "onnx_input": onnx_input, "onnx_outputs": onnx_outputs, "onnx_notes": notes,
+            "no_optimize": False,
+        })
+    return entries
+
+
 def prepare(args):
     """Writes what the timed runs need and a manifest naming it."""
     os.makedirs(args.work, exist_ok=True)
-    for sub in ("onnx", "inputs", "stress"):
+    for sub in ("onnx", "inputs", "stress", "frozen"):
         os.makedirs(os.path.join(args.work, sub), exist_ok=True)
     batches = [int(b) for b in args.batch.split(",")]
     entries = []
@@ -364,6 +516,9 @@ def prepare(args):
                     "no_optimize": True,
                 }
             )
+            continue
+        if is_saved_model(item):
+            entries += saved_model_entries(item, args, batches)
             continue
         spec = read_sidecar(item)
         name = os.path.splitext(os.path.basename(item))[0]
@@ -403,7 +558,11 @@ def main():
     for engine in ("tf", "ort"):
         p = sub.add_parser(engine)
         if engine == "tf":
-            p.add_argument("--graph", required=True)
+            source = p.add_mutually_exclusive_group(required=True)
+            source.add_argument("--graph")
+            source.add_argument("--saved-model")
+            p.add_argument("--signature", default="serving_default")
+            p.add_argument("--tag", default="serve", help="comma-separated tag set")
         else:
             p.add_argument("--model", required=True)
         p.add_argument("--input", action="append", default=[])
@@ -414,6 +573,8 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("--manifest", required=True)
     p.add_argument("--batch", default="1,8")
+    p.add_argument("--signature", default="serving_default")
+    p.add_argument("--tag", default="serve")
     p.add_argument("specs", nargs="+")
     args = parser.parse_args()
 
