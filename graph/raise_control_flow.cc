@@ -100,6 +100,17 @@ class Raiser {
             "so none can be raised into While / If");
       }
     }
+    // What no loop frame or conditional took (a Merge or Exit of no frame,
+    // a Switch on a LoopCond outside any loop) would be raised again on
+    // every import of the result, forever.
+    for (const NodeDef& n : g_.node) {
+      if (IsStructural(n.op)) {
+        return errors::InvalidArgument(
+            src_, ": lowered control flow: node '", n.name, "' (", n.op,
+            ") belongs to no loop frame or conditional that can be raised "
+            "into While / If");
+      }
+    }
     return std::move(g_);
   }
 
