@@ -273,6 +273,12 @@ class Instantiator {
   const OpRegistry* registry_;
 };
 
+// More calls inlined, or nodes after inlining, than this is not a graph but
+// a call tree multiplying itself (each function calling the next one twice
+// grows the graph 2^depth-fold: every call gets its own copy of the body).
+constexpr int64_t kMaxInlinedCalls = int64_t{1} << 16;
+constexpr size_t kMaxInlinedNodes = size_t{1} << 20;
+
 // Expands calls depth first into `out`; `stack` holds the functions being
 // expanded, to refuse recursion.
 class Inliner {
@@ -305,9 +311,20 @@ class Inliner {
       (!input.empty() && input[0] == '^' ? control : data).push_back(input);
     }
     const std::string prefix = absl::StrCat(node.name, "/");
+    if (calls_ >= kMaxInlinedCalls) {
+      return errors::InvalidArgument(where, ": inlining function '", f.name,
+                                     "' makes more than ", kMaxInlinedCalls,
+                                     " calls");
+    }
+    ++calls_;
     auto instantiated = Instantiator(library_, registry_).Run(f, prefix, data);
     if (!instantiated.ok()) return AddContext(instantiated.status(), where);
     InstantiatedFunction body = *std::move(instantiated);
+    if (out->size() + body.nodes.size() > kMaxInlinedNodes) {
+      return errors::InvalidArgument(where, ": inlining function '", f.name,
+                                     "' makes the graph more than ",
+                                     kMaxInlinedNodes, " nodes");
+    }
     // A call's declared Tin/Tout must agree with the body's signature.
     if (const AttrValue* tin = FindAttr(node.attr, "Tin");
         tin != nullptr && IsCallOp(node.op) &&
@@ -371,6 +388,7 @@ class Inliner {
   const FunctionLibrary& library_;
   const OpRegistry* registry_;
   const std::string source_;
+  int64_t calls_ = 0;  // calls inlined so far
 };
 
 }  // namespace

@@ -35,7 +35,18 @@ class Scanner {
   const FunctionLibrary& library_;
   const std::string context_;
   Slots* slots_;
+  // Each function body is scanned once per binding of its arguments to
+  // variables (the callee name, then the variable of each argument): a
+  // library where every function calls the next one twice would otherwise
+  // be scanned 2^depth times. `bodies_` bounds what distinct bindings
+  // remain.
+  absl::flat_hash_set<std::string> scanned_;
+  int64_t bodies_ = 0;
 };
+
+// More function bodies than this (each with its own variable binding) is
+// not a restore op.
+constexpr int64_t kMaxBodies = 1 << 16;
 
 // Follows Identity-like nodes back from `input` within one body.
 Ref Trace(const absl::flat_hash_map<std::string, const NodeDef*>& by_name,
@@ -134,6 +145,15 @@ Status Scanner::Scan(const std::vector<NodeDef>& nodes,
       if (i < caller_inputs.size() && !caller_inputs[i].empty()) {
         arg_vars[f->signature.input_arg[i].name] = caller_inputs[i];
       }
+    }
+    std::string binding = call.name;
+    for (const std::string& v : caller_inputs)
+      absl::StrAppend(&binding, "|", v);
+    if (!scanned_.insert(std::move(binding)).second) continue;
+    if (++bodies_ > kMaxBodies) {
+      return errors::InvalidArgument(context_,
+                                     ": the restore op calls more than ",
+                                     kMaxBodies, " function bodies");
     }
     Resolver inner = [&arg_vars](const std::string& canonical) {
       auto it = arg_vars.find(canonical);
