@@ -495,6 +495,21 @@ StatusOr<Tensor> TensorBundleReader::Impl::ReadPartitioned(size_t i) const {
         index_path, ": key '", shown, "': ", DataTypeName(entry.dtype),
         " tensors are not supported (only plain and string tensors are read)");
   }
+  // The whole tensor is allocated before its slices are read: first check
+  // that each slice's bytes are in its shard (as ReadStored does), so that
+  // the declared shape cannot allocate more than the files hold.
+  for (const Slice& slice : slices[i]) {
+    const BundleEntry& se = *slice.entry;
+    const Shard& shard = shards[se.shard_id];
+    if (se.size > 0 &&
+        (se.offset > shard.size || se.size > shard.size - se.offset)) {
+      return absl::DataLossError(absl::StrCat(
+          shard.path, ": key '", shown, "' slice '",
+          TensorSliceSpec(slice.extents), "': bytes [", se.offset, ", ",
+          se.offset + se.size, ") lie past the end of the file (", shard.size,
+          " bytes); the shard is truncated"));
+    }
+  }
   auto allocated =
       Tensor::Allocate(DefaultCpuAllocator(), entry.dtype, entry.shape);
   if (!allocated.ok()) {
