@@ -1,5 +1,7 @@
 #include "api/plugin_api.h"
 
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <memory>
@@ -483,8 +485,13 @@ weft_kernel_builder* KernelNew(weft_plugin* p, const char* op,
 }
 
 void KernelTypeConstraint(weft_kernel_builder* b, const char* attr,
-                          weft_dtype dtype) {
+                          weft_dtype dtype_arg) {
   if (b == nullptr) return;
+  // A C plugin may pass any int here; reading it as the C++ enum, whose
+  // values end at 31, would be undefined before it is checked.
+  int32_t dtype;
+  static_assert(sizeof dtype == sizeof dtype_arg, "weft_dtype is an int");
+  std::memcpy(&dtype, &dtype_arg, sizeof dtype);
   if (!IsValidDataType(dtype)) {
     if (b->error.empty()) {
       b->error = absl::StrCat("type_constraint on attr '", Str(attr),
