@@ -6,9 +6,9 @@
 // float, and 0 when either has no area (WithOverlaps reads it from the
 // overlaps matrix instead). Only boxes whose score is above score_threshold
 // (strictly; V1 and V2 take every score above the lowest finite T, so the
-// lowest T, -inf and NaN scores never qualify) are candidates. Candidates are visited best
-// score first, ties by the lower box index. A candidate is compared with
-// the boxes selected since it was last looked at, newest first:
+// lowest T, -inf and NaN scores never qualify) are candidates. Candidates are
+// visited best score first, ties by the lower box index. A candidate is
+// compared with the boxes selected since it was last looked at, newest first:
 //
 //   - hard NMS (soft_nms_sigma = 0, every version but V5's soft mode): a
 //     similarity above iou_threshold (strictly) drops it;
