@@ -18,16 +18,15 @@
 //    graph (`_FusedConv2D`, the Consts that folding creates) are added.
 //    The graph's own ops stay too, so the same build also runs the graph
 //    with the optimizer off, or with signatures that fuse less.
-//  - for every float32 Conv2D, DepthwiseConv2dNative and MatMul whose
-//    output feeds a node the fusion rules can absorb (BiasAdd, Add, AddV2,
-//    Sub, Mul, FusedBatchNormV3, Relu, Relu6, Elu, LeakyRelu), the fused op
-//    and its float kernels, whether or not that signature fused it: another
-//    signature (fewer fetches, so a tensor has one consumer left) may.
+//  - for every float32 fusion head (Conv2D, DepthwiseConv2dNative, MatMul)
+//    whose output feeds a node the fusion rules can absorb (IsFusionLink in
+//    executor/graph_optimizer.h), the fused op and its float kernels,
+//    whether or not that signature fused it: another signature (fewer
+//    fetches, so a tensor has one consumer left) may.
 //
-// GraphDef files only (.pb, .pbtxt); SavedModel directories are not read
-// yet. A graph that calls library functions cannot be imported by this weft
-// (see graph/import.h), so its fusions are not predicted; its nodes and
-// function bodies still are.
+// Graph files (.pb, .pbtxt) and SavedModel directories (every runnable
+// signature of the serve meta graph, variables frozen). Function calls are
+// inlined at import, so their bodies' fusions are predicted too.
 #ifndef WEFT_TOOLS_OPS_TO_REGISTER_H_
 #define WEFT_TOOLS_OPS_TO_REGISTER_H_
 
