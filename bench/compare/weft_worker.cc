@@ -194,8 +194,7 @@ int Main(int argc, char** argv) {
     } else if (flag == "--signature") {
       options.saved_model.signature = value;
     } else if (flag == "--tag") {
-      options.saved_model.tags =
-          absl::StrSplit(value, ',', absl::SkipEmpty());
+      options.saved_model.tags = absl::StrSplit(value, ',', absl::SkipEmpty());
     } else if (flag == "--threads") {
       if (!absl::SimpleAtoi(value, &options.threads) || options.threads < 0) {
         std::fprintf(stderr, "weft_compare_worker: bad --threads %s\n",

@@ -11,8 +11,8 @@
 #include "errors.h"
 #include "graph/graph_def_io.h"
 #include "graph/import.h"
-#include "savedmodel/saved_model.h"
 #include "graph/shape_inference_pass.h"
+#include "savedmodel/saved_model.h"
 
 namespace weft::python {
 namespace {
@@ -158,7 +158,8 @@ Raises:
     ``weft.load_op_library``).
 )doc";
 
-constexpr char kLoadSavedModelDoc[] = R"doc(Loads one signature of a SavedModel directory.
+constexpr char kLoadSavedModelDoc[] =
+    R"doc(Loads one signature of a SavedModel directory.
 
 What ``tf.saved_model.save``, Keras ``model.export()`` and TF1's
 ``SavedModelBuilder`` write, read without TensorFlow: the meta graph whose

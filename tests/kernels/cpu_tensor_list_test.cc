@@ -295,8 +295,8 @@ TEST(TensorListTest, ErrorsNameTheNodeAndWhatIsWrong) {
                Dtype(DT_INT32));
   EXPECT_THAT(s.message(), HasSubstr("the op's element_dtype is int32 but the "
                                      "list holds float elements"));
-  s = RunError("TensorListSetItem",
-               {list, AsScalar<int32_t>(0), AsTensor<float>({1, 2, 3}, {3, 1})});
+  s = RunError("TensorListSetItem", {list, AsScalar<int32_t>(0),
+                                     AsTensor<float>({1, 2, 3}, {3, 1})});
   EXPECT_THAT(s.message(), HasSubstr("item has shape [3,1] but the list's "
                                      "element shape is [?]"));
   s = RunError("TensorListSetItem",

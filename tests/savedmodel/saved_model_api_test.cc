@@ -103,7 +103,7 @@ TEST(SavedModelApiTest, KerasCnnRunsByKeyAndMatchesTensorFlow) {
 TEST(SavedModelApiTest, AnotherSignatureAndTags) {
   api::Status status;
   api::Graph graph = api::Graph::LoadSavedModel(Fixture("module"), "scale",
-                                                  "serve", {}, &status);
+                                                "serve", {}, &status);
   ASSERT_TRUE(status.ok()) << status.message();
   api::Session session(graph, api::Session::Options{}, &status);
   ASSERT_TRUE(status.ok()) << status.message();
