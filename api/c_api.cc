@@ -156,9 +156,7 @@ StatusOr<std::shared_ptr<const Graph>> InferCGraphShapes(
         }
         shape = *built;
       }
-      // A SavedModel signature key stands for its placeholder.
-      const std::string& tensor = graph->ResolveAlias(in.name);
-      shape_options.input_shapes[tensor.substr(0, tensor.find(':'))] = shape;
+      shape_options.input_shapes[in.name] = shape;
     }
   }
   WEFT_RETURN_IF_ERROR(InferShapes(graph.get(), shape_options));

@@ -45,14 +45,22 @@ StatusOr<PartialTensorShape> MergeShapes(const PartialTensorShape& declared,
 
 Status InferShapes(Graph* graph, const ShapeInferenceOptions& options) {
   const std::string& src = options.source_name;
+  // Given shapes by placeholder node; a signature key (Graph::aliases)
+  // stands for the placeholder whose output it names.
+  absl::flat_hash_map<const Node*, const PartialTensorShape*> given_shapes;
   for (const auto& [name, shape] : options.input_shapes) {
-    const Node* n = graph->FindNode(name);
+    const std::string& tensor = graph->ResolveAlias(name);
+    const Node* n =
+        graph->FindNode(&tensor == &name ? absl::string_view(name)
+                                         : absl::string_view(tensor).substr(
+                                               0, tensor.find(':')));
     if (n == nullptr || !IsPlaceholder(n)) {
       return errors::InvalidArgument(
           src, ": an input shape is given for '", name, "', which is ",
           n == nullptr ? "not a node of the graph"
                        : absl::StrCat("a ", n->op(), ", not a placeholder"));
     }
+    given_shapes[n] = &shape;
   }
   WEFT_ASSIGN_OR_RETURN(std::vector<int> order, graph->TopologicalOrder());
 
@@ -98,13 +106,13 @@ Status InferShapes(Graph* graph, const ShapeInferenceOptions& options) {
     }
 
     if (IsPlaceholder(node)) {
-      auto given = options.input_shapes.find(node->name());
-      if (given != options.input_shapes.end()) {
-        auto merged = MergeShapes(graph->output_shape(node, 0), given->second);
+      auto given = given_shapes.find(node);
+      if (given != given_shapes.end()) {
+        auto merged = MergeShapes(graph->output_shape(node, 0), *given->second);
         if (!merged.ok()) {
           return errors::InvalidArgument(
               src, ": node ", node->DebugName(), ": given input shape ",
-              given->second.DebugString(), " does not fit the declared shape ",
+              given->second->DebugString(), " does not fit the declared shape ",
               graph->output_shape(node, 0).DebugString(), ": ",
               merged.status().message());
         }

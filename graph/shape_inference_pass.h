@@ -17,7 +17,8 @@
 namespace weft {
 
 struct ShapeInferenceOptions {
-  // Shapes for Placeholder (or PlaceholderWithDefault) nodes, by node name.
+  // Shapes for Placeholder (or PlaceholderWithDefault) nodes, by node name
+  // or by the signature key that names the placeholder (Graph::aliases).
   // Each must be compatible with the placeholder's own `shape` attr; a name
   // that is not a placeholder in the graph is an error.
   absl::flat_hash_map<std::string, PartialTensorShape> input_shapes;

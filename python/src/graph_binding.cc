@@ -88,19 +88,12 @@ StatusOr<PyGraph> BuildGraph(const std::string& source, Read&& read,
 }
 
 // One signature of a SavedModel directory; input shapes may name keys.
-StatusOr<PyGraph> BuildSavedModelGraph(const std::string& dir,
-                                       const SavedModelLoadOptions& load,
-                                       ShapeInferenceOptions shape_options) {
+StatusOr<PyGraph> BuildSavedModelGraph(
+    const std::string& dir, const SavedModelLoadOptions& load,
+    const ShapeInferenceOptions& shape_options) {
   WEFT_ASSIGN_OR_RETURN(LoadedSavedModel loaded, LoadSavedModel(dir, load));
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
                         ImportSavedModel(loaded, dir));
-  std::map<std::string, PartialTensorShape> by_node;
-  for (auto& [name, shape] : shape_options.input_shapes) {
-    const std::string& tensor = graph->ResolveAlias(name);
-    by_node[tensor.substr(0, tensor.find(':'))] = shape;
-  }
-  shape_options.input_shapes.clear();
-  for (auto& [name, shape] : by_node) shape_options.input_shapes[name] = shape;
   WEFT_RETURN_IF_ERROR(InferShapes(graph.get(), shape_options));
   PyGraph result;
   result.signature = DescribeGraph(*graph);

@@ -114,6 +114,21 @@ TEST(SavedModelApiTest, AnotherSignatureAndTags) {
               Expected("module__scale__output_scaled.npy"), "scaled");
 }
 
+// Input shapes at load time may name the signature's keys.
+TEST(SavedModelApiTest, InputShapesByKey) {
+  api::Status status;
+  api::Graph graph = api::Graph::LoadSavedModel(
+      Fixture("module"), "", "", {{"x", {2, 4}}, {"y", {2, 4}}}, &status);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_THAT(Names(graph.Inputs()), ElementsAre("x", "y"));
+  EXPECT_THAT(graph.Inputs()[0].dims, ElementsAre(2, 4));
+  graph = api::Graph::LoadSavedModel(Fixture("module"), "", "",
+                                     {{"nope", {2, 4}}}, &status);
+  EXPECT_FALSE(graph);
+  EXPECT_THAT(status.message(),
+              HasSubstr("an input shape is given for 'nope'"));
+}
+
 TEST(SavedModelApiTest, ErrorsComeBackAsStatuses) {
   api::Status status;
   api::Graph graph =
