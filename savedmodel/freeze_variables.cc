@@ -530,6 +530,39 @@ absl::string_view NodeOfInput(absl::string_view in) {
 
 }  // namespace
 
+StatusOr<absl::flat_hash_set<std::string>> NodesNeededBy(
+    const GraphDef& graph_def, const std::vector<std::string>& roots,
+    absl::string_view context) {
+  absl::flat_hash_map<absl::string_view, const NodeDef*> by_name;
+  for (const NodeDef& n : graph_def.node) by_name[n.name] = &n;
+  absl::flat_hash_set<std::string> needed;
+  std::deque<const NodeDef*> queue;
+  for (const std::string& name : roots) {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) {
+      return errors::InvalidArgument(context, ": no node '", name,
+                                     "' in the graph");
+    }
+    if (needed.insert(name).second) queue.push_back(it->second);
+  }
+  while (!queue.empty()) {
+    const NodeDef* n = queue.front();
+    queue.pop_front();
+    for (const std::string& in : n->input) {
+      auto it = by_name.find(NodeOfInput(in));
+      if (it == by_name.end()) {
+        return errors::InvalidArgument(context, ": node '", n->name, "' (",
+                                       n->op, ") reads '", in,
+                                       "', which is no node of the graph");
+      }
+      if (needed.insert(std::string(it->first)).second) {
+        queue.push_back(it->second);
+      }
+    }
+  }
+  return needed;
+}
+
 bool IsVariableOp(absl::string_view op) {
   return op == "VarHandleOp" || op == "VariableV2" || op == "Variable";
 }
@@ -538,33 +571,10 @@ StatusOr<GraphDef> FreezeVariables(
     const GraphDef& graph_def,
     const absl::flat_hash_map<std::string, Tensor>& values,
     const FreezeVariablesOptions& options) {
-  absl::flat_hash_map<absl::string_view, const NodeDef*> by_name;
-  for (const NodeDef& n : graph_def.node) by_name[n.name] = &n;
-
   // What the signature needs.
-  absl::flat_hash_set<absl::string_view> keep;
-  std::deque<absl::string_view> queue;
-  for (const std::string& name : options.keep_nodes) {
-    if (!by_name.contains(name)) {
-      return errors::InvalidArgument(options.context, ": no node '", name,
-                                     "' in the graph");
-    }
-    if (keep.insert(name).second) queue.push_back(name);
-  }
-  while (!queue.empty()) {
-    const NodeDef* n = by_name[queue.front()];
-    queue.pop_front();
-    for (const std::string& in : n->input) {
-      absl::string_view src = NodeOfInput(in);
-      auto it = by_name.find(src);
-      if (it == by_name.end()) {
-        return errors::InvalidArgument(options.context, ": node '", n->name,
-                                       "' (", n->op, ") reads '", in,
-                                       "', which is no node of the graph");
-      }
-      if (keep.insert(it->first).second) queue.push_back(it->first);
-    }
-  }
+  WEFT_ASSIGN_OR_RETURN(
+      const absl::flat_hash_set<std::string> keep,
+      NodesNeededBy(graph_def, options.keep_nodes, options.context));
 
   std::vector<NodeDef> nodes;
   absl::flat_hash_map<std::string, VarRef> bound;

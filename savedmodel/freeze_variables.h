@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "core/status.h"
 #include "core/tensor.h"
@@ -47,6 +48,13 @@ StatusOr<GraphDef> FreezeVariables(
     const GraphDef& graph_def,
     const absl::flat_hash_map<std::string, Tensor>& values,
     const FreezeVariablesOptions& options);
+
+// The nodes of `graph_def` that `roots` need, themselves included, through
+// data and control inputs. Errors (starting with `context`) name a root or
+// an input that is no node of the graph.
+StatusOr<absl::flat_hash_set<std::string>> NodesNeededBy(
+    const GraphDef& graph_def, const std::vector<std::string>& roots,
+    absl::string_view context);
 
 // Whether `op` creates a variable (VarHandleOp, VariableV2, Variable).
 bool IsVariableOp(absl::string_view op);

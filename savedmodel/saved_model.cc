@@ -20,7 +20,6 @@
 #include "graph/import.h"
 #include "graph/saved_model_io.h"
 #include "savedmodel/freeze_variables.h"
-#include "savedmodel/node_ref.h"
 #include "savedmodel/restore_map.h"
 #include "savedmodel/tensor_bundle.h"
 
@@ -247,17 +246,8 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
     // inputs and outputs need (data or control), which is what freezing
     // keeps. Other signatures' variables, optimizer slots and the like are
     // neither read nor counted.
-    absl::flat_hash_set<std::string> needed;
-    std::vector<std::string> stack = keep;
-    while (!stack.empty()) {
-      std::string name = std::move(stack.back());
-      stack.pop_back();
-      auto it = by_name.find(name);
-      if (it == by_name.end() || !needed.insert(name).second) continue;
-      for (const std::string& input : it->second->input) {
-        stack.push_back(savedmodel_internal::ParseRef(input, false).node);
-      }
-    }
+    WEFT_ASSIGN_OR_RETURN(const absl::flat_hash_set<std::string> needed,
+                          NodesNeededBy(meta->graph_def, keep, context));
     // Variables the restore op does not assign, through the object graph.
     bool unassigned = false;
     for (const std::string& name : needed) {
