@@ -45,7 +45,9 @@ struct EndpointKey {
   }
 };
 
-bool IsPlaceholder(const Node* n) { return n->op() == "Placeholder"; }
+bool IsPlaceholder(const Node* n) {
+  return n->op() == "Placeholder" || n->op() == "PlaceholderV2";
+}
 
 StatusOr<EndpointKey> ResolveTensorName(const Graph& graph,
                                         const std::string& name,

@@ -7,7 +7,8 @@ namespace weft {
 namespace {
 
 bool IsPlaceholder(const Node& n) {
-  return n.op() == "Placeholder" || n.op() == "PlaceholderWithDefault";
+  return n.op() == "Placeholder" || n.op() == "PlaceholderV2" ||
+         n.op() == "PlaceholderWithDefault";
 }
 
 GraphTensorInfo Describe(const Graph& graph, const Node& n, int index) {

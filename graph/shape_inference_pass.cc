@@ -10,7 +10,8 @@ namespace weft {
 namespace {
 
 bool IsPlaceholder(const Node* n) {
-  return n->op() == "Placeholder" || n->op() == "PlaceholderWithDefault";
+  return n->op() == "Placeholder" || n->op() == "PlaceholderV2" ||
+         n->op() == "PlaceholderWithDefault";
 }
 
 // Ops whose output 0 is their input 0 unchanged, so a constant passes

@@ -135,7 +135,8 @@ StatusOr<TensorShape> ConcreteShape(const PartialTensorShape& declared,
 }
 
 bool IsPlaceholder(const Node* n) {
-  return n->op() == "Placeholder" || n->op() == "PlaceholderWithDefault";
+  return n->op() == "Placeholder" || n->op() == "PlaceholderV2" ||
+         n->op() == "PlaceholderWithDefault";
 }
 
 StatusOr<Endpoint> ResolveTensor(const Graph& graph, const std::string& path,

@@ -1,7 +1,8 @@
 // BiasAdd on the CPU: adds a 1-D bias along the channel dimension of
 // `value`, the last one for NHWC and dimension 1 for NCHW (both for any rank
 // >= 2; for rank 2 they coincide). The output takes over `value`'s buffer
-// when nothing else holds it.
+// when nothing else holds it. BiasAddV1, the form without data_format, is
+// the NHWC case.
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -54,6 +55,7 @@ template <typename T>
 class BiasAddOp : public OpKernel {
  public:
   explicit BiasAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    if (!ctx->HasAttr("data_format")) return;  // BiasAddV1
     StatusOr<bool> channels_first = ReadBiasAddChannelsFirst(ctx);
     OP_REQUIRES_OK(ctx, channels_first.status());
     channels_first_ = *channels_first;
@@ -99,9 +101,13 @@ class BiasAddOp : public OpKernel {
   bool channels_first_ = false;
 };
 
-#define WEFT_REGISTER_BIAS_ADD(T) \
-  REGISTER_KERNEL_BUILDER(        \
-      Name("BiasAdd").Device(DEVICE_CPU).TypeConstraint<T>("T"), BiasAddOp<T>)
+#define WEFT_REGISTER_BIAS_ADD(T)                                  \
+  REGISTER_KERNEL_BUILDER(                                         \
+      Name("BiasAdd").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
+      BiasAddOp<T>);                                               \
+  REGISTER_KERNEL_BUILDER(                                         \
+      Name("BiasAddV1").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+      BiasAddOp<T>)
 
 WEFT_REGISTER_BIAS_ADD(half);
 WEFT_REGISTER_BIAS_ADD(bfloat16);

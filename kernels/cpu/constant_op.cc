@@ -67,6 +67,9 @@ class PlaceholderOp : public OpKernel {
 };
 
 REGISTER_KERNEL_BUILDER(Name("Placeholder").Device(DEVICE_CPU), PlaceholderOp);
+// PlaceholderV2, the older form (TensorFlow graphs before version 23).
+REGISTER_KERNEL_BUILDER(Name("PlaceholderV2").Device(DEVICE_CPU),
+                        PlaceholderOp);
 
 }  // namespace
 }  // namespace weft

@@ -1,4 +1,5 @@
-// FusedBatchNormV3 on the CPU: per channel c,
+// FusedBatchNormV3, and its older forms FusedBatchNorm (float only) and
+// FusedBatchNormV2 (no reserve_space_3 output), on the CPU: per channel c,
 //   y = (x - mean[c]) * (rsqrt(variance[c] + epsilon) * scale[c]) + offset[c]
 // computed in float (half and bfloat16 x are widened and y rounded once),
 // for x of rank 4 (NHWC, NCHW) or 5 (NDHWC, NCDHW).
@@ -161,9 +162,12 @@ class FusedBatchNormV3Op : public OpKernel {
       OP_REQUIRES_OK(ctx, ctx->allocate_output(i + 1, TensorShape({l.channels}),
                                                &stats[i]));
     }
-    Tensor* reserve3 = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(5, TensorShape({}), &reserve3));
-    reserve3->data<float>()[0] = 0.0f;
+    // FusedBatchNorm and FusedBatchNormV2 have no reserve_space_3.
+    if (ctx->num_outputs() > 5) {
+      Tensor* reserve3 = nullptr;
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(5, TensorShape({}), &reserve3));
+      reserve3->data<float>()[0] = 0.0f;
+    }
     float* batch_mean = stats[0]->data<float>();
     float* batch_var = stats[1]->data<float>();
     float* saved_mean = stats[2]->data<float>();
@@ -238,6 +242,11 @@ class FusedBatchNormV3Op : public OpKernel {
                               .Device(DEVICE_CPU)          \
                               .TypeConstraint<T>("T")      \
                               .TypeConstraint<float>("U"), \
+                          FusedBatchNormV3Op<T>);          \
+  REGISTER_KERNEL_BUILDER(Name("FusedBatchNormV2")         \
+                              .Device(DEVICE_CPU)          \
+                              .TypeConstraint<T>("T")      \
+                              .TypeConstraint<float>("U"), \
                           FusedBatchNormV3Op<T>)
 
 WEFT_REGISTER_FUSED_BATCH_NORM(float);
@@ -245,6 +254,10 @@ WEFT_REGISTER_FUSED_BATCH_NORM(half);
 WEFT_REGISTER_FUSED_BATCH_NORM(bfloat16);
 
 #undef WEFT_REGISTER_FUSED_BATCH_NORM
+
+REGISTER_KERNEL_BUILDER(
+    Name("FusedBatchNorm").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+    FusedBatchNormV3Op<float>);
 
 }  // namespace
 }  // namespace weft

@@ -17,6 +17,9 @@
 //    half and bfloat16 sum in float and round once. A depth stride is
 //    ignored, as in TensorFlow (the depth window must be 1).
 //
+// MaxPoolV2 is MaxPool with ksize and strides given as int32 input vectors
+// (inputs 1 and 2) instead of attrs, read and checked on every run.
+//
 // Output rows (n, oh) are independent units for ctx->ParallelFor; each
 // element's arithmetic is fixed, so results do not depend on the thread
 // count. NCHW is computed in NHWC between two layout changes. Attrs, shapes
@@ -170,42 +173,88 @@ class MaxPoolOp : public OpKernel {
                 errors::InvalidArgument(
                     "data_format NCHW_VECT_C is only for qint8, which has no "
                     "CPU kernel; use NHWC or NCHW"));
+    // MaxPoolV2 takes ksize and strides as inputs.
+    windows_from_inputs_ = !ctx->HasAttr("ksize");
+    if (windows_from_inputs_) {
+      OP_REQUIRES_OK(ctx, ReadFormatAndPadding(ctx, &attrs_));
+      return;
+    }
     OP_REQUIRES_OK(ctx, ReadPoolAttrs(ctx, true, &attrs_, &depth_window_));
   }
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
-    if (depth_window_ != 1) {
-      ComputeDepthwise(ctx, input);
+    if (windows_from_inputs_) {
+      WindowAttrs attrs = attrs_;
+      int64_t depth_window = 1;
+      OP_REQUIRES_OK(
+          ctx, ReadWindowInput(ctx->input(1), "ksize (input 1)", &attrs.ksize));
+      OP_REQUIRES_OK(ctx, ReadWindowInput(ctx->input(2), "strides (input 2)",
+                                          &attrs.strides));
+      OP_REQUIRES_OK(ctx, CheckPoolAttrs(true, attrs, &depth_window));
+      Pool(ctx, input, attrs, depth_window);
       return;
     }
-    PoolWindows<T>(ctx, attrs_, input, MaxPoolRows<T>);
+    Pool(ctx, input, attrs_, depth_window_);
   }
 
  private:
-  void ComputeDepthwise(OpKernelContext* ctx, const Tensor& input) const {
+  // A 4-value int32 vector of values >= 1, as ReadWindowList wants of the
+  // attrs.
+  static Status ReadWindowInput(const Tensor& t, const char* name,
+                                std::vector<int64_t>* values) {
+    if (t.dtype() != DT_INT32 || t.dims() != 1 || t.NumElements() != 4) {
+      return errors::InvalidArgument(
+          name,
+          " must be an int32 vector of 4 values, one per dimension of "
+          "the input, but has shape ",
+          t.shape().DebugString());
+    }
+    const int32_t* v = t.data<int32_t>();
+    values->assign(v, v + 4);
+    for (int64_t x : *values) {
+      if (x < 1) {
+        return errors::InvalidArgument(name, " is ", WindowListString(*values),
+                                       " but its values must be >= 1");
+      }
+    }
+    return Status();
+  }
+
+  static void Pool(OpKernelContext* ctx, const Tensor& input,
+                   const WindowAttrs& attrs, int64_t depth_window) {
+    if (depth_window != 1) {
+      ComputeDepthwise(ctx, input, attrs, depth_window);
+      return;
+    }
+    PoolWindows<T>(ctx, attrs, input, MaxPoolRows<T>);
+  }
+
+  static void ComputeDepthwise(OpKernelContext* ctx, const Tensor& input,
+                               const WindowAttrs& attrs, int64_t depth_window) {
     StatusOr<PoolShape> shape =
-        GetPoolShape(attrs_, depth_window_, input.shape());
+        GetPoolShape(attrs, depth_window, input.shape());
     OP_REQUIRES_OK(ctx, shape.status());
     const int64_t depth = shape->depth;
     const int64_t pixels =
         shape->batch * shape->rows.output * shape->cols.output;
     Tensor* output = nullptr;
-    OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(0, shape->OutputShape(attrs_), &output));
+    OP_REQUIRES_OK(ctx,
+                   ctx->allocate_output(0, shape->OutputShape(attrs), &output));
     if (output->NumElements() == 0) return;
     WithNhwc(
-        ctx, attrs_.format, input, output, [&](const Tensor& in, Tensor* out) {
+        ctx, attrs.format, input, output, [&](const Tensor& in, Tensor* out) {
           const T* x = in.data<T>();
           T* y = out->data<T>();
           ctx->ParallelFor(pixels, depth, [&](int64_t first, int64_t last) {
-            DepthMaxPoolPixels<T>(x, y, depth, depth_window_, first, last);
+            DepthMaxPoolPixels<T>(x, y, depth, depth_window, first, last);
           });
         });
   }
 
   WindowAttrs attrs_;
   int64_t depth_window_ = 1;
+  bool windows_from_inputs_ = false;
 };
 
 template <typename T>
@@ -225,9 +274,13 @@ class AvgPoolOp : public OpKernel {
   WindowAttrs attrs_;
 };
 
-#define WEFT_REGISTER_MAXPOOL(T) \
-  REGISTER_KERNEL_BUILDER(       \
-      Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"), MaxPoolOp<T>)
+#define WEFT_REGISTER_MAXPOOL(T)                                   \
+  REGISTER_KERNEL_BUILDER(                                         \
+      Name("MaxPool").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
+      MaxPoolOp<T>);                                               \
+  REGISTER_KERNEL_BUILDER(                                         \
+      Name("MaxPoolV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
+      MaxPoolOp<T>)
 
 WEFT_REGISTER_MAXPOOL(float);
 WEFT_REGISTER_MAXPOOL(double);

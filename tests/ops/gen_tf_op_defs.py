@@ -44,6 +44,8 @@ Acos Acosh Asin Asinh Atan Atan2 Atanh Cosh Sinh Tan Expm1 IsInf Rint
 TruncateDiv BitwiseAnd BitwiseOr BitwiseXor Invert LeftShift RightShift
 NonMaxSuppression NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4
 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps
+FusedBatchNorm FusedBatchNormV2 BiasAddV1 PlaceholderV2 MaxPoolV2
+MaxPoolWithArgmax Conv3D MaxPool3D AvgPool3D ExtractImagePatches LRN
 """.split()
 
 

@@ -1,0 +1,141 @@
+// Errors and edge cases of the NN and image kernels of issue 13 that the
+// TensorFlow goldens (cpu_nn_image_golden_test.cc) cannot hold: each bad
+// input is a Status naming the problem, never a crash; layouts TensorFlow's
+// CPU kernels refuse but weft runs (MaxPoolV2 in NCHW) checked against the
+// NHWC result; PlaceholderV2, which TensorFlow cannot run eagerly.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/kernels/kernel_testutil.h"
+
+namespace weft {
+namespace {
+
+using test::AsTensor;
+using test::OpRunner;
+
+// The op's error message for these inputs (empty when it succeeded).
+std::string ErrorOf(const std::string& op, std::vector<Tensor> inputs,
+                    AttrMap attrs = {}) {
+  StatusOr<std::vector<Tensor>> out =
+      OpRunner(op, std::move(attrs)).Run(std::move(inputs));
+  return out.ok() ? std::string() : std::string(out.status().message());
+}
+
+std::vector<Tensor> RunOp(const std::string& op, std::vector<Tensor> inputs,
+                          AttrMap attrs = {}, int threads = 0) {
+  StatusOr<std::vector<Tensor>> out =
+      OpRunner(op, std::move(attrs), threads).Run(std::move(inputs));
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? *std::move(out) : std::vector<Tensor>();
+}
+
+#define EXPECT_ERROR_HAS(error, text) \
+  EXPECT_NE((error).find(text), std::string::npos) << (error)
+
+std::vector<float> Iota(int64_t n, float scale = 0.5f) {
+  std::vector<float> v(n);
+  for (int64_t i = 0; i < n; ++i) {
+    v[i] = static_cast<float>((i * 37) % 101) * scale - 20;
+  }
+  return v;
+}
+
+// x [n, h, w, c] in NHWC order as the NCHW tensor [n, c, h, w].
+Tensor ToNchw(const std::vector<float>& x, int64_t n, int64_t h, int64_t w,
+              int64_t c) {
+  std::vector<float> y(x.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < h; ++i)
+      for (int64_t j = 0; j < w; ++j)
+        for (int64_t k = 0; k < c; ++k)
+          y[((b * c + k) * h + i) * w + j] = x[((b * h + i) * w + j) * c + k];
+  return AsTensor<float>(y, {n, c, h, w});
+}
+
+TEST(CpuNnImageOpsTest, MaxPoolV2NchwMatchesNhwc) {
+  const std::vector<float> x = Iota(2 * 7 * 5 * 3);
+  AttrMap nhwc = {{"padding", AttrValue::String("SAME")}};
+  AttrMap nchw = nhwc;
+  nchw["data_format"] = AttrValue::String("NCHW");
+  const std::vector<Tensor> a = RunOp(
+      "MaxPoolV2",
+      {AsTensor<float>(x, {2, 7, 5, 3}), AsTensor<int32_t>({1, 3, 2, 1}, {4}),
+       AsTensor<int32_t>({1, 2, 2, 1}, {4})},
+      nhwc);
+  const std::vector<Tensor> b =
+      RunOp("MaxPoolV2",
+            {ToNchw(x, 2, 7, 5, 3), AsTensor<int32_t>({1, 1, 3, 2}, {4}),
+             AsTensor<int32_t>({1, 1, 2, 2}, {4})},
+            nchw);
+  ASSERT_EQ(a.size(), 1u);
+  ASSERT_EQ(b.size(), 1u);
+  const TensorShape& s = a[0].shape();
+  std::vector<float> av(a[0].data<float>(),
+                        a[0].data<float>() + a[0].NumElements());
+  test::ExpectTensorEqual(b[0], ToNchw(av, s.dim_size(0), s.dim_size(1),
+                                       s.dim_size(2), s.dim_size(3)));
+}
+
+TEST(CpuNnImageOpsTest, MaxPoolV2BadWindows) {
+  const Tensor x = AsTensor<float>(Iota(2 * 4 * 4 * 2), {2, 4, 4, 2});
+  AttrMap attrs = {{"padding", AttrValue::String("VALID")}};
+  std::string e = ErrorOf("MaxPoolV2",
+                          {x, AsTensor<int32_t>({1, 2, 2}, {3}),
+                           AsTensor<int32_t>({1, 1, 1, 1}, {4})},
+                          attrs);
+  EXPECT_ERROR_HAS(e, "ksize (input 1) must be an int32 vector of 4 values");
+  e = ErrorOf("MaxPoolV2",
+              {x, AsTensor<int32_t>({1, 2, 2, 1}, {4}),
+               AsTensor<int32_t>({1, 0, 1, 1}, {4})},
+              attrs);
+  EXPECT_ERROR_HAS(e, "strides (input 2) is [1, 0, 1, 1]");
+  e = ErrorOf("MaxPoolV2",
+              {x, AsTensor<int32_t>({2, 2, 2, 1}, {4}),
+               AsTensor<int32_t>({1, 1, 1, 1}, {4})},
+              attrs);
+  EXPECT_ERROR_HAS(e, "batch");
+  e = ErrorOf("MaxPoolV2",
+              {x, AsTensor<int32_t>({1, 9, 2, 1}, {4}),
+               AsTensor<int32_t>({1, 1, 1, 1}, {4})},
+              attrs);
+  EXPECT_FALSE(e.empty());
+}
+
+TEST(CpuNnImageOpsTest, FusedBatchNormBadShapes) {
+  const Tensor x = AsTensor<float>(Iota(2 * 2 * 2 * 3), {2, 2, 2, 3});
+  const Tensor v3 = AsTensor<float>({1, 2, 3}, {3});
+  const Tensor v2 = AsTensor<float>({1, 2}, {2});
+  AttrMap attrs = {{"is_training", AttrValue::Bool(false)}};
+  for (const char* op : {"FusedBatchNorm", "FusedBatchNormV2"}) {
+    EXPECT_FALSE(ErrorOf(op, {x, v3, v3, v3, v2}, attrs).empty()) << op;
+    EXPECT_FALSE(
+        ErrorOf(op, {AsTensor<float>({1, 2, 3}, {1, 3}), v3, v3, v3, v3}, attrs)
+            .empty())
+        << op;
+    const std::vector<Tensor> out = RunOp(op, {x, v3, v3, v3, v3}, attrs);
+    EXPECT_EQ(out.size(), 5u) << op;
+  }
+}
+
+TEST(CpuNnImageOpsTest, BiasAddV1BadBias) {
+  const std::string e = ErrorOf("BiasAddV1", {AsTensor<float>(Iota(6), {2, 3}),
+                                              AsTensor<float>({1, 2}, {2})});
+  EXPECT_FALSE(e.empty());
+  EXPECT_FALSE(ErrorOf("BiasAddV1", {AsTensor<float>({1, 2}, {2}),
+                                     AsTensor<float>({1, 2}, {2})})
+                   .empty());
+}
+
+TEST(CpuNnImageOpsTest, PlaceholderV2MustBeFed) {
+  AttrMap attrs = {{"dtype", AttrValue::Type(DT_FLOAT)},
+                   {"shape", AttrValue::Shape(PartialTensorShape({2, -1}))}};
+  const std::string e = ErrorOf("PlaceholderV2", {}, attrs);
+  EXPECT_ERROR_HAS(e, "must be fed");
+  EXPECT_ERROR_HAS(e, "[2,?]");
+}
+
+}  // namespace
+}  // namespace weft

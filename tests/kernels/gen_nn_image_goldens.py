@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Writes tests/kernels/testdata/nn_image_goldens.txt: reference outputs of
+TensorFlow's own CPU kernels for the NN and image ops of issue 13 that
+cpu_nn_image_golden_test.cc replays: FusedBatchNorm, FusedBatchNormV2,
+BiasAddV1, MaxPoolV2, SpaceToBatchND, BatchToSpaceND, SpaceToDepth,
+DepthToSpace, LRN, ExtractImagePatches, ResizeBicubic, ResizeArea,
+CropAndResize, MaxPoolWithArgmax, Conv3D, MaxPool3D, AvgPool3D and
+CombinedNonMaxSuppression.
+
+The test suite reads the committed file and never needs TensorFlow; run this
+only to regenerate it (TensorFlow 2.21 in the system python3):
+
+    TF_ENABLE_ONEDNN_OPTS=0 python3 tests/kernels/gen_nn_image_goldens.py
+
+Every value comes from tf.raw_ops on /CPU:0 with inputs drawn from
+numpy.random.default_rng with fixed seeds, so reruns give the same file.
+The case writer and tensor format are gen_inference_goldens.py's. Errors
+(bad block sizes, out-of-range box indices, NCHW on the CPU) are not goldens:
+cpu_nn_image_ops_test.cc checks them.
+"""
+
+import argparse
+import os
+import sys
+
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from gen_array_goldens import ALL, FLOATS, INF, NAN, values  # noqa: E402
+import gen_inference_goldens  # noqa: E402
+from gen_inference_goldens import I32, I64, Writer, seeded  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+
+class _RawOps:
+    """tf.raw_ops, except that FusedBatchNorm and FusedBatchNormV2 in
+    inference give zeros for reserve_space_1/2, which TensorFlow leaves
+    unwritten (whatever the allocator held) and weft fills with zeros; the
+    test checks those outputs' shapes and zeros."""
+
+    def __getattr__(self, name):
+        op = getattr(tf.raw_ops, name)
+        if name not in ("FusedBatchNorm", "FusedBatchNormV2"):
+            return op
+
+        def run(x, scale, offset, mean, variance, epsilon=0.0001,
+                exponential_avg_factor=1, data_format="NHWC",
+                is_training=True, name=None):
+            outs = list(op(x=x, scale=scale, offset=offset, mean=mean,
+                           variance=variance, epsilon=epsilon,
+                           exponential_avg_factor=exponential_avg_factor,
+                           data_format=data_format, is_training=is_training))
+            if not is_training:
+                outs[3] = tf.zeros_like(outs[3])
+                outs[4] = tf.zeros_like(outs[4])
+            return outs
+        return run
+
+
+class _TfWithRawOps:
+    raw_ops = _RawOps()
+
+    def __getattr__(self, name):
+        return getattr(tf, name)
+
+
+gen_inference_goldens.tf = _TfWithRawOps()
+
+# The dtypes weft's CPU kernels of MaxPool (and so MaxPoolV2) take.
+MAXPOOL_DTYPES = ["half", "bfloat16", "float", "double", "int32", "int64",
+                  "uint8", "int8", "int16", "uint16"]
+REAL = FLOATS + ["int8", "int16", "int32", "int64", "uint8", "uint16",
+                 "uint32", "uint64"]
+
+
+def floats(rng, shape, lo=-5, hi=5, digits=2):
+    return np.round(rng.uniform(lo, hi, size=shape), digits)
+
+
+# ---- older forms: FusedBatchNorm, FusedBatchNormV2, BiasAddV1, MaxPoolV2 ----
+
+def older_form_cases(w):
+    for op, dts in (("FusedBatchNorm", ["float"]),
+                    ("FusedBatchNormV2", ["half", "bfloat16", "float"])):
+        for dt in dts:
+            for fmt in ("NHWC", "NCHW"):
+                for training in (False,):
+                    rng = seeded(op, dt, fmt, training)
+                    x = floats(rng, (2, 3, 4, 5) if fmt == "NHWC"
+                               else (2, 5, 3, 4))
+                    u = dt if op == "FusedBatchNorm" else "float"
+                    vecs = [(u, floats(rng, 5)), (u, floats(rng, 5)),
+                            (u, floats(rng, 5)),
+                            (u, np.round(rng.uniform(0.1, 3, 5), 2))]
+                    w.case("%s_%s_%s_%s" % (op, dt, fmt,
+                                            "train" if training else "infer"),
+                           op, [(dt, x)] + vecs,
+                           {"is_training": ("bool", training),
+                            "data_format": ("string", fmt),
+                            "epsilon": ("float", 0.001)})
+        rng = seeded(op, "nan")
+        x = floats(rng, (1, 2, 2, 3))
+        x[0, 0, 0, 0] = NAN
+        x[0, 1, 1, 1] = INF
+        w.case("%s_nan_inf" % op, op,
+               [("float", x), ("float", floats(rng, 3)),
+                ("float", floats(rng, 3)), ("float", floats(rng, 3)),
+                ("float", np.array([0.5, 1.0, 2.0]))],
+               {"is_training": ("bool", False)})
+    rng = seeded("FusedBatchNormV2_large")
+    w.case("FusedBatchNormV2_large", "FusedBatchNormV2",
+           [("float", floats(rng, (2, 20, 20, 8)))] +
+           [("float", floats(rng, 8)) for _ in range(3)] +
+           [("float", np.round(rng.uniform(0.1, 3, 8), 2))],
+           {"is_training": ("bool", False)})
+    w.case("FusedBatchNormV2_empty", "FusedBatchNormV2",
+           [("float", np.zeros((0, 2, 2, 3)))] +
+           [("float", np.ones(3)) for _ in range(4)],
+           {"is_training": ("bool", False)})
+
+    for dt in ["half", "bfloat16", "float", "double", "int32", "int64"]:
+        rng = seeded("BiasAddV1", dt)
+        w.case("BiasAddV1_%s" % dt, "BiasAddV1",
+               [(dt, values(rng, dt, (2, 3, 4), special=True)),
+                (dt, values(rng, dt, (4,)))])
+    rng = seeded("BiasAddV1_large")
+    w.case("BiasAddV1_large", "BiasAddV1",
+           [("float", floats(rng, (300, 17))), ("float", floats(rng, 17))])
+    w.case("BiasAddV1_empty", "BiasAddV1",
+           [("float", np.zeros((0, 3))), ("float", np.ones(3))])
+
+    for dt in MAXPOOL_DTYPES:
+        rng = seeded("MaxPoolV2", dt)
+        x = values(rng, dt, (2, 5, 6, 3), special=True)
+        w.case("MaxPoolV2_%s" % dt, "MaxPoolV2",
+               [(dt, x), I32([1, 2, 3, 1]), I32([1, 2, 2, 1])],
+               {"padding": ("string", "SAME")})
+    rng = seeded("MaxPoolV2_more")
+    # TensorFlow's CPU kernel is NHWC-only; weft's NCHW (as for MaxPool) is
+    # checked against NHWC in cpu_nn_image_ops_test.cc.
+    x = floats(rng, (2, 7, 5, 3))
+    w.case("MaxPoolV2_valid", "MaxPoolV2",
+           [("float", x), I32([1, 3, 2, 1]), I32([1, 2, 1, 1])],
+           {"padding": ("string", "VALID")})
+    w.case("MaxPoolV2_depth", "MaxPoolV2",
+           [("float", floats(rng, (2, 3, 3, 6))), I32([1, 1, 1, 3]),
+            I32([1, 1, 1, 3])], {"padding": ("string", "VALID")})
+    w.case("MaxPoolV2_large", "MaxPoolV2",
+           [("float", floats(rng, (2, 24, 24, 4))), I32([1, 3, 3, 1]),
+            I32([1, 1, 1, 1])], {"padding": ("string", "SAME")})
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser.add_argument("--out", default=os.path.join(
+        here, "testdata", "nn_image_goldens.txt"))
+    args = parser.parse_args()
+    w = Writer()
+    older_form_cases(w)
+    header = [
+        "# generated by tests/kernels/gen_nn_image_goldens.py with "
+        "TensorFlow %s (TF_ENABLE_ONEDNN_OPTS=%s); do not edit" %
+        (tf.__version__, os.environ["TF_ENABLE_ONEDNN_OPTS"]),
+        "# %d cases" % len(w.names),
+    ]
+    with open(args.out, "w") as f:
+        f.write("\n".join(header + w.lines) + "\n")
+    print("wrote %s: %d cases, %d bytes" %
+          (args.out, len(w.names), os.path.getsize(args.out)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
