@@ -233,6 +233,10 @@ const std::vector<std::pair<std::string, std::string>>& BatchOps() {
       {"FusedBatchNormV2", "T"},
       {"BiasAddV1", "T"},
       {"MaxPoolV2", "T"},
+      {"SpaceToBatchND", "T"},
+      {"BatchToSpaceND", "T"},
+      {"SpaceToDepth", "T"},
+      {"DepthToSpace", "T"},
   };
   return *ops;
 }

@@ -137,5 +137,83 @@ TEST(CpuNnImageOpsTest, PlaceholderV2MustBeFed) {
   EXPECT_ERROR_HAS(e, "[2,?]");
 }
 
+TEST(CpuNnImageOpsTest, SpaceToBatchNDErrors) {
+  const Tensor x = AsTensor<float>(Iota(2 * 4 * 4 * 1), {2, 4, 4, 1});
+  const Tensor block = AsTensor<int32_t>({2, 2}, {2});
+  std::string e = ErrorOf("SpaceToBatchND",
+                          {x, block, AsTensor<int32_t>({0, 1, 0, 0}, {2, 2})});
+  EXPECT_ERROR_HAS(e, "not divisible by block_shape[0] = 2");
+  e = ErrorOf("SpaceToBatchND", {x, AsTensor<int32_t>({2, 0}, {2}),
+                                 AsTensor<int32_t>({0, 0, 0, 0}, {2, 2})});
+  EXPECT_ERROR_HAS(e, "must be >= 1");
+  e = ErrorOf("SpaceToBatchND",
+              {x, block, AsTensor<int32_t>({0, -2, 0, 2}, {2, 2})});
+  EXPECT_ERROR_HAS(e, "must be >= 0");
+  e = ErrorOf("SpaceToBatchND", {x, block, AsTensor<int32_t>({0, 0}, {1, 2})});
+  EXPECT_ERROR_HAS(e, "paddings (input 2) must have shape [2, 2]");
+  e = ErrorOf("SpaceToBatchND", {AsTensor<float>({1, 2}, {2}), block,
+                                 AsTensor<int32_t>({0, 0, 0, 0}, {2, 2})});
+  EXPECT_ERROR_HAS(e, "rank at least 3");
+  e = ErrorOf("SpaceToBatchND",
+              {x, AsTensor<int64_t>({int64_t{1} << 40, int64_t{1} << 40}, {2}),
+               AsTensor<int64_t>({0, 0, 0, 0}, {2, 2})});
+  EXPECT_FALSE(e.empty());
+}
+
+TEST(CpuNnImageOpsTest, BatchToSpaceNDErrors) {
+  const Tensor x = AsTensor<float>(Iota(6 * 2 * 2 * 1), {6, 2, 2, 1});
+  std::string e =
+      ErrorOf("BatchToSpaceND", {x, AsTensor<int32_t>({2, 2}, {2}),
+                                 AsTensor<int32_t>({0, 0, 0, 0}, {2, 2})});
+  EXPECT_ERROR_HAS(e, "must be divisible by the product of block_shape");
+  e = ErrorOf("BatchToSpaceND", {x, AsTensor<int32_t>({3, 2}, {2}),
+                                 AsTensor<int32_t>({4, 3, 0, 0}, {2, 2})});
+  EXPECT_ERROR_HAS(e, "larger than its size");
+  e = ErrorOf("BatchToSpaceND", {x, AsTensor<int32_t>({3, 2}, {2}),
+                                 AsTensor<int32_t>({0, 0, -1, 0}, {2, 2})});
+  EXPECT_ERROR_HAS(e, "must be >= 0");
+}
+
+// NCHW, which TensorFlow's CPU kernels refuse, is NHWC with the channel
+// dimension moved.
+TEST(CpuNnImageOpsTest, SpaceDepthNchwMatchesNhwc) {
+  for (const char* op : {"SpaceToDepth", "DepthToSpace"}) {
+    const bool to_depth = std::string(op) == "SpaceToDepth";
+    const int64_t n = 2, h = to_depth ? 6 : 2, w = to_depth ? 4 : 3,
+                  c = to_depth ? 3 : 18;
+    const std::vector<float> x = Iota(n * h * w * c);
+    AttrMap nhwc = {{"block_size", AttrValue::Int(to_depth ? 2 : 3)}};
+    AttrMap nchw = nhwc;
+    nchw["data_format"] = AttrValue::String("NCHW");
+    const std::vector<Tensor> a =
+        RunOp(op, {AsTensor<float>(x, {n, h, w, c})}, nhwc);
+    const std::vector<Tensor> b = RunOp(op, {ToNchw(x, n, h, w, c)}, nchw, 2);
+    ASSERT_EQ(a.size(), 1u);
+    ASSERT_EQ(b.size(), 1u);
+    const TensorShape& s = a[0].shape();
+    std::vector<float> av(a[0].data<float>(),
+                          a[0].data<float>() + a[0].NumElements());
+    test::ExpectTensorEqual(b[0], ToNchw(av, s.dim_size(0), s.dim_size(1),
+                                         s.dim_size(2), s.dim_size(3)));
+  }
+}
+
+TEST(CpuNnImageOpsTest, SpaceDepthErrors) {
+  AttrMap attrs = {{"block_size", AttrValue::Int(2)}};
+  std::string e =
+      ErrorOf("SpaceToDepth",
+              {AsTensor<float>(Iota(1 * 3 * 4 * 1), {1, 3, 4, 1})}, attrs);
+  EXPECT_ERROR_HAS(e, "must be divisible by block_size 2");
+  e = ErrorOf("DepthToSpace",
+              {AsTensor<float>(Iota(1 * 2 * 2 * 6), {1, 2, 2, 6})}, attrs);
+  EXPECT_ERROR_HAS(e, "divisible by block_size * block_size = 4");
+  e = ErrorOf("DepthToSpace", {AsTensor<float>(Iota(8), {2, 4})}, attrs);
+  EXPECT_ERROR_HAS(e, "must be 4-D");
+  attrs["data_format"] = AttrValue::String("NCHW_VECT_C");
+  e = ErrorOf("DepthToSpace",
+              {AsTensor<float>(Iota(1 * 2 * 2 * 8), {1, 2, 2, 8})}, attrs);
+  EXPECT_ERROR_HAS(e, "NCHW_VECT_C");
+}
+
 }  // namespace
 }  // namespace weft
