@@ -1,17 +1,18 @@
-// ConcatV2 and Pack on the CPU. Both view every input as [rows, width_i]
-// (rows = the product of the dimensions before the axis) and the output as
-// [rows, sum width_i] (kernels/common/concat_shape.h, which checks the inputs
-// and is shared with the CUDA kernels); each output row is the inputs' rows one
-// after another, so the copy is a sequence of memcpy runs. Work is split over
-// flat output ranges, so one huge row (axis 0) parallelizes as well as many
-// small ones. Dtype-agnostic (element width only), strings and the quantized
-// types TensorFlow registers included.
+// ConcatV2, the legacy Concat (axis first) and Pack on the CPU. Both view every
+// input as [rows, width_i] (rows = the product of the dimensions before the
+// axis) and the output as [rows, sum width_i] (kernels/common/concat_shape.h,
+// which checks the inputs and is shared with the CUDA kernels); each output row
+// is the inputs' rows one after another, so the copy is a sequence of memcpy
+// runs. Work is split over flat output ranges, so one huge row (axis 0)
+// parallelizes as well as many small ones. Dtype-agnostic (element width only),
+// strings and the quantized types TensorFlow registers included.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "absl/types/span.h"
 #include "core/tensor.h"
+#include "kernels/common/alias_output.h"
 #include "kernels/common/concat_shape.h"
 #include "kernels/common/copy_util.h"
 #include "kernels/kernel_registry.h"
@@ -56,15 +57,16 @@ void ConcatRows(const OpKernelContext& ctx, DataType dtype,
 }
 
 // Output 0 from `dims`, unless an input was forwarded: the rows of the
-// inputs (one per width) copied.
-void CopyConcatRows(OpKernelContext* ctx, const ConcatDims& dims) {
+// inputs (one per width, starting at input `first`) copied.
+void CopyConcatRows(OpKernelContext* ctx, const ConcatDims& dims,
+                    int first = 0) {
   if (dims.forward_input >= 0) return;
   const int n = static_cast<int>(dims.widths.size());
   Tensor* out = nullptr;
   OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims.out_shape, &out));
   std::vector<const char*> srcs(n);
   for (int i = 0; i < n; ++i) {
-    srcs[i] = static_cast<const char*>(ctx->input(i).raw_data());
+    srcs[i] = static_cast<const char*>(ctx->input(first + i).raw_data());
   }
   ConcatRows(*ctx, out->dtype(), srcs, dims.widths, dims.rows,
              static_cast<char*>(out->raw_data()));
@@ -78,6 +80,50 @@ class ConcatV2Op : public OpKernel {
     ConcatDims dims;
     OP_REQUIRES_OK(ctx, StartConcatV2(ctx, &dims));
     CopyConcatRows(ctx, dims);
+  }
+};
+
+// The legacy Concat: ConcatV2 with the axis (concat_dim) as input 0. The
+// axis and the shapes are checked here, so that messages count inputs as
+// this op does; GetConcatV2Dims then only lays out the copy.
+class ConcatOp : public OpKernel {
+ public:
+  explicit ConcatOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) const override {
+    const int n = ctx->num_inputs() - 1;
+    int64_t axis = 0;
+    OP_REQUIRES_OK(ctx, ReadIndexScalar(ctx->input(0), "concat_dim (input 0)",
+                                        /*allow_vector_of_one=*/true, &axis));
+    std::vector<TensorShape> shapes(n);
+    for (int i = 0; i < n; ++i) shapes[i] = ctx->input(1 + i).shape();
+    const int rank = shapes[0].dims();
+    OP_REQUIRES(ctx, rank > 0,
+                errors::InvalidArgument("input 1 is a scalar; scalars cannot "
+                                        "be concatenated (Pack stacks them)"));
+    OP_REQUIRES(ctx, axis >= -rank && axis < rank,
+                errors::InvalidArgument("concat_dim (input 0) is ", axis,
+                                        " but must be in [", -rank, ", ", rank,
+                                        ") for values of rank ", rank));
+    const int64_t a = axis < 0 ? axis + rank : axis;
+    for (int i = 1; i < n; ++i) {
+      bool match = shapes[i].dims() == rank;
+      for (int d = 0; match && d < rank; ++d) {
+        match = d == a || shapes[i].dim_size(d) == shapes[0].dim_size(d);
+      }
+      OP_REQUIRES(ctx, match,
+                  errors::InvalidArgument(
+                      "input ", i + 1, " has shape ", shapes[i].DebugString(),
+                      " but must match input 1 ", shapes[0].DebugString(),
+                      " in rank and in every dimension but the axis ", a));
+    }
+    StatusOr<ConcatDims> dims = GetConcatV2Dims(shapes, ctx->input(0));
+    OP_REQUIRES_OK(ctx, dims.status());
+    if (dims->forward_input >= 0) {
+      ForwardInputWithShape(ctx, 1 + dims->forward_input, dims->out_shape);
+      return;
+    }
+    CopyConcatRows(ctx, *dims, 1);
   }
 };
 
@@ -108,6 +154,9 @@ std::vector<DataType> ConcatTypes() {
 REGISTER_KERNEL_BUILDER(
     Name("ConcatV2").Device(DEVICE_CPU).TypeConstraint("T", ConcatTypes()),
     ConcatV2Op);
+REGISTER_KERNEL_BUILDER(
+    Name("Concat").Device(DEVICE_CPU).TypeConstraint("T", ConcatTypes()),
+    ConcatOp);
 REGISTER_KERNEL_BUILDER(
     Name("Pack").Device(DEVICE_CPU).TypeConstraint("T", ConcatTypes()), PackOp);
 

@@ -1,5 +1,6 @@
-// GatherV2 on the CPU (shapes, axis and batch_dims checked by
-// kernels/common/gather_shape.h, which the CUDA kernel shares):
+// GatherV2 and the legacy Gather (GatherV2 along axis 0) on the CPU (shapes,
+// axis and batch_dims checked by kernels/common/gather_shape.h, which the CUDA
+// kernel shares):
 //
 //   output[b, o, n, i] = params[b, o, indices[b, n], i]
 //
@@ -73,6 +74,50 @@ void GatherRows(const OpKernelContext& ctx, const E* params,
   });
 }
 
+// Shared by GatherV2 and the legacy Gather (axis 0, no batch dims).
+void ComputeGather(OpKernelContext* ctx, const Tensor& axis,
+                   int64_t batch_dims) {
+  const Tensor& params = ctx->input(0);
+  const Tensor& indices = ctx->input(1);
+  StatusOr<GatherDims> dims = ResolveGather(params, indices, axis, batch_dims);
+  OP_REQUIRES_OK(ctx, dims.status());
+  const int64_t gather_dim = dims->gather_dim;
+
+  int64_t bad = -1;
+  int64_t bad_value = 0;
+  if (indices.dtype() == DT_INT32) {
+    const int32_t* idx = indices.data<int32_t>();
+    bad = FirstBadIndex(idx, indices.NumElements(), gather_dim);
+    if (bad >= 0) bad_value = idx[bad];
+  } else {
+    const int64_t* idx = indices.data<int64_t>();
+    bad = FirstBadIndex(idx, indices.NumElements(), gather_dim);
+    if (bad >= 0) bad_value = idx[bad];
+  }
+  OP_REQUIRES(
+      ctx, bad < 0,
+      errors::InvalidArgument(
+          "indices (input 1)", PositionString(indices.shape(), bad), " = ",
+          bad_value, " is not in [0, ", gather_dim, "), the size of dimension ",
+          dims->axis, " of params (input 0) ", params.shape().DebugString()));
+
+  Tensor* out = nullptr;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims->shape, &out));
+  if (dims->shape.num_elements() == 0) return;
+  copy_util::VisitElementType(params.dtype(), [&](auto tag) {
+    using E = typename decltype(tag)::type;
+    const E* p = static_cast<const E*>(params.raw_data());
+    E* o = static_cast<E*>(out->raw_data());
+    if (indices.dtype() == DT_INT32) {
+      GatherRows<E>(*ctx, p, indices.data<int32_t>(), dims->batch, dims->outer,
+                    gather_dim, dims->n, dims->inner, o);
+    } else {
+      GatherRows<E>(*ctx, p, indices.data<int64_t>(), dims->batch, dims->outer,
+                    gather_dim, dims->n, dims->inner, o);
+    }
+  });
+}
+
 class GatherV2Op : public OpKernel {
  public:
   explicit GatherV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -80,50 +125,28 @@ class GatherV2Op : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) const override {
-    const Tensor& params = ctx->input(0);
-    const Tensor& indices = ctx->input(1);
-    StatusOr<GatherDims> dims =
-        ResolveGather(params, indices, ctx->input(2), batch_dims_);
-    OP_REQUIRES_OK(ctx, dims.status());
-    const int64_t gather_dim = dims->gather_dim;
-
-    int64_t bad = -1;
-    int64_t bad_value = 0;
-    if (indices.dtype() == DT_INT32) {
-      const int32_t* idx = indices.data<int32_t>();
-      bad = FirstBadIndex(idx, indices.NumElements(), gather_dim);
-      if (bad >= 0) bad_value = idx[bad];
-    } else {
-      const int64_t* idx = indices.data<int64_t>();
-      bad = FirstBadIndex(idx, indices.NumElements(), gather_dim);
-      if (bad >= 0) bad_value = idx[bad];
-    }
-    OP_REQUIRES(ctx, bad < 0,
-                errors::InvalidArgument(
-                    "indices (input 1)", PositionString(indices.shape(), bad),
-                    " = ", bad_value, " is not in [0, ", gather_dim,
-                    "), the size of dimension ", dims->axis,
-                    " of params (input 0) ", params.shape().DebugString()));
-
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, dims->shape, &out));
-    if (dims->shape.num_elements() == 0) return;
-    copy_util::VisitElementType(params.dtype(), [&](auto tag) {
-      using E = typename decltype(tag)::type;
-      const E* p = static_cast<const E*>(params.raw_data());
-      E* o = static_cast<E*>(out->raw_data());
-      if (indices.dtype() == DT_INT32) {
-        GatherRows<E>(*ctx, p, indices.data<int32_t>(), dims->batch,
-                      dims->outer, gather_dim, dims->n, dims->inner, o);
-      } else {
-        GatherRows<E>(*ctx, p, indices.data<int64_t>(), dims->batch,
-                      dims->outer, gather_dim, dims->n, dims->inner, o);
-      }
-    });
+    ComputeGather(ctx, ctx->input(2), batch_dims_);
   }
 
  private:
   int64_t batch_dims_ = 0;
+};
+
+// The legacy Gather: GatherV2 along axis 0 (validate_indices is ignored, as
+// in TensorFlow; indices are always checked).
+class GatherOp : public OpKernel {
+ public:
+  explicit GatherOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), axis_(DT_INT32, TensorShape()) {
+    axis_.data<int32_t>()[0] = 0;
+  }
+
+  void Compute(OpKernelContext* ctx) const override {
+    ComputeGather(ctx, axis_, 0);
+  }
+
+ private:
+  Tensor axis_;
 };
 
 REGISTER_KERNEL_BUILDER(
@@ -135,6 +158,15 @@ REGISTER_KERNEL_BUILDER(
                                                  DT_QINT32}))
         .TypeConstraint("Tindices", {DT_INT32, DT_INT64}),
     GatherV2Op);
+REGISTER_KERNEL_BUILDER(
+    Name("Gather")
+        .Device(DEVICE_CPU)
+        .TypeConstraint("Tparams",
+                        NumericAndBoolTypesPlus({DT_STRING, DT_QINT8, DT_QUINT8,
+                                                 DT_QINT16, DT_QUINT16,
+                                                 DT_QINT32}))
+        .TypeConstraint("Tindices", {DT_INT32, DT_INT64}),
+    GatherOp);
 
 }  // namespace
 }  // namespace weft
