@@ -21,6 +21,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
+namespace cpu_scatter_golden_test {
 namespace {
 
 using test::GoldenCase;
@@ -137,4 +138,5 @@ TEST(CpuScatterGoldenTest, CoversEveryRegisteredDtype) {
 }
 
 }  // namespace
+}  // namespace cpu_scatter_golden_test
 }  // namespace weft

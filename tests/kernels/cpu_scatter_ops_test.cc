@@ -14,6 +14,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
+namespace cpu_scatter_ops_test {
 namespace {
 
 using test::AsScalar;
@@ -301,5 +302,8 @@ TEST(CpuScatterOpsTest, LegacyGatherAndConcatErrors) {
   test::ExpectTensorEqual((*out)[0], AsTensor<float>({1, 2, 1, 2, 3}, {1, 5}));
 }
 
+#undef EXPECT_ERROR_HAS
+
 }  // namespace
+}  // namespace cpu_scatter_ops_test
 }  // namespace weft
