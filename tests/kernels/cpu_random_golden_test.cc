@@ -33,6 +33,9 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
+// Named so that its helpers stay distinct from other test files' in a
+// unity build.
+namespace random_golden_test {
 namespace {
 
 using test::GoldenCase;
@@ -194,4 +197,5 @@ TEST(CpuRandomGoldenTest, CoversEveryRegisteredDtype) {
 }
 
 }  // namespace
+}  // namespace random_golden_test
 }  // namespace weft

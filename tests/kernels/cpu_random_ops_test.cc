@@ -20,6 +20,9 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
+// Named so that its helpers stay distinct from other test files' in a
+// unity build.
+namespace random_ops_test {
 namespace {
 
 using test::AsScalar;
@@ -258,4 +261,5 @@ TEST(CpuRandomOpsTest, ConcurrentRunsTakeDisjointParts) {
 }
 
 }  // namespace
+}  // namespace random_ops_test
 }  // namespace weft
