@@ -20,10 +20,13 @@
 //    product and the sum round once each); batch_mean/batch_variance exact
 //    copies; reserve_space_1/2 zeros.
 //  - Conv3D: each output is a sum of K = kd kh kw C products, so both sides
-//    are within K u_c S of the exact value (Higham, eq. 3.5) with S <= K m
-//    max|filter| the products' magnitude sum: bound 2 K u_c S.
+//    are within K u S of the exact value (Higham, eq. 3.5) in their own
+//    accumulation precision (TensorFlow may accumulate half and bfloat16
+//    in the dtype, weft does in float) with S <= K m max|filter| the
+//    products' magnitude sum: bound 2 K (u_c + u_T) S.
 //  - AvgPool3D: a window of k <= kd kh kw elements summed in a possibly
-//    different order and divided by k: bound (k + 2) u_c m.
+//    different order and precision and divided by k: bound
+//    (k + 2) (u_c + u_T) m.
 //  - LRN: sqr_sum is a sum of at most 2 r + 1 squares (relative error
 //    (2 r + 1) u_c), raised to -beta (beta times that, plus a few ulps for
 //    pow): bound (2 r + 9) (1 + beta) u_c |y|.
@@ -51,6 +54,9 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
+// Named so that its helpers stay distinct from other test files' in a
+// unity build.
+namespace nn_image_golden_test {
 namespace {
 
 using test::GoldenCase;
@@ -109,6 +115,7 @@ std::vector<double> Bounds(const GoldenCase& c, int o, const Tensor& want) {
   const DataType in_dt = c.inputs.empty() ? DT_FLOAT : c.inputs[0].dtype();
   const double uc = in_dt == DT_DOUBLE ? test::UnitRoundoff(DT_DOUBLE) : uf;
   const double m = c.inputs.empty() ? 0 : MaxAbs(c.inputs[0]);
+  const double u_t = test::UnitRoundoff(want.dtype());
   const std::vector<double> y = ToDoubles(want);
   if (c.op == "FusedBatchNorm" || c.op == "FusedBatchNormV2") {
     if (o != 0) return {};
@@ -135,11 +142,11 @@ std::vector<double> Bounds(const GoldenCase& c, int o, const Tensor& want) {
     const TensorShape& f = c.inputs[1].shape();
     const double k = static_cast<double>(f.dim_size(0) * f.dim_size(1) *
                                          f.dim_size(2) * f.dim_size(3));
-    bound = 2 * k * uc * k * m * MaxAbs(c.inputs[1]);
+    bound = 2 * k * (uc + u_t) * k * m * MaxAbs(c.inputs[1]);
   } else if (c.op == "AvgPool3D") {
     const std::vector<int64_t> ks = IntsAttr(c, "ksize");
     const double k = static_cast<double>(ks[1] * ks[2] * ks[3]);
-    bound = (k + 2) * uc * m;
+    bound = (k + 2) * (uc + u_t) * m;
   } else if (c.op == "LRN") {
     const double r = static_cast<double>(IntAttr(c, "depth_radius", 5));
     const double beta = FloatAttr(c, "beta", 0.5f);
@@ -229,14 +236,12 @@ TEST(CpuNnImageGoldenTest, MatchesTensorFlowWithThreads) {
 // for ops registered for every dtype, as in TensorFlow).
 const std::vector<std::pair<std::string, std::string>>& BatchOps() {
   static const auto* ops = new std::vector<std::pair<std::string, std::string>>{
-      {"FusedBatchNorm", "T"},
-      {"FusedBatchNormV2", "T"},
-      {"BiasAddV1", "T"},
-      {"MaxPoolV2", "T"},
-      {"SpaceToBatchND", "T"},
-      {"BatchToSpaceND", "T"},
-      {"SpaceToDepth", "T"},
-      {"DepthToSpace", "T"},
+      {"FusedBatchNorm", "T"}, {"FusedBatchNormV2", "T"},
+      {"BiasAddV1", "T"},      {"MaxPoolV2", "T"},
+      {"SpaceToBatchND", "T"}, {"BatchToSpaceND", "T"},
+      {"SpaceToDepth", "T"},   {"DepthToSpace", "T"},
+      {"Conv3D", "T"},         {"MaxPool3D", "T"},
+      {"AvgPool3D", "T"},
   };
   return *ops;
 }
@@ -275,4 +280,5 @@ TEST(CpuNnImageGoldenTest, CoversEveryRegisteredDtype) {
 }
 
 }  // namespace
+}  // namespace nn_image_golden_test
 }  // namespace weft

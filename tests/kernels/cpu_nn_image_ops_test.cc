@@ -11,6 +11,9 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
+// Named so that its helpers stay distinct from other test files' in a
+// unity build.
+namespace nn_image_ops_test {
 namespace {
 
 using test::AsTensor;
@@ -215,5 +218,58 @@ TEST(CpuNnImageOpsTest, SpaceDepthErrors) {
   EXPECT_ERROR_HAS(e, "NCHW_VECT_C");
 }
 
+AttrValue Ints(std::vector<int64_t> v) {
+  AttrValue a;
+  a.kind = AttrValue::Kind::kList;
+  a.list.i = std::move(v);
+  return a;
+}
+
+TEST(CpuNnImageOpsTest, Conv3DErrors) {
+  const Tensor x = AsTensor<float>(Iota(2 * 3 * 3 * 3 * 2), {2, 3, 3, 3, 2});
+  const Tensor f = AsTensor<float>(Iota(2 * 2 * 2 * 2 * 4), {2, 2, 2, 2, 4});
+  AttrMap attrs = {{"strides", Ints({1, 1, 1, 1, 1})},
+                   {"padding", AttrValue::String("VALID")}};
+  EXPECT_EQ(ErrorOf("Conv3D", {x, f}, attrs), "");
+  std::string e = ErrorOf(
+      "Conv3D", {x, AsTensor<float>(Iota(2 * 2 * 2 * 1 * 4), {2, 2, 2, 1, 4})},
+      attrs);
+  EXPECT_ERROR_HAS(e, "grouped 3-D convolutions are not supported");
+  e = ErrorOf("Conv3D",
+              {x, AsTensor<float>(Iota(5 * 2 * 2 * 2 * 4), {5, 2, 2, 2, 4})},
+              attrs);
+  EXPECT_FALSE(e.empty());
+  e = ErrorOf("Conv3D", {x, AsTensor<float>(Iota(16), {2, 2, 4})}, attrs);
+  EXPECT_ERROR_HAS(e, "must be 5-D");
+  AttrMap dilated = attrs;
+  dilated["dilations"] = Ints({1, 2, 1, 1, 1});
+  EXPECT_ERROR_HAS(ErrorOf("Conv3D", {x, f}, dilated), "dilations of 1");
+  AttrMap ncdhw = attrs;
+  ncdhw["data_format"] = AttrValue::String("NCDHW");
+  EXPECT_ERROR_HAS(ErrorOf("Conv3D", {x, f}, ncdhw), "use NDHWC");
+}
+
+TEST(CpuNnImageOpsTest, Pool3DErrors) {
+  const Tensor x = AsTensor<float>(Iota(2 * 3 * 3 * 3 * 2), {2, 3, 3, 3, 2});
+  for (const char* op : {"MaxPool3D", "AvgPool3D"}) {
+    AttrMap attrs = {{"ksize", Ints({1, 2, 2, 2, 1})},
+                     {"strides", Ints({1, 1, 1, 1, 1})},
+                     {"padding", AttrValue::String("VALID")}};
+    EXPECT_EQ(ErrorOf(op, {x}, attrs), "") << op;
+    EXPECT_ERROR_HAS(ErrorOf(op, {AsTensor<float>(Iota(8), {2, 2, 2})}, attrs),
+                     "must be 5-D");
+    AttrMap big = attrs;
+    big["ksize"] = Ints({1, 5, 2, 2, 1});
+    EXPECT_FALSE(ErrorOf(op, {x}, big).empty()) << op;
+    AttrMap over_c = attrs;
+    over_c["ksize"] = Ints({1, 2, 2, 2, 2});
+    EXPECT_ERROR_HAS(ErrorOf(op, {x}, over_c), "batch or channel");
+    AttrMap ncdhw = attrs;
+    ncdhw["data_format"] = AttrValue::String("NCDHW");
+    EXPECT_ERROR_HAS(ErrorOf(op, {x}, ncdhw), "use NDHWC");
+  }
+}
+
 }  // namespace
+}  // namespace nn_image_ops_test
 }  // namespace weft

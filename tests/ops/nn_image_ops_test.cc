@@ -10,6 +10,9 @@
 
 namespace weft {
 namespace shape_inference {
+// Named so that its helpers stay distinct from other test files' in a
+// unity build.
+namespace nn_image_shape_test {
 namespace {
 
 ShapeInferenceTestOp Op(const std::string& name, DataType t = DT_FLOAT) {
@@ -158,5 +161,6 @@ TEST(NnImageOpsTest, SpaceToDepthAndBack) {
 }
 
 }  // namespace
+}  // namespace nn_image_shape_test
 }  // namespace shape_inference
 }  // namespace weft
