@@ -52,6 +52,10 @@ StatelessRandomGetKeyCounter StatelessRandomGetAlg
 StatelessRandomGetKeyCounterAlg StatelessRandomUniform StatelessRandomNormal
 StatelessTruncatedNormal StatelessRandomUniformInt RandomUniform
 RandomStandardNormal RandomUniformInt Multinomial
+GatherNd ScatterNd TensorScatterUpdate TensorScatterAdd TensorScatterSub
+TensorScatterMin TensorScatterMax Unique UniqueWithCounts ReverseSequence
+DynamicPartition DynamicStitch ParallelDynamicStitch Bincount DenseBincount
+SparseToDense Gather Concat
 """.split()
 
 
