@@ -1,8 +1,8 @@
-// BatchMatMulV2 on the CPU: out[..., :, :] = op(x[..., :, :]) *
-// op(y[..., :, :]), op taking the adjoint (for real types, the transpose)
-// when adj_x / adj_y is set, with the leading (batch) dimensions broadcast
-// as in NumPy. Also the batched product behind Einsum (BatchMatMulCompute,
-// declared in reduction_util.h).
+// BatchMatMulV2 (and BatchMatMul, BatchMatMulV3 around it) on the CPU:
+// out[..., :, :] = op(x[..., :, :]) * op(y[..., :, :]), op taking the
+// adjoint (for real types, the transpose) when adj_x / adj_y is set, with
+// the leading (batch) dimensions broadcast as in NumPy. Also the batched
+// product behind Einsum (BatchMatMulCompute, declared in reduction_util.h).
 //
 // Each matrix product is the shared GEMM of gemm.h. The work is a list of
 // units, (batch entry, band of output rows or columns), chosen from the
@@ -265,10 +265,109 @@ class BatchMatMulV2Op : public OpKernel {
   bool adj_y_ = false;
 };
 
+// BatchMatMul (V1): BatchMatMulV2 without broadcasting; x and y have the
+// same rank and batch dimensions, errors in TensorFlow's words.
+class BatchMatMulV1Op : public BatchMatMulV2Op {
+ public:
+  explicit BatchMatMulV1Op(OpKernelConstruction* ctx) : BatchMatMulV2Op(ctx) {}
+
+  void Compute(OpKernelContext* ctx) const override {
+    const TensorShape& x = ctx->input(0).shape();
+    const TensorShape& y = ctx->input(1).shape();
+    OP_REQUIRES(ctx, x.dims() == y.dims(),
+                errors::InvalidArgument(
+                    "In[0] and In[1] has different ndims: ", x.DebugString(),
+                    " vs. ", y.DebugString()));
+    OP_REQUIRES(
+        ctx, x.dims() >= 2,
+        errors::InvalidArgument("In[0] ndims must be >= 2: ", x.dims()));
+    for (int d = 0; d + 2 < x.dims(); ++d) {
+      OP_REQUIRES(
+          ctx, x.dim_size(d) == y.dim_size(d),
+          errors::InvalidArgument("In[0].dim(", d, ") and In[1].dim(", d,
+                                  ") must be the same: ", x.DebugString(),
+                                  " vs ", y.DebugString()));
+    }
+    BatchMatMulV2Op::Compute(ctx);
+  }
+};
+
+// BatchMatMulV3: operand dtypes Ta and Tb, output Tout. Same-type products
+// run as BatchMatMulV2; int8 and uint8 operands (in any pairing) are widened
+// to int32 for an int32 product, and int16 ones to int32 with the product
+// narrowed back, which wraps exactly as a 16-bit product would.
+class BatchMatMulV3Op : public OpKernel {
+ public:
+  explicit BatchMatMulV3Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("adj_x", &adj_x_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("adj_y", &adj_y_));
+  }
+
+  void Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    BatchMatMulShape s;
+    OP_REQUIRES_OK(
+        ctx, GetBatchMatMulShape(x.shape(), y.shape(), adj_x_, adj_y_, &s));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, s.out_shape, &out));
+    if (out->NumElements() == 0) return;
+    const DataType tout = out->dtype();
+    if (x.dtype() == tout && y.dtype() == tout && tout != DT_INT16) {
+      OP_REQUIRES_OK(ctx, ComputeProducts(ctx, s, x, adj_x_, y, adj_y_, out));
+      return;
+    }
+    Tensor xi, yi;
+    OP_REQUIRES_OK(ctx, Widen(ctx, x, &xi));
+    OP_REQUIRES_OK(ctx, Widen(ctx, y, &yi));
+    if (tout == DT_INT32) {
+      OP_REQUIRES_OK(ctx, ComputeProducts(ctx, s, xi, adj_x_, yi, adj_y_, out));
+      return;
+    }
+    Tensor wide;
+    OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_INT32, s.out_shape, &wide));
+    OP_REQUIRES_OK(ctx, ComputeProducts(ctx, s, xi, adj_x_, yi, adj_y_, &wide));
+    const int32_t* w = wide.data<int32_t>();
+    int16_t* o = out->data<int16_t>();
+    for (int64_t i = 0; i < out->NumElements(); ++i) {
+      o[i] = static_cast<int16_t>(w[i]);
+    }
+  }
+
+ private:
+  // An int32 copy of an int8, uint8 or int16 operand.
+  static Status Widen(OpKernelContext* ctx, const Tensor& t, Tensor* out) {
+    WEFT_RETURN_IF_ERROR(ctx->allocate_temp(DT_INT32, t.shape(), out));
+    int32_t* o = out->data<int32_t>();
+    const int64_t n = t.NumElements();
+    switch (t.dtype()) {
+      case DT_INT8:
+        std::copy_n(t.data<int8_t>(), n, o);
+        return Status();
+      case DT_UINT8:
+        std::copy_n(t.data<uint8_t>(), n, o);
+        return Status();
+      case DT_INT16:
+        std::copy_n(t.data<int16_t>(), n, o);
+        return Status();
+      default:
+        return errors::InvalidArgument("BatchMatMulV3 of ",
+                                       DataTypeName(t.dtype()),
+                                       " operands is not supported");
+    }
+  }
+
+  bool adj_x_ = false;
+  bool adj_y_ = false;
+};
+
 #define WEFT_REGISTER_BATCH_MATMUL(T)                                  \
   REGISTER_KERNEL_BUILDER(                                             \
       Name("BatchMatMulV2").Device(DEVICE_CPU).TypeConstraint<T>("T"), \
-      BatchMatMulV2Op)
+      BatchMatMulV2Op);                                                \
+  REGISTER_KERNEL_BUILDER(                                             \
+      Name("BatchMatMul").Device(DEVICE_CPU).TypeConstraint<T>("T"),   \
+      BatchMatMulV1Op)
 
 WEFT_REGISTER_BATCH_MATMUL(half);
 WEFT_REGISTER_BATCH_MATMUL(bfloat16);
@@ -278,6 +377,28 @@ WEFT_REGISTER_BATCH_MATMUL(int32_t);
 WEFT_REGISTER_BATCH_MATMUL(int64_t);
 
 #undef WEFT_REGISTER_BATCH_MATMUL
+
+// The (Ta, Tb, Tout) triples TensorFlow's CPU kernels take.
+#define WEFT_REGISTER_BATCH_MATMUL_V3(A, B, OUT)            \
+  REGISTER_KERNEL_BUILDER(Name("BatchMatMulV3")             \
+                              .Device(DEVICE_CPU)           \
+                              .TypeConstraint<A>("Ta")      \
+                              .TypeConstraint<B>("Tb")      \
+                              .TypeConstraint<OUT>("Tout"), \
+                          BatchMatMulV3Op)
+
+WEFT_REGISTER_BATCH_MATMUL_V3(bfloat16, bfloat16, bfloat16);
+WEFT_REGISTER_BATCH_MATMUL_V3(float, float, float);
+WEFT_REGISTER_BATCH_MATMUL_V3(double, double, double);
+WEFT_REGISTER_BATCH_MATMUL_V3(int16_t, int16_t, int16_t);
+WEFT_REGISTER_BATCH_MATMUL_V3(int32_t, int32_t, int32_t);
+WEFT_REGISTER_BATCH_MATMUL_V3(int64_t, int64_t, int64_t);
+WEFT_REGISTER_BATCH_MATMUL_V3(int8_t, int8_t, int32_t);
+WEFT_REGISTER_BATCH_MATMUL_V3(uint8_t, uint8_t, int32_t);
+WEFT_REGISTER_BATCH_MATMUL_V3(uint8_t, int8_t, int32_t);
+WEFT_REGISTER_BATCH_MATMUL_V3(int8_t, uint8_t, int32_t);
+
+#undef WEFT_REGISTER_BATCH_MATMUL_V3
 
 }  // namespace
 }  // namespace weft

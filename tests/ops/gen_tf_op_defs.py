@@ -56,6 +56,13 @@ GatherNd ScatterNd TensorScatterUpdate TensorScatterAdd TensorScatterSub
 TensorScatterMin TensorScatterMax Unique UniqueWithCounts ReverseSequence
 DynamicPartition DynamicStitch ParallelDynamicStitch Bincount DenseBincount
 SparseToDense Gather Concat
+SegmentSum SegmentMean SegmentProd SegmentMax SegmentMin UnsortedSegmentSum
+UnsortedSegmentProd UnsortedSegmentMax UnsortedSegmentMin SparseSegmentSum
+SparseSegmentMean SparseSegmentSqrtN SparseSegmentSumWithNumSegments
+SparseSegmentMeanWithNumSegments SparseSegmentSqrtNWithNumSegments
+MatrixDiag MatrixDiagV2 MatrixDiagV3 MatrixDiagPart MatrixDiagPartV2
+MatrixDiagPartV3 MatrixSetDiag MatrixSetDiagV2 MatrixSetDiagV3
+MatrixDeterminant BatchMatMul BatchMatMulV3
 """.split()
 
 
