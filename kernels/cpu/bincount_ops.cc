@@ -19,6 +19,18 @@
 namespace weft {
 namespace {
 
+// a + b, wrapping for the integer types as TensorFlow's does (without the
+// signed overflow that would be undefined in C++).
+template <typename T>
+T Add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+
 // bins[v] += weight (1 when there are no weights) for each value v of one
 // row; bins[v] = 1 when binary.
 template <typename T, typename Index>
@@ -30,9 +42,9 @@ void CountRow(const Index* values, const T* weights, int64_t n, int64_t size,
     if (binary) {
       bins[v] = T(1);
     } else if (weights == nullptr) {
-      bins[v] = static_cast<T>(bins[v] + T(1));
+      bins[v] = Add(bins[v], T(1));
     } else {
-      bins[v] = static_cast<T>(bins[v] + weights[i]);
+      bins[v] = Add(bins[v], weights[i]);
     }
   }
 }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/dtype_traits.h"
 #include "core/tensor.h"
@@ -47,8 +48,9 @@ Status PlanScatter(const Tensor& indices, int indices_input,
                    const Tensor& updates, int updates_input,
                    const TensorShape& out_shape, bool ignore_bad,
                    ScatterPlan* plan) {
-  const std::string indices_name =
-      absl::StrCat("indices (input ", indices_input, ")");
+  // Literals: nothing is formatted unless there is an error.
+  const absl::string_view indices_name =
+      indices_input == 0 ? "indices (input 0)" : "indices (input 1)";
   if (indices.dims() < 1) {
     return errors::InvalidArgument(indices_name,
                                    " must be at least a vector, got shape ",

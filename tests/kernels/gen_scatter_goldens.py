@@ -133,6 +133,12 @@ def scatter_cases(w):
             I32([3, 2])])
     w.case("ScatterNd_empty_output", "ScatterNd",
            [("int32", np.zeros((0, 1))), ("float", np.zeros((0,))), I32([0])])
+    w.case("TensorScatterAdd_int32_wraps", "TensorScatterAdd",
+           [("int32", np.array([2 ** 31 - 1, -2 ** 31])), I32([[0], [1]]),
+            ("int32", np.array([1, -1]))])
+    w.case("TensorScatterSub_int64_wraps", "TensorScatterSub",
+           [("int64", np.array([-2 ** 63])), I32([[0]]),
+            ("int64", np.array([1]))])
     w.case("ScatterNd_int8_wraps", "ScatterNd",
            [I32([[0], [0], [0]]), ("int8", np.array([100, 100, 100])),
             I32([1])])
@@ -289,6 +295,12 @@ def bincount_cases(w):
     w.case("Bincount_special", "Bincount",
            [I32([0, 1, 1, 2]), I32(3),
             ("float", np.array([NAN, INF, -INF, 1.0]))])
+    # Integer sums wrap, as TensorFlow's do.
+    w.case("Bincount_int32_wraps", "Bincount",
+           [I32([0, 0, 1]), I32(2),
+            ("int32", np.array([2 ** 31 - 1, 2, -2 ** 31]))])
+    w.case("DenseBincount_int64_wraps", "DenseBincount",
+           [I32([1, 1]), I32(2), ("int64", np.array([2 ** 63 - 1, 1]))])
     arr = rng.integers(0, 300, 5000)
     w.case("Bincount_large", "Bincount",
            [I32(arr), I32(250), ("float", np.round(rng.uniform(0, 1, 5000),
