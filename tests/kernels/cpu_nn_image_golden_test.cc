@@ -242,6 +242,9 @@ const std::vector<std::pair<std::string, std::string>>& BatchOps() {
       {"SpaceToDepth", "T"},   {"DepthToSpace", "T"},
       {"Conv3D", "T"},         {"MaxPool3D", "T"},
       {"AvgPool3D", "T"},
+      {"ResizeBicubic", "T"},
+      {"ResizeArea", "T"},
+      {"CropAndResize", "T"},
   };
   return *ops;
 }

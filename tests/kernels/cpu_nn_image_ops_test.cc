@@ -3,6 +3,7 @@
 // input is a Status naming the problem, never a crash; layouts TensorFlow's
 // CPU kernels refuse but weft runs (MaxPoolV2 in NCHW) checked against the
 // NHWC result; PlaceholderV2, which TensorFlow cannot run eagerly.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -268,6 +269,58 @@ TEST(CpuNnImageOpsTest, Pool3DErrors) {
     ncdhw["data_format"] = AttrValue::String("NCDHW");
     EXPECT_ERROR_HAS(ErrorOf(op, {x}, ncdhw), "use NDHWC");
   }
+}
+
+TEST(CpuNnImageOpsTest, CropAndResizeErrors) {
+  const Tensor image = AsTensor<float>(Iota(2 * 4 * 4 * 1), {2, 4, 4, 1});
+  const Tensor boxes = AsTensor<float>({0, 0, 1, 1, 0.5f, 0, 1, 1}, {2, 4});
+  const Tensor size = AsTensor<int32_t>({2, 2}, {2});
+  EXPECT_EQ(ErrorOf("CropAndResize",
+                    {image, boxes, AsTensor<int32_t>({0, 1}, {2}), size}),
+            "");
+  std::string e = ErrorOf("CropAndResize",
+                          {image, boxes, AsTensor<int32_t>({0, 2}, {2}), size});
+  EXPECT_ERROR_HAS(e, "box_ind (input 2) has values outside [0, batch_size)");
+  e = ErrorOf("CropAndResize",
+              {image, boxes, AsTensor<int32_t>({-1, 0}, {2}), size});
+  EXPECT_ERROR_HAS(e, "outside [0, batch_size)");
+  e = ErrorOf("CropAndResize",
+              {image, boxes, AsTensor<int32_t>({0}, {1}), size});
+  EXPECT_ERROR_HAS(e, "one per box");
+  e = ErrorOf("CropAndResize",
+              {image, AsTensor<float>({0, 0, 1, NAN, 0, 0, 1, 1}, {2, 4}),
+               AsTensor<int32_t>({0, 1}, {2}), size});
+  EXPECT_ERROR_HAS(e, "not finite");
+  e = ErrorOf("CropAndResize", {image, boxes, AsTensor<int32_t>({0, 1}, {2}),
+                                AsTensor<int32_t>({0, 2}, {2})});
+  EXPECT_ERROR_HAS(e, "crop dimensions must be positive");
+  e = ErrorOf("CropAndResize", {AsTensor<float>(Iota(16), {4, 4}), boxes,
+                                AsTensor<int32_t>({0, 1}, {2}), size});
+  EXPECT_ERROR_HAS(e, "must be 4-D");
+}
+
+TEST(CpuNnImageOpsTest, ResizeBicubicAndAreaErrors) {
+  const Tensor image = AsTensor<float>(Iota(1 * 4 * 4 * 1), {1, 4, 4, 1});
+  for (const char* op : {"ResizeBicubic", "ResizeArea"}) {
+    EXPECT_FALSE(ErrorOf(op, {image, AsTensor<int32_t>({0, 3}, {2})}).empty())
+        << op;
+    EXPECT_FALSE(
+        ErrorOf(op, {image, AsTensor<int32_t>({3, 3, 3}, {3})}).empty())
+        << op;
+    EXPECT_FALSE(ErrorOf(op, {AsTensor<float>(Iota(16), {4, 4}),
+                              AsTensor<int32_t>({3, 3}, {2})})
+                     .empty())
+        << op;
+    EXPECT_FALSE(ErrorOf(op, {AsTensor<float>({}, {1, 0, 4, 1}),
+                              AsTensor<int32_t>({3, 3}, {2})})
+                     .empty())
+        << op;
+  }
+  AttrMap both = {{"align_corners", AttrValue::Bool(true)},
+                  {"half_pixel_centers", AttrValue::Bool(true)}};
+  EXPECT_ERROR_HAS(
+      ErrorOf("ResizeBicubic", {image, AsTensor<int32_t>({3, 3}, {2})}, both),
+      "align_corners must be False");
 }
 
 }  // namespace

@@ -160,6 +160,49 @@ TEST(NnImageOpsTest, SpaceToDepthAndBack) {
   INFER_ERROR("block_size * block_size = 4", d2s, "[2,4,6,6]");
 }
 
+TEST(NnImageOpsTest, ResizeBicubicAndArea) {
+  for (const char* name : {"ResizeBicubic", "ResizeArea"}) {
+    ShapeInferenceTestOp op = Op(name);
+    INFER_OK(op, "[2,5,7,3];[2]", "[d0_0,?,?,d0_3]");
+    const Tensor size = Int32Tensor({8, 4});
+    op.input_tensors = {nullptr, &size};
+    INFER_OK(op, "[2,5,7,3];[2]", "[d0_0,8,4,d0_3]");
+    INFER_ERROR("[height, width]", op, "[2,5,7,3];[3]");
+    const Tensor bad = Int32Tensor({0, 4});
+    op.input_tensors = {nullptr, &bad};
+    INFER_ERROR("positive", op, "[2,5,7,3];[2]");
+  }
+}
+
+TEST(NnImageOpsTest, CropAndResize) {
+  ShapeInferenceTestOp op = Op("CropAndResize");
+  INFER_OK(op, "[2,5,7,3];[6,4];[6];[2]", "[d1_0,?,?,d0_3]");
+  INFER_OK(op, "[2,5,7,3];[?,4];[6];[2]", "[d2_0,?,?,d0_3]");
+  const Tensor size = Int32Tensor({3, 4});
+  op.input_tensors = {nullptr, nullptr, nullptr, &size};
+  INFER_OK(op, "[2,5,7,3];[6,4];[6];[2]", "[d1_0,3,4,d0_3]");
+  INFER_ERROR("one value per box", op, "[2,5,7,3];[6,4];[5];[2]");
+  INFER_ERROR("[num_boxes, 4]", op, "[2,5,7,3];[6,3];[6];[2]");
+}
+
+TEST(NnImageOpsTest, CombinedNonMaxSuppression) {
+  ShapeInferenceTestOp op("CombinedNonMaxSuppression");
+  INFER_OK(op, "[2,10,1,4];[2,10,5];[];[];[];[]",
+           "[d0_0,?,4];[d0_0,?];[d0_0,?];[d0_0]");
+  const Tensor per_class = Int32Scalar(3);
+  const Tensor total = Int32Scalar(20);
+  op.input_tensors = {nullptr, nullptr, &per_class, &total};
+  INFER_OK(op, "[2,10,1,4];[2,10,5];[];[];[];[]",
+           "[d0_0,20,4];[d0_0,20];[d0_0,20];[d0_0]");
+  op.SetAttr("pad_per_class", AttrValue::Bool(true));
+  INFER_OK(op, "[2,10,5,4];[2,10,5];[];[];[];[]",
+           "[d0_0,15,4];[d0_0,15];[d0_0,15];[d0_0]");
+  INFER_ERROR("must be 1 or the number of classes", op,
+              "[2,10,3,4];[2,10,5];[];[];[];[]");
+  INFER_ERROR("same number of boxes", op, "[2,9,1,4];[2,10,5];[];[];[];[]");
+  INFER_ERROR("must be a scalar", op, "[2,10,1,4];[2,10,5];[1];[];[];[]");
+}
+
 }  // namespace
 }  // namespace nn_image_shape_test
 }  // namespace shape_inference
