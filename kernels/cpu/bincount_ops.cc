@@ -65,6 +65,7 @@ void Count(OpKernelContext* ctx, const Tensor& input, const Tensor& weights,
            int64_t rows, int64_t size, bool binary, Tensor* out) {
   const Index* values = input.data<Index>();
   const int64_t n = rows == 0 ? 0 : input.NumElements() / rows;
+  if (out->NumElements() == 0) return;  // (its buffer may be null)
   std::memset(out->raw_data(), 0,
               out->NumElements() * copy_util::ElementBytes(out->dtype()));
   VisitNumericType(out->dtype(), [&](auto tag) {

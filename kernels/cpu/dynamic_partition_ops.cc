@@ -142,7 +142,7 @@ class DynamicStitchOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out));
     const DataType dtype = out->dtype();
     const size_t bytes = copy_util::ElementBytes(dtype) * row;
-    if (dtype != DT_STRING) {
+    if (dtype != DT_STRING && out_shape->num_elements() > 0) {
       std::memset(out->raw_data(), 0,
                   out_shape->num_elements() * copy_util::ElementBytes(dtype));
     }

@@ -233,7 +233,8 @@ class ScatterNdOp : public OpKernel {
         ctx, PlanScatter(indices, 0, updates, 1, *shape, ignore_bad_, &plan));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    if (out->dtype() != DT_STRING) {
+    // (No memset of an empty buffer: its pointer may be null.)
+    if (out->dtype() != DT_STRING && out->NumElements() > 0) {
       std::memset(out->raw_data(), 0,
                   out->NumElements() * copy_util::ElementBytes(out->dtype()));
     }
