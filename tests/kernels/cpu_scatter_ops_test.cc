@@ -302,6 +302,49 @@ TEST(CpuScatterOpsTest, LegacyGatherAndConcatErrors) {
   test::ExpectTensorEqual((*out)[0], AsTensor<float>({1, 2, 1, 2, 3}, {1, 5}));
 }
 
+// Strings own heap memory, so the kernels that move elements by width
+// must copy them as strings; the golden format cannot hold them.
+TEST(CpuScatterOpsTest, StringsMoveThroughEveryByteKernel) {
+  using S = std::string;
+  const Tensor s = AsTensor<S>({"a", "bb", "ccc", "dddd", "e", "ff"}, {3, 2});
+  StatusOr<std::vector<Tensor>> out =
+      OpRunner("TensorScatterUpdate")
+          .Run({s, AsTensor<int32_t>({2, 0}, {2, 1}),
+                AsTensor<S>({"x", "y", "zz", "w"}, {2, 2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  test::ExpectTensorEqual(
+      (*out)[0], AsTensor<S>({"zz", "w", "ccc", "dddd", "x", "y"}, {3, 2}));
+  out = OpRunner("ReverseSequence", {{"seq_dim", AttrValue::Int(1)}})
+            .Run({s, AsTensor<int64_t>({2, 0, 1}, {3})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  test::ExpectTensorEqual(
+      (*out)[0], AsTensor<S>({"bb", "a", "ccc", "dddd", "e", "ff"}, {3, 2}));
+  out = OpRunner("DynamicPartition", {{"num_partitions", AttrValue::Int(2)}})
+            .Run({s, AsTensor<int32_t>({1, 0, 1}, {3})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  test::ExpectTensorEqual((*out)[0], AsTensor<S>({"ccc", "dddd"}, {1, 2}));
+  test::ExpectTensorEqual((*out)[1],
+                          AsTensor<S>({"a", "bb", "e", "ff"}, {2, 2}));
+  out =
+      OpRunner("DynamicStitch", {{"N", AttrValue::Int(1)}})
+          .Run({AsTensor<int32_t>({2, 0}, {2}), AsTensor<S>({"p", "q"}, {2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  test::ExpectTensorEqual((*out)[0], AsTensor<S>({"q", "", "p"}, {3}));
+  out = OpRunner("SparseToDense")
+            .Run({AsTensor<int64_t>({1, 3}, {2}), AsTensor<int64_t>({4}, {1}),
+                  AsTensor<S>({"one", "three"}, {2}), AsScalar<S>("-")});
+  ASSERT_TRUE(out.ok()) << out.status();
+  test::ExpectTensorEqual((*out)[0],
+                          AsTensor<S>({"-", "one", "-", "three"}, {4}));
+  out = OpRunner("Gather").Run({s, AsTensor<int32_t>({2}, {1})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  test::ExpectTensorEqual((*out)[0], AsTensor<S>({"e", "ff"}, {1, 2}));
+  out = OpRunner("Concat").Run({AsScalar<int32_t>(0), s, s});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].NumElements(), 12);
+  EXPECT_EQ((*out)[0].data<S>()[11], "ff");
+}
+
 #undef EXPECT_ERROR_HAS
 
 }  // namespace
