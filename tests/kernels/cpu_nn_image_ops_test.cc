@@ -323,6 +323,71 @@ TEST(CpuNnImageOpsTest, ResizeBicubicAndAreaErrors) {
       "align_corners must be False");
 }
 
+TEST(CpuNnImageOpsTest, LrnExtractPatchesArgmaxErrors) {
+  EXPECT_ERROR_HAS(ErrorOf("LRN", {AsTensor<float>(Iota(6), {2, 3})}),
+                   "must be 4-D");
+  EXPECT_ERROR_HAS(ErrorOf("LRN", {AsTensor<float>(Iota(6), {1, 1, 2, 3})},
+                           {{"depth_radius", AttrValue::Int(-1)}}),
+                   "depth_radius");
+  AttrMap patches = {{"ksizes", Ints({1, 2, 2, 1})},
+                     {"strides", Ints({1, 1, 1, 1})},
+                     {"rates", Ints({1, 1, 1, 1})},
+                     {"padding", AttrValue::String("VALID")}};
+  EXPECT_ERROR_HAS(ErrorOf("ExtractImagePatches",
+                           {AsTensor<float>(Iota(6), {2, 3})}, patches),
+                   "must be 4-D");
+  AttrMap tall = patches;
+  tall["ksizes"] = Ints({1, 3, 2, 1});
+  EXPECT_FALSE(ErrorOf("ExtractImagePatches",
+                       {AsTensor<float>(Iota(4), {1, 1, 4, 1})}, tall)
+                   .empty());
+  AttrMap over_depth = patches;
+  over_depth["ksizes"] = Ints({1, 2, 2, 2});
+  EXPECT_ERROR_HAS(
+      ErrorOf("ExtractImagePatches", {AsTensor<float>(Iota(16), {1, 2, 2, 4})},
+              over_depth),
+      "batch and depth");
+  AttrMap argmax = {{"ksize", Ints({1, 2, 2, 1})},
+                    {"strides", Ints({1, 1, 1, 1})},
+                    {"padding", AttrValue::String("VALID")}};
+  EXPECT_ERROR_HAS(
+      ErrorOf("MaxPoolWithArgmax", {AsTensor<float>(Iota(6), {2, 3})}, argmax),
+      "4-dimensional");
+  AttrMap batch = argmax;
+  batch["ksize"] = Ints({2, 2, 2, 1});
+  EXPECT_ERROR_HAS(ErrorOf("MaxPoolWithArgmax",
+                           {AsTensor<float>(Iota(16), {2, 2, 2, 2})}, batch),
+                   "batch dimension");
+}
+
+TEST(CpuNnImageOpsTest, CombinedNonMaxSuppressionErrors) {
+  const Tensor boxes =
+      AsTensor<float>(Iota(2 * 3 * 1 * 4, 0.01f), {2, 3, 1, 4});
+  const Tensor scores = AsTensor<float>(Iota(2 * 3 * 2, 0.01f), {2, 3, 2});
+  auto run = [&](const Tensor& b, const Tensor& s, int32_t per_class,
+                 int32_t total, float iou) {
+    return ErrorOf("CombinedNonMaxSuppression",
+                   {b, s, test::AsScalar<int32_t>(per_class),
+                    test::AsScalar<int32_t>(total), test::AsScalar<float>(iou),
+                    test::AsScalar<float>(0.0f)});
+  };
+  EXPECT_EQ(run(boxes, scores, 2, 4, 0.5f), "");
+  EXPECT_ERROR_HAS(run(boxes, scores, 0, 4, 0.5f),
+                   "max_output_size_per_class (input 2) must be > 0");
+  EXPECT_ERROR_HAS(run(boxes, scores, 2, -1, 0.5f),
+                   "max_total_size (input 3) must be > 0");
+  EXPECT_ERROR_HAS(run(boxes, scores, 2, 4, 1.5f), "must be in [0, 1]");
+  EXPECT_ERROR_HAS(run(AsTensor<float>(Iota(2 * 3 * 3 * 4), {2, 3, 3, 4}),
+                       scores, 2, 4, 0.5f),
+                   "must be 1 or the number of classes");
+  EXPECT_ERROR_HAS(
+      run(boxes, AsTensor<float>(Iota(2 * 4 * 2), {2, 4, 2}), 2, 4, 0.5f),
+      "must have the batch and boxes");
+  EXPECT_ERROR_HAS(
+      run(AsTensor<float>(Iota(24), {2, 3, 4}), scores, 2, 4, 0.5f),
+      "[batch, num_boxes, q, 4]");
+}
+
 }  // namespace
 }  // namespace nn_image_ops_test
 }  // namespace weft
