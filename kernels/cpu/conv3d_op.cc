@@ -55,11 +55,10 @@ class Conv3DOp : public OpKernel {
     const int64_t out_c = filter.dim_size(4);
     const int64_t batch = input.dim_size(0);
     Tensor* output = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                            0,
-                            TensorShape({batch, dims[0].output, dims[1].output,
-                                         dims[2].output, out_c}),
-                            &output));
+    StatusOr<TensorShape> out_shape = TensorShape::Build(
+        {batch, dims[0].output, dims[1].output, dims[2].output, out_c});
+    OP_REQUIRES_OK(ctx, out_shape.status());
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &output));
     if (output->NumElements() == 0) return;
     if (in_c == 0 || filter.NumElements() == 0) {
       T* y = output->data<T>();

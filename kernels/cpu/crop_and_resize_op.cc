@@ -184,11 +184,10 @@ class CropAndResizeOp : public OpKernel {
     g.extrapolation = extrapolation_;
     g.bilinear = bilinear_;
     Tensor* output = nullptr;
-    OP_REQUIRES_OK(
-        ctx,
-        ctx->allocate_output(
-            0, TensorShape({num_boxes, g.crop_height, g.crop_width, g.depth}),
-            &output));
+    StatusOr<TensorShape> out_shape =
+        TensorShape::Build({num_boxes, g.crop_height, g.crop_width, g.depth});
+    OP_REQUIRES_OK(ctx, out_shape.status());
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &output));
     if (output->NumElements() == 0) return;
     const T* img = image.data<T>();
     float* out = output->data<float>();

@@ -35,9 +35,10 @@ class SpaceDepthOp : public OpKernel {
                     "weft does not support); use NHWC or NCHW"));
     nchw_ = format == "NCHW";
     OP_REQUIRES_OK(ctx, ctx->GetAttr("block_size", &block_));
-    OP_REQUIRES(ctx, block_ >= 2,
+    // block_size^2 must fit in int64 (3037000499^2 < 2^63).
+    OP_REQUIRES(ctx, block_ >= 2 && block_ <= 3037000499,
                 errors::InvalidArgument("attr 'block_size' is ", block_,
-                                        " but must be >= 2"));
+                                        " but must be in [2, 3037000499]"));
   }
 
   void Compute(OpKernelContext* ctx) const override {
@@ -60,21 +61,30 @@ class SpaceDepthOp : public OpKernel {
                                   " must be divisible by block_size ", b));
       oh = h / b;
       ow = w / b;
-      oc = c * b * b;
+      OP_REQUIRES(ctx, !__builtin_mul_overflow(c, b * b, &oc),
+                  errors::InvalidArgument("the output depth ", c, " * ", b,
+                                          "^2 overflows int64"));
     } else {
       OP_REQUIRES(
           ctx, c % (b * b) == 0,
           errors::InvalidArgument(
               "the depth of input 0 ", input.shape().DebugString(),
               " must be divisible by block_size * block_size = ", b * b));
-      oh = h * b;
-      ow = w * b;
+      OP_REQUIRES(
+          ctx,
+          !__builtin_mul_overflow(h, b, &oh) &&
+              !__builtin_mul_overflow(w, b, &ow),
+          errors::InvalidArgument("the output height and width of ",
+                                  input.shape().DebugString(),
+                                  " times block_size ", b, " overflow int64"));
       oc = c / (b * b);
     }
-    const TensorShape out_shape =
-        nchw_ ? TensorShape({n, oc, oh, ow}) : TensorShape({n, oh, ow, oc});
+    StatusOr<TensorShape> out_shape = nchw_
+                                          ? TensorShape::Build({n, oc, oh, ow})
+                                          : TensorShape::Build({n, oh, ow, oc});
+    OP_REQUIRES_OK(ctx, out_shape.status());
     Tensor* output = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &output));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &output));
     if (output->NumElements() == 0) return;
     // The output read in row-major order as a 6-D index space, with the
     // input's element stride for each of its dimensions.

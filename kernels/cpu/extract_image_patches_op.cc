@@ -60,12 +60,19 @@ class ExtractImagePatchesOp : public OpKernel {
     OP_REQUIRES_OK(ctx, cols.status());
     const WindowDim& rd = *rows;
     const WindowDim& cd = *cols;
-    const int64_t taps = rd.window * cd.window;
+    int64_t taps = 0;
+    int64_t patch = 0;
+    OP_REQUIRES(ctx,
+                !__builtin_mul_overflow(rd.window, cd.window, &taps) &&
+                    !__builtin_mul_overflow(taps, depth, &patch),
+                errors::InvalidArgument(
+                    "patches of ksizes ", WindowListString(attrs_.ksize),
+                    " over depth ", depth, " have too many elements"));
     Tensor* output = nullptr;
-    OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(
-                 0, TensorShape({batch, rd.output, cd.output, taps * depth}),
-                 &output));
+    StatusOr<TensorShape> out_shape =
+        TensorShape::Build({batch, rd.output, cd.output, patch});
+    OP_REQUIRES_OK(ctx, out_shape.status());
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &output));
     if (output->NumElements() == 0) return;
     const DataType dtype = input.dtype();
     const size_t bytes = copy_util::ElementBytes(dtype);
@@ -74,8 +81,7 @@ class ExtractImagePatchesOp : public OpKernel {
     char* dst = static_cast<char*>(output->raw_data());
     const int64_t in_row = cd.input * depth;
     ctx->ParallelFor(
-        batch * rd.output, cd.output * taps * depth,
-        [&](int64_t first, int64_t last) {
+        batch * rd.output, cd.output * patch, [&](int64_t first, int64_t last) {
           for (int64_t r = first; r < last; ++r) {
             const int64_t b = r / rd.output;
             const int64_t orow = r % rd.output;

@@ -7,6 +7,7 @@
 // the first index, a leading NaN is kept and later NaNs are skipped.
 // Comparisons are in float for half and bfloat16 (exact). Output rows
 // (b, h) are the units of ctx->ParallelFor.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -67,10 +68,12 @@ class MaxPoolWithArgmaxOp : public OpKernel {
     const int64_t c = s.depth;
     const int64_t in_row = s.cols.input * c;
     const bool with_batch = include_batch_in_index_;
+    // The taps actually visited are bounded by the input's size.
+    const int64_t row_cost = s.cols.output *
+                             std::min(s.rows.window, s.rows.input) *
+                             std::min(s.cols.window, s.cols.input) * c;
     ctx->ParallelFor(
-        s.batch * s.rows.output,
-        s.cols.output * s.rows.window * s.cols.window * c,
-        [&](int64_t first, int64_t last) {
+        s.batch * s.rows.output, row_cost, [&](int64_t first, int64_t last) {
           std::vector<M> best(c);
           std::vector<int64_t> where(c);
           for (int64_t r = first; r < last; ++r) {

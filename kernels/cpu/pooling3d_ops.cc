@@ -38,12 +38,20 @@ class Pool3DOp : public OpKernel {
     const int64_t batch = input.dim_size(0);
     const int64_t c = input.dim_size(4);
     Tensor* output = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                            0,
-                            TensorShape({batch, dims[0].output, dims[1].output,
-                                         dims[2].output, c}),
-                            &output));
+    StatusOr<TensorShape> out_shape = TensorShape::Build(
+        {batch, dims[0].output, dims[1].output, dims[2].output, c});
+    OP_REQUIRES_OK(ctx, out_shape.status());
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &output));
     if (output->NumElements() == 0) return;
+    // A SAME window may be far larger than the input; its size only decides
+    // whether it reaches into the padding.
+    int64_t window_size = 0;
+    OP_REQUIRES(
+        ctx,
+        !__builtin_mul_overflow(window[0], window[1], &window_size) &&
+            !__builtin_mul_overflow(window_size, window[2], &window_size),
+        errors::InvalidArgument("attr 'ksize' ", WindowListString(attrs_.ksize),
+                                " has too many elements"));
     const T* x = input.data<T>();
     T* y = output->data<T>();
     const int64_t w_stride = c;
@@ -51,8 +59,11 @@ class Pool3DOp : public OpKernel {
     const int64_t d_stride = dims[1].input * h_stride;
     const int64_t n_stride = dims[0].input * d_stride;
     const int64_t rows = batch * dims[0].output * dims[1].output;
-    const int64_t row_cost =
-        dims[2].output * window[0] * window[1] * window[2] * c;
+    // The taps actually visited are bounded by the input's size.
+    const int64_t row_cost = dims[2].output *
+                             std::min(dims[0].input, window[0]) *
+                             std::min(dims[1].input, window[1]) *
+                             std::min(dims[2].input, window[2]) * c;
     const float lowest = std::numeric_limits<float>::lowest();
     const float neg_inf = -std::numeric_limits<float>::infinity();
     ctx->ParallelFor(rows, row_cost, [&](int64_t first, int64_t last) {
@@ -72,7 +83,7 @@ class Pool3DOp : public OpKernel {
           ValidTaps(dims[2], ow, &w_lo, &w_hi);
           const int64_t iw0 = ow * dims[2].stride - dims[2].pad_before;
           const int64_t count = (d_hi - d_lo) * (h_hi - h_lo) * (w_hi - w_lo);
-          const bool padded = count < window[0] * window[1] * window[2];
+          const bool padded = count < window_size;
           std::fill(acc.begin(), acc.end(),
                     kMax ? (padded ? lowest : neg_inf) : 0.0f);
           float* a = acc.data();

@@ -254,11 +254,10 @@ class ResizeFloatOutputOp : public OpKernel {
     OP_REQUIRES_OK(ctx, shape.status());
     const ResizeShape& s = *shape;
     Tensor* output = nullptr;
-    OP_REQUIRES_OK(
-        ctx,
-        ctx->allocate_output(
-            0, TensorShape({s.batch, s.out_height, s.out_width, s.channels}),
-            &output));
+    StatusOr<TensorShape> out_shape =
+        TensorShape::Build({s.batch, s.out_height, s.out_width, s.channels});
+    OP_REQUIRES_OK(ctx, out_shape.status());
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &output));
     if (output->NumElements() == 0) return;
     const float* in = nullptr;
     std::vector<float> widened;

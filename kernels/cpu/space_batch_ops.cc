@@ -104,7 +104,7 @@ Status ReadSpaceBatchGeometry(const Tensor& input, const Tensor& block_shape,
     return errors::InvalidArgument("the output batch (", in_batch, " * ",
                                    g->blocks, ") overflows int64");
   }
-  out.AddDim(out_batch);
+  WEFT_RETURN_IF_ERROR(out.AddDim(out_batch));
   for (int64_t i = 0; i < m; ++i) {
     const int64_t size = input.dim_size(i + 1);
     const int64_t before = amount[2 * i];
@@ -125,7 +125,7 @@ Status ReadSpaceBatchGeometry(const Tensor& input, const Tensor& block_shape,
       }
       g->space.push_back(size);
       g->grid.push_back(padded / block[i]);
-      out.AddDim(padded / block[i]);
+      WEFT_RETURN_IF_ERROR(out.AddDim(padded / block[i]));
     } else {
       int64_t full = 0;
       if (__builtin_mul_overflow(size, block[i], &full) || before > full ||
@@ -137,12 +137,12 @@ Status ReadSpaceBatchGeometry(const Tensor& input, const Tensor& block_shape,
       }
       g->grid.push_back(size);
       g->space.push_back(full - before - after);
-      out.AddDim(full - before - after);
+      WEFT_RETURN_IF_ERROR(out.AddDim(full - before - after));
     }
   }
   g->inner = 1;
   for (int d = 1 + static_cast<int>(m); d < input.dims(); ++d) {
-    out.AddDim(input.dim_size(d));
+    WEFT_RETURN_IF_ERROR(out.AddDim(input.dim_size(d)));
     g->inner *= input.dim_size(d);
   }
   g->out_shape = out;

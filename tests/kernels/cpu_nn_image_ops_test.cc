@@ -388,6 +388,45 @@ TEST(CpuNnImageOpsTest, CombinedNonMaxSuppressionErrors) {
       "[batch, num_boxes, q, 4]");
 }
 
+// Windows and blocks far larger than any tensor are errors, not overflows.
+TEST(CpuNnImageOpsTest, AbsurdSizes) {
+  const int64_t huge = int64_t{1} << 40;
+  const Tensor image = AsTensor<float>(Iota(1 * 3 * 3 * 2), {1, 3, 3, 2});
+  AttrMap patches = {{"ksizes", Ints({1, huge, huge, 1})},
+                     {"strides", Ints({1, 1, 1, 1})},
+                     {"rates", Ints({1, 1, 1, 1})},
+                     {"padding", AttrValue::String("SAME")}};
+  EXPECT_ERROR_HAS(ErrorOf("ExtractImagePatches", {image}, patches),
+                   "too many elements");
+  const Tensor volume =
+      AsTensor<float>(Iota(1 * 2 * 2 * 2 * 1), {1, 2, 2, 2, 1});
+  AttrMap pool = {{"ksize", Ints({1, huge, huge, huge, 1})},
+                  {"strides", Ints({1, 1, 1, 1, 1})},
+                  {"padding", AttrValue::String("SAME")}};
+  EXPECT_ERROR_HAS(ErrorOf("MaxPool3D", {volume}, pool), "too many elements");
+  EXPECT_ERROR_HAS(ErrorOf("AvgPool3D", {volume}, pool), "too many elements");
+  AttrMap block = {{"block_size", AttrValue::Int(huge)}};
+  EXPECT_ERROR_HAS(ErrorOf("DepthToSpace", {image}, block), "block_size");
+  EXPECT_ERROR_HAS(
+      ErrorOf("SpaceToDepth", {AsTensor<float>({}, {1, 0, 0, 2})}, block),
+      "block_size");
+  block["block_size"] = AttrValue::Int(int64_t{1} << 31);
+  EXPECT_ERROR_HAS(
+      ErrorOf("SpaceToDepth",
+              {AsTensor<float>({}, {1, 0, 0, int64_t{1} << 40})}, block),
+      "overflows");
+  EXPECT_FALSE(
+      ErrorOf("ResizeBicubic", {AsTensor<float>(Iota(2), {1, 1, 1, 2}),
+                                AsTensor<int32_t>({1 << 30, 1 << 30}, {2})})
+          .empty());
+  EXPECT_FALSE(
+      ErrorOf("CropAndResize", {AsTensor<float>(Iota(2), {1, 1, 1, 2}),
+                                AsTensor<float>({0, 0, 1, 1}, {1, 4}),
+                                AsTensor<int32_t>({0}, {1}),
+                                AsTensor<int32_t>({1 << 30, 1 << 30}, {2})})
+          .empty());
+}
+
 }  // namespace
 }  // namespace nn_image_ops_test
 }  // namespace weft
