@@ -300,9 +300,13 @@ Status ExtractImagePatchesShape(InferenceContext* c) {
   WEFT_RETURN_IF_ERROR(SpatialOutputDims(
       c, input, l, {c->MakeDim(ksizes[1]), c->MakeDim(ksizes[2])}, strides,
       rates, padding, &spatial));
+  int64_t taps = 0;
+  if (__builtin_mul_overflow(ksizes[1], ksizes[2], &taps)) {
+    return errors::InvalidArgument("attr 'ksizes' ", List(ksizes),
+                                   " has too many elements");
+  }
   DimensionHandle depth;
-  WEFT_RETURN_IF_ERROR(
-      c->Multiply(c->Dim(input, 3), ksizes[1] * ksizes[2], &depth));
+  WEFT_RETURN_IF_ERROR(c->Multiply(c->Dim(input, 3), taps, &depth));
   c->set_output(0, MakeLayoutShape(c, l, c->Dim(input, 0), spatial, depth));
   return Status();
 }

@@ -102,7 +102,12 @@ Status SpaceBatchShape(InferenceContext* c, bool to_batch) {
     const int64_t before = pad[2 * i];
     const int64_t after = pad[2 * i + 1];
     if (to_batch) {
-      const int64_t padded = size + before + after;
+      int64_t padded = 0;
+      if (__builtin_add_overflow(size, before, &padded) ||
+          __builtin_add_overflow(padded, after, &padded)) {
+        return errors::InvalidArgument(amounts, " [", before, ", ", after,
+                                       "] overflow int64");
+      }
       if (padded % block[i] != 0) {
         return errors::InvalidArgument(
             "padded spatial dimension ", i, " of input 0 ",
@@ -143,9 +148,10 @@ Status SpaceDepthShape(InferenceContext* c, bool to_depth) {
   }
   int64_t block = 0;
   WEFT_RETURN_IF_ERROR(c->GetAttr("block_size", &block));
-  if (block < 2) {
+  // block_size^2 must fit in int64 (3037000499^2 < 2^63).
+  if (block < 2 || block > 3037000499) {
     return errors::InvalidArgument("attr 'block_size' is ", block,
-                                   " but must be >= 2");
+                                   " but must be in [2, 3037000499]");
   }
   ShapeHandle input;
   WEFT_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));

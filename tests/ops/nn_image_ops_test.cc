@@ -110,6 +110,9 @@ TEST(NnImageOpsTest, ExtractImagePatches) {
   INFER_OK(op, "[2,6,7,?]", "[d0_0,4,3,?]");
   op.SetAttr("ksizes", Ints({2, 2, 3, 1}));
   INFER_ERROR("batch or channel", op, "[2,6,7,3]");
+  op.SetAttr("ksizes", Ints({1, int64_t{1} << 40, int64_t{1} << 40, 1}));
+  op.SetAttr("padding", AttrValue::String("SAME"));
+  INFER_ERROR("too many elements", op, "[2,6,7,3]");
 }
 
 TEST(NnImageOpsTest, SpaceToBatchND) {
@@ -158,6 +161,8 @@ TEST(NnImageOpsTest, SpaceToDepthAndBack) {
   d2s.SetAttr("block_size", AttrValue::Int(2));
   INFER_OK(d2s, "[2,4,6,12]", "[d0_0,8,12,3]");
   INFER_ERROR("block_size * block_size = 4", d2s, "[2,4,6,6]");
+  d2s.SetAttr("block_size", AttrValue::Int(int64_t{1} << 40));
+  INFER_ERROR("block_size", d2s, "[2,4,6,6]");
 }
 
 TEST(NnImageOpsTest, ResizeBicubicAndArea) {
