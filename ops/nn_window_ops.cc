@@ -1,5 +1,6 @@
 // Windowed NN ops beyond Conv2D, MaxPool and AvgPool: MaxPoolV2 (ksize and
-// strides as inputs), MaxPoolWithArgmax, Conv3D, MaxPool3D, AvgPool3D,
+// strides as inputs), MaxPoolWithArgmax, Conv3D, Conv3DBackpropInputV2 (the
+// transposed 3-D convolution of Conv3DTranspose), MaxPool3D, AvgPool3D,
 // ExtractImagePatches, and LRN (a window over channels). Names, arguments,
 // attrs and defaults follow TensorFlow 2.21's nn_ops.cc and array_ops.cc so
 // graph files validate unchanged; the shape functions propagate every known
@@ -274,6 +275,27 @@ Status Conv3DShape(InferenceContext* c) {
   return Status();
 }
 
+// Conv3DBackpropInputV2: the output is input_sizes (input 0, 5 values);
+// filter (input 1) and out_backprop (input 2) are 5-D.
+Status Conv3DBackpropInputV2Shape(InferenceContext* c) {
+  ShapeHandle unused;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(1), 5, &unused),
+                           "filter (input 1)");
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(2), 5, &unused),
+                           "out_backprop (input 2)");
+  ShapeHandle sizes;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithRank(c->input(0), 1, &sizes),
+                           "input_sizes (input 0) must be a vector");
+  DimensionHandle five;
+  WEFT_RETURN_IF_ERROR_CTX(c->WithValue(c->Dim(sizes, 0), 5, &five),
+                           "input_sizes (input 0) must have 5 values");
+  ShapeHandle out;
+  WEFT_RETURN_IF_ERROR(c->MakeShapeFromShapeTensor(0, &out));
+  WEFT_RETURN_IF_ERROR(c->WithRank(out, 5, &out));
+  c->set_output(0, out);
+  return Status();
+}
+
 // ExtractImagePatches: NHWC images; patches [N, out_rows, out_cols,
 // ksize_rows * ksize_cols * depth].
 Status ExtractImagePatchesShape(InferenceContext* c) {
@@ -347,6 +369,19 @@ REGISTER_OP("Conv3D")
     .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
     .Attr("dilations: list(int) = [1, 1, 1, 1, 1]")
     .SetShapeFn(Conv3DShape);
+
+REGISTER_OP("Conv3DBackpropInputV2")
+    .Input("input_sizes: Tshape")
+    .Input("filter: T")
+    .Input("out_backprop: T")
+    .Output("output: T")
+    .Attr("T: {half, bfloat16, float, double}")
+    .Attr("strides: list(int) >= 5")
+    .Attr("padding: {'SAME', 'VALID'}")
+    .Attr("data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1, 1]")
+    .Attr("Tshape: {int32, int64} = DT_INT32")
+    .SetShapeFn(Conv3DBackpropInputV2Shape);
 
 REGISTER_OP("MaxPool3D")
     .Input("input: T")

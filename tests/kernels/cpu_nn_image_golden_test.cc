@@ -24,6 +24,9 @@
 //    accumulation precision (TensorFlow may accumulate half and bfloat16
 //    in the dtype, weft does in float) with S <= K m max|filter| the
 //    products' magnitude sum: bound 2 K (u_c + u_T) S.
+//  - Conv3DBackpropInputV2: the same with K = kd kh kw out_channels
+//    products of out_backprop and filter values per input gradient, and m
+//    the largest |out_backprop|.
 //  - AvgPool3D: a window of k <= kd kh kw elements summed in a possibly
 //    different order and precision and divided by k: bound
 //    (k + 2) (u_c + u_T) m.
@@ -113,8 +116,10 @@ std::vector<int64_t> IntsAttr(const GoldenCase& c, const std::string& name) {
 std::vector<double> Bounds(const GoldenCase& c, int o, const Tensor& want) {
   const int64_t n = want.NumElements();
   const double uf = test::UnitRoundoff(DT_FLOAT);
-  const DataType in_dt = c.inputs.empty() ? DT_FLOAT : c.inputs[0].dtype();
-  const double uc = in_dt == DT_DOUBLE ? test::UnitRoundoff(DT_DOUBLE) : uf;
+  // Double ops compute in double; the others (and every float-output op)
+  // in float.
+  const double uc =
+      want.dtype() == DT_DOUBLE ? test::UnitRoundoff(DT_DOUBLE) : uf;
   const double m = c.inputs.empty() ? 0 : MaxAbs(c.inputs[0]);
   const double u_t = test::UnitRoundoff(want.dtype());
   const std::vector<double> y = ToDoubles(want);
@@ -144,6 +149,12 @@ std::vector<double> Bounds(const GoldenCase& c, int o, const Tensor& want) {
     const double k = static_cast<double>(f.dim_size(0) * f.dim_size(1) *
                                          f.dim_size(2) * f.dim_size(3));
     bound = 2 * k * (uc + u_t) * k * m * MaxAbs(c.inputs[1]);
+  } else if (c.op == "Conv3DBackpropInputV2") {
+    // K = taps x output channels products per input gradient.
+    const TensorShape& f = c.inputs[1].shape();
+    const double k = static_cast<double>(f.dim_size(0) * f.dim_size(1) *
+                                         f.dim_size(2) * f.dim_size(4));
+    bound = 2 * k * (uc + u_t) * k * MaxAbs(c.inputs[1]) * MaxAbs(c.inputs[2]);
   } else if (c.op == "AvgPool3D") {
     const std::vector<int64_t> ks = IntsAttr(c, "ksize");
     const double k = static_cast<double>(ks[1] * ks[2] * ks[3]);
@@ -246,6 +257,7 @@ const std::vector<std::pair<std::string, std::string>>& BatchOps() {
       {"SpaceToDepth", "T"},
       {"DepthToSpace", "T"},
       {"Conv3D", "T"},
+      {"Conv3DBackpropInputV2", "T"},
       {"MaxPool3D", "T"},
       {"AvgPool3D", "T"},
       {"ResizeBicubic", "T"},
@@ -267,7 +279,11 @@ TEST(CpuNnImageGoldenTest, CoversEveryRegisteredDtype) {
   std::set<std::string> ops_seen;
   for (const GoldenCase& c : Goldens()) {
     ops_seen.insert(c.op);
-    covered.insert({c.op, c.inputs.empty() ? DT_INVALID : c.inputs[0].dtype()});
+    // The value dtype: input 0, but for Conv3DBackpropInputV2 (whose input
+    // 0 is the shape) input 1.
+    const size_t value = c.op == "Conv3DBackpropInputV2" ? 1 : 0;
+    covered.insert({c.op, c.inputs.size() <= value ? DT_INVALID
+                                                   : c.inputs[value].dtype()});
   }
   for (const auto& [op, attr] : BatchOps()) {
     EXPECT_TRUE(ops_seen.count(op)) << op << " has no golden case";

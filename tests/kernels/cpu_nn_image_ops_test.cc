@@ -250,6 +250,35 @@ TEST(CpuNnImageOpsTest, Conv3DErrors) {
   EXPECT_ERROR_HAS(ErrorOf("Conv3D", {x, f}, ncdhw), "use NDHWC");
 }
 
+TEST(CpuNnImageOpsTest, Conv3DBackpropInputV2Errors) {
+  const Tensor f = AsTensor<float>(Iota(2 * 2 * 2 * 2 * 4), {2, 2, 2, 2, 4});
+  const Tensor dy = AsTensor<float>(Iota(2 * 2 * 2 * 2 * 4), {2, 2, 2, 2, 4});
+  const Tensor sizes = AsTensor<int32_t>({2, 3, 3, 3, 2}, {5});
+  AttrMap attrs = {{"strides", Ints({1, 1, 1, 1, 1})},
+                   {"padding", AttrValue::String("VALID")}};
+  EXPECT_EQ(ErrorOf("Conv3DBackpropInputV2", {sizes, f, dy}, attrs), "");
+  EXPECT_ERROR_HAS(
+      ErrorOf("Conv3DBackpropInputV2",
+              {AsTensor<int32_t>({2, 3, 3, 3}, {4}), f, dy}, attrs),
+      "input_sizes (input 0) must be a vector of 5 values");
+  EXPECT_FALSE(ErrorOf("Conv3DBackpropInputV2",
+                       {AsTensor<int32_t>({2, 3, -3, 3, 2}, {5}), f, dy}, attrs)
+                   .empty());
+  EXPECT_ERROR_HAS(
+      ErrorOf("Conv3DBackpropInputV2",
+              {AsTensor<int32_t>({2, 4, 3, 3, 2}, {5}), f, dy}, attrs),
+      "out_backprop (input 2) has shape [2,2,2,2,4] but Conv3D over input "
+      "[2,4,3,3,2]");
+  EXPECT_ERROR_HAS(
+      ErrorOf("Conv3DBackpropInputV2",
+              {AsTensor<int32_t>({2, 3, 3, 3, 3}, {5}), f, dy}, attrs),
+      "must match input_sizes[4] = 3");
+  AttrMap ncdhw = attrs;
+  ncdhw["data_format"] = AttrValue::String("NCDHW");
+  EXPECT_ERROR_HAS(ErrorOf("Conv3DBackpropInputV2", {sizes, f, dy}, ncdhw),
+                   "use NDHWC");
+}
+
 TEST(CpuNnImageOpsTest, Pool3DErrors) {
   const Tensor x = AsTensor<float>(Iota(2 * 3 * 3 * 3 * 2), {2, 3, 3, 3, 2});
   for (const char* op : {"MaxPool3D", "AvgPool3D"}) {

@@ -244,6 +244,35 @@ def conv3d_pool3d_cases(w):
             ("float", floats(rng, (2, 2, 2, 2, 3)))],
            {"strides": ("ints", [1, 1, 1, 1, 1]),
             "padding": ("string", "SAME")})
+    # Conv3DBackpropInputV2: out_backprop has Conv3D's output shape for
+    # input_sizes.
+    for dt in ["half", "bfloat16", "float", "double"]:
+        rng = seeded("Conv3DBackpropInputV2", dt)
+        for pad, dy_shape in (("VALID", (2, 3, 2, 2, 4)),
+                              ("SAME", (2, 4, 3, 3, 4))):
+            w.case("Conv3DBackpropInputV2_%s_%s" % (dt, pad),
+                   "Conv3DBackpropInputV2",
+                   [I32([2, 4, 5, 3, 3]),
+                    (dt, floats(rng, (2, 3, 2, 3, 4), -2, 2, 1)),
+                    (dt, floats(rng, dy_shape, -2, 2, 1))],
+                   {"strides": ("ints", [1, 1, 2, 1, 1]),
+                    "padding": ("string", pad)})
+    rng = seeded("Conv3DBackpropInputV2_more")
+    w.case("Conv3DBackpropInputV2_strided_int64", "Conv3DBackpropInputV2",
+           [I64([1, 7, 6, 5, 2]), ("float", floats(rng, (3, 3, 3, 2, 3))),
+            ("float", floats(rng, (1, 4, 2, 3, 3)))],
+           {"strides": ("ints", [1, 2, 3, 2, 1]),
+            "padding": ("string", "SAME")})
+    w.case("Conv3DBackpropInputV2_large", "Conv3DBackpropInputV2",
+           [I32([1, 6, 8, 8, 4]), ("float", floats(rng, (3, 3, 3, 4, 8))),
+            ("float", floats(rng, (1, 6, 8, 8, 8)))],
+           {"strides": ("ints", [1, 1, 1, 1, 1]),
+            "padding": ("string", "SAME")})
+    w.case("Conv3DBackpropInputV2_empty", "Conv3DBackpropInputV2",
+           [I32([0, 3, 3, 3, 2]), ("float", floats(rng, (2, 2, 2, 2, 3))),
+            ("float", np.zeros((0, 3, 3, 3, 3)))],
+           {"strides": ("ints", [1, 1, 1, 1, 1]),
+            "padding": ("string", "SAME")})
     for op in ("MaxPool3D", "AvgPool3D"):
         for dt in ["float", "bfloat16"]:
             rng = seeded(op, dt)

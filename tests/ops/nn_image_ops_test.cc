@@ -79,6 +79,19 @@ TEST(NnImageOpsTest, Conv3D) {
   INFER_ERROR("batch or channel", op, "[2,3,4,5,6];[2,2,2,3,7]");
 }
 
+TEST(NnImageOpsTest, Conv3DBackpropInputV2) {
+  ShapeInferenceTestOp op = Op("Conv3DBackpropInputV2");
+  op.SetAttr("Tshape", AttrValue::Type(DT_INT32));
+  op.SetAttr("strides", Ints({1, 1, 1, 1, 1}));
+  op.SetAttr("padding", AttrValue::String("SAME"));
+  INFER_OK(op, "[5];[2,2,2,3,4];[1,4,4,4,4]", "[?,?,?,?,?]");
+  const Tensor sizes = Int32Tensor({1, 4, 5, 6, 3});
+  op.input_tensors = {&sizes};
+  INFER_OK(op, "[5];[2,2,2,3,4];[1,4,5,6,4]", "[1,4,5,6,3]");
+  INFER_ERROR("must have 5 values", op, "[4];[2,2,2,3,4];[1,4,5,6,4]");
+  INFER_ERROR("filter (input 1)", op, "[5];[2,2,3,4];[1,4,5,6,4]");
+}
+
 TEST(NnImageOpsTest, Pool3D) {
   for (const char* name : {"MaxPool3D", "AvgPool3D"}) {
     ShapeInferenceTestOp op = Op(name);
