@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 
 namespace weft {
-namespace {
+namespace inference_ops_graph_test {
 
 using ::testing::HasSubstr;
 
@@ -161,5 +161,5 @@ TEST(InferenceOpsGraphTest, ErrorsNameTheNode) {
   EXPECT_TRUE(out.ok()) << out.status();
 }
 
-}  // namespace
+}  // namespace inference_ops_graph_test
 }  // namespace weft

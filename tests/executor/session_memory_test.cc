@@ -17,7 +17,7 @@
 #include "gtest/gtest.h"
 
 namespace weft {
-namespace {
+namespace session_memory_test {
 
 using ::testing::HasSubstr;
 
@@ -233,5 +233,5 @@ TEST(SessionMemoryLimitTest, BadLimitsAreRejected) {
   EXPECT_THAT(s.status().message(), HasSubstr("cache_host_memory is false"));
 }
 
-}  // namespace
+}  // namespace session_memory_test
 }  // namespace weft

@@ -27,7 +27,7 @@
 #include "ops/op_registry.h"
 
 namespace weft {
-namespace {
+namespace session_test {
 
 using ::testing::HasSubstr;
 
@@ -638,5 +638,5 @@ TEST(SessionTest, TraceIsWrittenAsChromeTraceJson) {
   EXPECT_THAT(ss.str(), HasSubstr("\"device\": \"cpu:0\""));
 }
 
-}  // namespace
+}  // namespace session_test
 }  // namespace weft

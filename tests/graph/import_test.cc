@@ -5,7 +5,7 @@
 #include "gtest/gtest.h"
 
 namespace weft {
-namespace {
+namespace import_test {
 
 using ::testing::HasSubstr;
 
@@ -195,5 +195,5 @@ TEST(ImportTest, DeepChainImportsWithoutRecursion) {
   EXPECT_EQ((*g)->num_nodes(), 20001);
 }
 
-}  // namespace
+}  // namespace import_test
 }  // namespace weft

@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 
 namespace weft {
-namespace {
+namespace raise_control_flow_test {
 
 using ::testing::HasSubstr;
 
@@ -140,5 +140,5 @@ node { name: "c/Merge" op: "Merge" input: "c/Neg/Switch" input: "c/Neg" )" +
   EXPECT_EQ((*g)->FindNode("c/Merge")->input(0).node, cond);
 }
 
-}  // namespace
+}  // namespace raise_control_flow_test
 }  // namespace weft

@@ -19,7 +19,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_array_layout_test {
 
 using test::AsScalar;
 using test::AsTensor;
@@ -767,5 +767,5 @@ TEST(ArrayOneHotTest, Errors) {
                         "attr 'axis' is 2 but must be -1 or in [0, 1]"));
 }
 
-}  // namespace
+}  // namespace cpu_array_layout_test
 }  // namespace weft

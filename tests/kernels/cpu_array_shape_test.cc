@@ -12,7 +12,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_array_shape_test {
 
 using test::AsScalar;
 using test::AsTensor;
@@ -278,5 +278,5 @@ TEST(ArrayRangeTest, Errors) {
   ExpectTensorEqual((*legacy)[0], I32({1, 2, 3}));
 }
 
-}  // namespace
+}  // namespace cpu_array_shape_test
 }  // namespace weft

@@ -20,7 +20,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_batch_norm_test {
 
 using test::AsTensor;
 using test::AsTensorOfType;
@@ -344,5 +344,5 @@ TEST(BatchNormTest, BadInputsAreErrors) {
   ExpectError(RunBatchNorm(c, o), "rank 5");
 }
 
-}  // namespace
+}  // namespace cpu_batch_norm_test
 }  // namespace weft

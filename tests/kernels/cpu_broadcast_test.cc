@@ -9,7 +9,7 @@
 #include "kernels/common/broadcast.h"
 
 namespace weft {
-namespace {
+namespace cpu_broadcast_test {
 
 using Dims = std::vector<int64_t>;
 
@@ -73,5 +73,5 @@ TEST(BinaryBroadcastTest, IncompatibleShapes) {
             "y has size 4; broadcasting needs equal sizes or a 1");
 }
 
-}  // namespace
+}  // namespace cpu_broadcast_test
 }  // namespace weft

@@ -18,7 +18,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_conv2d_test {
 
 using test::AsTensor;
 using test::ExpectTensorEqual;
@@ -315,5 +315,5 @@ TEST(SharedConv2DTest, NanAndInfPropagateThroughTheEpilogue) {
                                                TensorShape({1, 2, 2, 1})));
 }
 
-}  // namespace
+}  // namespace cpu_conv2d_test
 }  // namespace weft

@@ -20,7 +20,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_conv_test {
 
 using test::AsTensor;
 using test::AsTensorOfType;
@@ -833,5 +833,5 @@ TEST(BackpropInputTest, BadInputsAreErrors) {
       op, "filter must be 4-dimensional");
 }
 
-}  // namespace
+}  // namespace cpu_conv_test
 }  // namespace weft

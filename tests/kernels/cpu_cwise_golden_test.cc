@@ -64,7 +64,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_cwise_golden_test {
 
 using test::GoldenCase;
 using test::ToDoubles;
@@ -279,5 +279,5 @@ TEST(CpuCwiseGoldenTest, CoversEveryRegisteredDtype) {
   }
 }
 
-}  // namespace
+}  // namespace cpu_cwise_golden_test
 }  // namespace weft

@@ -18,7 +18,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_cwise_more_test {
 
 using test::AsScalar;
 using test::AsTensor;
@@ -537,5 +537,5 @@ TEST(CwiseMoreTest, AddNLargeMatchesOnTwoThreads) {
   EXPECT_EQ(ToDoubles(one)[777], static_cast<double>(head + group));
 }
 
-}  // namespace
+}  // namespace cpu_cwise_more_test
 }  // namespace weft

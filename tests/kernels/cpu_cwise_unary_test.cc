@@ -17,7 +17,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_cwise_unary_test {
 
 using test::AsScalar;
 using test::AsTensor;
@@ -542,5 +542,5 @@ TEST(CwiseUnaryTest, UnregisteredDtypesAreRefused) {
   }
 }
 
-}  // namespace
+}  // namespace cpu_cwise_unary_test
 }  // namespace weft

@@ -23,7 +23,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_depthwise_test {
 
 using test::OpRunner;
 
@@ -343,5 +343,5 @@ TEST(DepthwiseKernelTest, FusedEpilogueMatchesTheSequentialSum) {
   }
 }
 
-}  // namespace
+}  // namespace cpu_depthwise_test
 }  // namespace weft

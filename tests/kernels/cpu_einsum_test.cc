@@ -23,7 +23,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_einsum_test {
 
 using test::AsTensor;
 using test::AsTensorOfType;
@@ -323,5 +323,5 @@ TEST(EinsumTest, BadEquationsAndShapesAreErrorsNamingTheNode) {
       << count.status();
 }
 
-}  // namespace
+}  // namespace cpu_einsum_test
 }  // namespace weft

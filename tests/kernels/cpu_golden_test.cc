@@ -38,7 +38,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_golden_test {
 
 using test::ToDoubles;
 
@@ -51,7 +51,8 @@ std::string GoldenPath() {
 
 const std::vector<GoldenCase>& Goldens() {
   static const auto* cases = [] {
-    StatusOr<std::vector<GoldenCase>> loaded = test::LoadGoldenFile(GoldenPath());
+    StatusOr<std::vector<GoldenCase>> loaded =
+        test::LoadGoldenFile(GoldenPath());
     EXPECT_TRUE(loaded.ok()) << loaded.status();
     return new std::vector<GoldenCase>(loaded.ok() ? *std::move(loaded)
                                                    : std::vector<GoldenCase>());
@@ -175,5 +176,5 @@ TEST(CpuGoldenTest, CoversEveryRegisteredDtype) {
   }
 }
 
-}  // namespace
+}  // namespace cpu_golden_test
 }  // namespace weft

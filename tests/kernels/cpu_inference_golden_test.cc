@@ -43,7 +43,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_inference_golden_test {
 
 using test::GoldenCase;
 
@@ -224,5 +224,5 @@ TEST(CpuInferenceGoldenTest, CoversEveryRegisteredDtype) {
   }
 }
 
-}  // namespace
+}  // namespace cpu_inference_golden_test
 }  // namespace weft

@@ -20,7 +20,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_matmul_test {
 
 using test::AsTensor;
 using test::AsTensorOfType;
@@ -225,5 +225,5 @@ TEST(MatMulTest, UnregisteredDtypeIsAMissingKernel) {
       << out.status();
 }
 
-}  // namespace
+}  // namespace cpu_matmul_test
 }  // namespace weft

@@ -48,7 +48,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_nn_golden_test {
 
 using test::GoldenCase;
 using test::ToDoubles;
@@ -476,5 +476,5 @@ TEST(CpuNnGoldenTest, CoversEveryRegisteredDtype) {
   }
 }
 
-}  // namespace
+}  // namespace cpu_nn_golden_test
 }  // namespace weft

@@ -15,7 +15,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_nn_ops_test {
 
 using test::AsTensor;
 using test::AsTensorOfType;
@@ -348,5 +348,5 @@ TEST(SoftmaxTest, ParallelMatchesSingleThreadAndForwards) {
   }
 }
 
-}  // namespace
+}  // namespace cpu_nn_ops_test
 }  // namespace weft

@@ -14,7 +14,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_pooling_test {
 
 using test::AsTensor;
 using test::AsTensorOfType;
@@ -421,5 +421,5 @@ TEST(PoolTest, BadInputsAndAttrsAreErrors) {
   ExpectError(OpRunner("MaxPool", a).Run({x}), "MaxPool", "NCHW_VECT_C");
 }
 
-}  // namespace
+}  // namespace cpu_pooling_test
 }  // namespace weft

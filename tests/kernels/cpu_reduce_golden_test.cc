@@ -42,7 +42,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_reduce_golden_test {
 
 using test::GoldenCase;
 using test::ToDoubles;
@@ -309,5 +309,5 @@ TEST(CpuReduceGoldenTest, CoversEveryRegisteredDtype) {
   }
 }
 
-}  // namespace
+}  // namespace cpu_reduce_golden_test
 }  // namespace weft

@@ -25,7 +25,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_reduction_test {
 
 using test::AsScalar;
 using test::AsTensor;
@@ -790,5 +790,5 @@ TEST(ArgTest, LargeInputsAreIdenticalAtEveryThreadCount) {
   }
 }
 
-}  // namespace
+}  // namespace cpu_reduction_test
 }  // namespace weft

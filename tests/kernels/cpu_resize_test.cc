@@ -23,7 +23,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_resize_test {
 
 using test::AsTensor;
 using test::AsTensorOfType;
@@ -313,5 +313,5 @@ TEST(ResizeTest, BadInputsAreErrors) {
   }
 }
 
-}  // namespace
+}  // namespace cpu_resize_test
 }  // namespace weft

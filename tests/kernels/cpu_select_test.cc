@@ -11,7 +11,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_select_test {
 
 using test::AsScalar;
 using test::AsTensor;
@@ -239,5 +239,5 @@ TEST(SelectTest, UnservedDtypeIsRefused) {
       << out.status();
 }
 
-}  // namespace
+}  // namespace cpu_select_test
 }  // namespace weft

@@ -15,7 +15,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cpu_tensor_list_test {
 
 using test::AsScalar;
 using test::AsTensor;
@@ -344,5 +344,5 @@ TEST(TensorListTest, IdentityPassesListsThrough) {
   EXPECT_TRUE(same.SharesBufferWith(list));
 }
 
-}  // namespace
+}  // namespace cpu_tensor_list_test
 }  // namespace weft

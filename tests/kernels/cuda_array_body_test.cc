@@ -33,7 +33,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {
-namespace {
+namespace cuda_array_body_test {
 
 // The dtypes the CUDA layout kernels serve: every element size they have.
 const DataType kLayoutTypes[] = {DT_FLOAT, DT_HALF, DT_INT32, DT_INT64,
@@ -1040,5 +1040,5 @@ TEST(CudaAliasPlanTest, SqueezeMatchesTheCpuKernel) {
   }
 }
 
-}  // namespace
+}  // namespace cuda_array_body_test
 }  // namespace weft::test

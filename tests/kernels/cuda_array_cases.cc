@@ -29,7 +29,7 @@ Case Exact(Case c) {
   return c;
 }
 
-Tensor Ints(DataType dtype, const std::vector<double>& values) {
+Tensor IntTensor(DataType dtype, const std::vector<double>& values) {
   return AsTensorOfType(dtype, values,
                         TensorShape({static_cast<int64_t>(values.size())}));
 }
@@ -78,7 +78,7 @@ void AliasRows(std::vector<Case>* rows) {
       c.op = "Reshape";
       c.shapes = {r.in, TensorShape({static_cast<int64_t>(r.shape.size())})};
       c.values = {Values::kWide, Values::kWide};
-      c.fixed[1] = Ints(it, r.shape);
+      c.fixed[1] = IntTensor(it, r.shape);
       c.dtypes = kAliasTypes;
       c.label = absl::StrCat("to_", Joined(r.shape), "_", DataTypeName(it));
       rows->push_back(Exact(c));
@@ -249,7 +249,7 @@ void TransposeRows(std::vector<Case>* rows) {
       c.op = "Transpose";
       c.shapes = {t.shape, TensorShape({static_cast<int64_t>(t.perm.size())})};
       c.values = {Values::kWide, Values::kWide};
-      c.fixed[1] = Ints(pt, t.perm);
+      c.fixed[1] = IntTensor(pt, t.perm);
       c.dtypes = kLayoutTypes;
       c.label = absl::StrCat("perm_", Joined(t.perm), "_", DataTypeName(pt));
       rows->push_back(Exact(c));
@@ -342,7 +342,7 @@ void TileRows(std::vector<Case>* rows) {
       c.shapes = {t.shape,
                   TensorShape({static_cast<int64_t>(t.multiples.size())})};
       c.values = {Values::kWide, Values::kWide};
-      c.fixed[1] = Ints(mt, t.multiples);
+      c.fixed[1] = IntTensor(mt, t.multiples);
       c.dtypes = kLayoutTypes;
       c.label = absl::StrCat("multiples_", Joined(t.multiples), "_",
                              DataTypeName(mt));

@@ -25,7 +25,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {
-namespace {
+namespace cuda_cwise_body_test {
 
 using gpu::BinaryOp;
 using gpu::UnaryOp;
@@ -232,5 +232,5 @@ TEST(CudaCwiseBodyTest, ConstantsAreTheCpuKernels) {
   EXPECT_EQ(h.scale, static_cast<float>(static_cast<half>(1.0507009873554805)));
 }
 
-}  // namespace
+}  // namespace cuda_cwise_body_test
 }  // namespace weft::test

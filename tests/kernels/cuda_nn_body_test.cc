@@ -24,7 +24,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
-namespace {
+namespace cuda_nn_body_test {
 
 using test::AsTensorOfType;
 using test::ExpectTensorEqual;
@@ -861,5 +861,5 @@ TEST(CudaNnCasesTest, EveryRowRunsOnCpu) {
   }
 }
 
-}  // namespace
+}  // namespace cuda_nn_body_test
 }  // namespace weft

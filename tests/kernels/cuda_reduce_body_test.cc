@@ -26,7 +26,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {
-namespace {
+namespace cuda_reduce_body_test {
 
 using gpu::ReduceOp;
 using gpu::ReduceParams;
@@ -562,5 +562,5 @@ TEST(CudaSoftmaxBodyTest, FloatMatchesCpuKernel) {
 
 TEST(CudaSoftmaxBodyTest, HalfMatchesCpuKernel) { CheckSoftmax<half>(DT_HALF); }
 
-}  // namespace
+}  // namespace cuda_reduce_body_test
 }  // namespace weft::test

@@ -29,7 +29,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {
-namespace {
+namespace cuda_slice_body_test {
 
 const DataType kTypes[] = {DT_FLOAT, DT_HALF, DT_INT32, DT_INT64, DT_BOOL};
 
@@ -740,5 +740,5 @@ TEST(CudaSliceBodyTest, IndexInputsAreHostMemory) {
 #endif
 }
 
-}  // namespace
+}  // namespace cuda_slice_body_test
 }  // namespace weft::test

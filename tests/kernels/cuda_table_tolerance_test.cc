@@ -26,7 +26,7 @@
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft::test {
-namespace {
+namespace cuda_table_tolerance_test {
 
 std::string RowName(const Case& c) {
   std::string s = c.op;
@@ -265,5 +265,5 @@ TEST(CudaTableToleranceTest, LargeHalfRowsPassExactAndRejectAMissingTerm) {
   }
 }
 
-}  // namespace
+}  // namespace cuda_table_tolerance_test
 }  // namespace weft::test

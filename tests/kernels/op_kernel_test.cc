@@ -21,7 +21,7 @@
 #include "gtest/gtest.h"
 
 namespace weft {
-namespace {
+namespace op_kernel_test {
 
 OpDef::ArgDef Arg(const std::string& name, const std::string& type_attr) {
   OpDef::ArgDef a;
@@ -707,5 +707,5 @@ TEST_F(AsyncKernelTest, StreamCopiesComplete) {
   EXPECT_EQ(Values(dev), (std::vector<float>{7, 8}));
 }
 
-}  // namespace
+}  // namespace op_kernel_test
 }  // namespace weft

@@ -14,7 +14,7 @@
 
 namespace weft {
 namespace shape_inference {
-namespace {
+namespace math_ops_test {
 
 const OpDef& Op(const char* name) {
   StatusOr<const OpRegistrationData*> reg = OpRegistry::Global()->LookUp(name);
@@ -514,6 +514,6 @@ TEST(MathOpsTest, EinsumErrors) {
       Einsum("ij,jk->ik", 1), "[2,3]");
 }
 
-}  // namespace
+}  // namespace math_ops_test
 }  // namespace shape_inference
 }  // namespace weft

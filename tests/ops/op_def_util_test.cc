@@ -13,7 +13,7 @@
 #include "ops/op_def_builder.h"
 
 namespace weft {
-namespace {
+namespace op_def_util_test {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -462,5 +462,5 @@ TEST(OpDefToStringTest, NanDefault) {
             "Nan() -> ()\n  attr x: float = nan\n");
 }
 
-}  // namespace
+}  // namespace op_def_util_test
 }  // namespace weft

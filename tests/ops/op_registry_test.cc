@@ -24,7 +24,7 @@ constexpr bool KeepOp(const char* name) {
 #include "gtest/gtest.h"
 
 namespace weft {
-namespace {
+namespace op_registry_test {
 
 using ::testing::HasSubstr;
 
@@ -263,5 +263,5 @@ TEST(OpRegistryTest, ConcurrentRegisterAndLookUp) {
             1u + kThreads * kOpsPerThread + kOpsPerThread);
 }
 
-}  // namespace
+}  // namespace op_registry_test
 }  // namespace weft

@@ -9,7 +9,7 @@
 
 namespace weft {
 namespace shape_inference {
-namespace {
+namespace random_ops_test {
 
 ShapeInferenceTestOp Op(const std::string& name) {
   ShapeInferenceTestOp op(name);
@@ -88,6 +88,6 @@ TEST(RandomOpsTest, Multinomial) {
   INFER_ERROR("num_samples (input 1) must be a scalar", op, "[3,2];[2]");
 }
 
-}  // namespace
+}  // namespace random_ops_test
 }  // namespace shape_inference
 }  // namespace weft

@@ -23,7 +23,7 @@
 #include "savedmodel/tensor_slice_key.h"
 
 namespace weft {
-namespace {
+namespace tensor_bundle_test {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -425,5 +425,5 @@ TEST(TensorBundleTest, FlippedIndexBlockIsAChecksumMismatch) {
               HasSubstr("checksum mismatch"));
 }
 
-}  // namespace
+}  // namespace tensor_bundle_test
 }  // namespace weft
