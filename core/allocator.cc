@@ -1,6 +1,9 @@
 #include "core/allocator.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 namespace weft {
@@ -8,27 +11,42 @@ namespace {
 
 void UpdateMax(std::atomic<int64_t>& target, int64_t value) {
   int64_t prev = target.load(std::memory_order_relaxed);
-  while (prev < value &&
-         !target.compare_exchange_weak(prev, value, std::memory_order_relaxed)) {
+  while (prev < value && !target.compare_exchange_weak(
+                             prev, value, std::memory_order_relaxed)) {
   }
+}
+
+// The largest single request worth passing on: the machine's physical
+// memory. Absurd sizes (a malformed graph's declared shape, an attr of 2^30)
+// then fail here with nullptr, which callers turn into an error naming the
+// node; passed on, they would reach aligned_alloc, which under
+// AddressSanitizer aborts the process instead of returning null.
+size_t MaxRequestBytes() {
+  static const size_t max_bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page_size <= 0) return SIZE_MAX;
+    return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+  }();
+  return max_bytes;
 }
 
 }  // namespace
 
 void* CpuAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
+  if (num_bytes > MaxRequestBytes()) return nullptr;
   alignment = std::max(alignment, sizeof(void*));
   // aligned_alloc wants a size that is a multiple of the alignment; also make
   // zero-byte requests return a real pointer.
-  size_t rounded = (std::max<size_t>(num_bytes, 1) + alignment - 1) /
-                   alignment * alignment;
+  size_t rounded =
+      (std::max<size_t>(num_bytes, 1) + alignment - 1) / alignment * alignment;
   if (rounded < num_bytes) return nullptr;  // wrapped around
   void* ptr = std::aligned_alloc(alignment, rounded);
   if (ptr == nullptr) return nullptr;
   num_allocs_.fetch_add(1, std::memory_order_relaxed);
-  int64_t in_use =
-      bytes_in_use_.fetch_add(static_cast<int64_t>(num_bytes),
-                              std::memory_order_relaxed) +
-      static_cast<int64_t>(num_bytes);
+  int64_t in_use = bytes_in_use_.fetch_add(static_cast<int64_t>(num_bytes),
+                                           std::memory_order_relaxed) +
+                   static_cast<int64_t>(num_bytes);
   UpdateMax(peak_bytes_in_use_, in_use);
   UpdateMax(largest_alloc_size_, static_cast<int64_t>(num_bytes));
   return ptr;

@@ -48,7 +48,8 @@ class Allocator {
 };
 
 // Host memory from aligned_alloc, with statistics kept in atomics so that
-// concurrent runs do not serialize on a lock.
+// concurrent runs do not serialize on a lock. A request larger than the
+// machine's physical memory gets nullptr without reaching aligned_alloc.
 class CpuAllocator final : public Allocator {
  public:
   std::string Name() const override { return "cpu"; }

@@ -102,6 +102,18 @@ TEST(TensorTest, AllocatorStatsAndFailure) {
   EXPECT_FALSE(Tensor::Allocate(&alloc, DT_RESOURCE, TensorShape({1})).ok());
 }
 
+TEST(TensorTest, RequestsBeyondPhysicalMemoryFailWithoutReachingMalloc) {
+  // 4 TiB: representable in size_t, more than any machine this runs on, and
+  // beyond what AddressSanitizer's allocator accepts (it aborts rather than
+  // return null), so this also checks the request never reaches it.
+  CpuAllocator alloc;
+  EXPECT_EQ(alloc.AllocateRaw(64, size_t{1} << 42), nullptr);
+  auto t = Tensor::Allocate(&alloc, DT_FLOAT, TensorShape({int64_t{1} << 40}));
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(alloc.GetStats().num_allocs, 0);
+}
+
 TEST(TensorTest, SummarizeValue) {
   Tensor t(DT_INT64, TensorShape({5}));
   for (int i = 0; i < 5; ++i) t.flat<int64_t>()(i) = i * i;
