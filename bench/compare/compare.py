@@ -5,9 +5,12 @@ Run it through bench/compare/run.sh, which builds the weft worker and makes
 the Python environment; see that file for the command line.
 
 For every graph (a tests/models/testdata .model sidecar at each batch size,
-an executor stress chain "chain:N", or a SavedModel directory at each batch
-size, for which a fourth process runs weft on the signature frozen into a
-GraphDef: see workers.saved_model_entries):
+an executor stress chain "chain:N", a loop of N iterations "while:N", a
+Keras recurrent model "lstm:UNITS" or "gru:UNITS" at each batch size
+(":lowered" after either picks TF1's lowered loop over TF2's functional
+While; see workers.write_while and workers.write_rnn), or a SavedModel
+directory at each batch size, for which a fourth process runs weft on the
+signature frozen into a GraphDef: see workers.saved_model_entries):
 
 1. each engine gets a process of its own (bench/compare/weft_worker.cc for
    weft, workers.py for the others) and loads the graph: the load time is
@@ -27,7 +30,9 @@ GraphDef: see workers.saved_model_entries):
 4. the table gives the median latency, weft/TF and weft/ORT, the load time,
    the first run and the peak resident memory (VmHWM) of each process, and
    for the stress chains the per-node cost as the slope between the
-   shortest and the longest chain.
+   shortest and the longest chain, and for the loops the per-iteration
+   cost as the slope between the fewest and the most iterations (each
+   with the intercept as the fixed cost of a run).
 """
 
 import argparse
@@ -41,6 +46,8 @@ import sys
 import time
 
 import numpy as np
+
+import workers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -186,6 +193,7 @@ def run_entry(entry, args, log_dir):
               "threads": args.threads, "engines": {}}
     if entry["kind"] == "stress":
         result["nodes"] = entry["nodes"]
+        result["family"] = entry.get("family", "chain")
     result["onnx_notes"] = entry.get("onnx_notes", [])
     workers = {}
     engines = entry_engines(entry)
@@ -387,12 +395,39 @@ def saved_model_table(results):
     return lines, notes
 
 
-def stress_table(results):
-    chains = sorted((r for r in results if r["kind"] == "stress"), key=lambda r: r["nodes"])
+# Stress families: (title, size column, slope row, unit) for the report.
+STRESS_FAMILIES = {
+    "chain": ("Executor stress: chains of Identity nodes, batch 1",
+              "chain nodes", "per-node cost", "node"),
+    "while": ("Loops: one functional While (TF2 form) of N iterations of "
+              "(i + 1, x * a + b) on a [1] float, batch 1",
+              "iterations", "per-iteration cost", "iteration"),
+    "while_lowered": ("Loops: one lowered loop (TF1 form: Enter/Merge/Switch/"
+                      "NextIteration/Exit) of N iterations of (i + 1, x * a + b) "
+                      "on a [1] float, batch 1",
+                      "iterations", "per-iteration cost", "iteration"),
+}
+
+
+def stress_tables(results):
+    """(title, lines) per stress family present, in STRESS_FAMILIES order."""
+    out = []
+    for family, (title, column, slope_name, unit) in STRESS_FAMILIES.items():
+        lines = stress_table([r for r in results if r["kind"] == "stress"
+                              and r.get("family", "chain") == family],
+                             column, slope_name, unit)
+        if lines:
+            out.append((title, lines))
+    return out
+
+
+def stress_table(results, column="chain nodes", slope_name="per-node cost",
+                 unit="node"):
+    chains = sorted(results, key=lambda r: r["nodes"])
     if not chains:
         return []
     lines = [
-        "| chain nodes | weft us | TF us | ORT us | weft/TF | weft/ORT |",
+        "| %s | weft us | TF us | ORT us | weft/TF | weft/ORT |" % column,
         "|---:|---:|---:|---:|---:|---:|",
     ]
     for r in chains:
@@ -405,7 +440,8 @@ def stress_table(results):
     if len(chains) >= 2:
         lo, hi = chains[0], chains[-1]
         slope.append("")
-        slope.append("| per-node cost (slope %d..%d nodes) | weft | TF | ORT |" % (lo["nodes"], hi["nodes"]))
+        slope.append("| %s (slope %d..%d %ss) | weft | TF | ORT |"
+                     % (slope_name, lo["nodes"], hi["nodes"], unit))
         slope.append("|---|---:|---:|---:|")
         cells = []
         fixed = []
@@ -418,7 +454,7 @@ def stress_table(results):
             per_node = (b - a) / (hi["nodes"] - lo["nodes"])
             cells.append("%.0f ns" % (per_node * 1e9))
             fixed.append("%.1f us" % ((a - per_node * lo["nodes"]) * 1e6))
-        slope.append("| ns per node | %s |" % " | ".join(cells))
+        slope.append("| ns per %s | %s |" % (unit, " | ".join(cells)))
         slope.append("| fixed cost per run (intercept) | %s |" % " | ".join(fixed))
     return lines + slope
 
@@ -459,7 +495,13 @@ def resolve_specs(items):
         items += ["chain:10", "chain:1000", "chain:10000"]
     specs = []
     for item in items:
-        if item.startswith("chain:"):
+        head = item.split(":", 1)[0]
+        if head in ("while", "lstm", "gru"):
+            if workers.parse_loop_spec(item) is None:
+                sys.exit("compare: %r: expected %s:N with N >= 1, optionally followed "
+                         "by :lowered" % (item, head))
+            specs.append(item)
+        elif item.startswith("chain:"):
             if not item.split(":", 1)[1].isdigit() or int(item.split(":", 1)[1]) < 1:
                 sys.exit("compare: %r: expected chain:N with N >= 1" % item)
             specs.append(item)
@@ -473,7 +515,8 @@ def resolve_specs(items):
             specs.append(os.path.join(testdata, item + ".model"))
         else:
             sys.exit("compare: %r is neither a .model sidecar, a model in %s, "
-                     "a SavedModel directory, nor chain:N" % (item, testdata))
+                     "a SavedModel directory, chain:N, while:N, lstm:UNITS nor "
+                     "gru:UNITS" % (item, testdata))
     return specs
 
 
@@ -482,7 +525,8 @@ def main():
         description="weft vs TensorFlow vs ONNX Runtime on the same graphs")
     parser.add_argument("graphs", nargs="*",
                         help="model names (mlp, cnn, ...), .model sidecars, SavedModel "
-                             "directories, or chain:N; "
+                             "directories, chain:N, while:N, lstm:UNITS or gru:UNITS "
+                             "(the last three optionally with :lowered); "
                              "default: every model in tests/models/testdata and "
                              "chain:10, chain:1000, chain:10000")
     parser.add_argument("--threads", type=int, default=1)
@@ -564,13 +608,14 @@ def main():
         print("\n".join(lines))
     for r in results:
         if r["kind"] == "stress":
+            for note in r.get("onnx_notes", []):
+                notes.append("%s, ONNX model: %s" % (r["name"], note))
             for k in ENGINES:
                 if "error" in r["engines"][k]:
                     notes.append("%s, %s: %s" % (r["name"], LABELS[k],
                                                  r["engines"][k]["error"].splitlines()[0][:300]))
-    lines = stress_table(results)
-    if lines:
-        print("\nExecutor stress: chains of Identity nodes, batch 1\n")
+    for title, lines in stress_tables(results):
+        print("\n%s\n" % title)
         print("\n".join(lines))
     if notes:
         print("\nNotes (an engine named here was not timed for that row, "

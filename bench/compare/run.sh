@@ -7,8 +7,14 @@
 #
 # GRAPH is a model of tests/models/testdata by name (mlp, cnn, mobilenet_v2,
 # transformer_encoder, resnet50 once generated), a .model sidecar, or
-# chain:N (an executor stress graph of N Identity nodes); by default every
-# model there plus chain:10, chain:1000 and chain:10000. GRAPH may also be a
+# chain:N (an executor stress graph of N Identity nodes), while:N (one
+# tf.while_loop of N iterations on a [1] float: the per-iteration cost is
+# the slope between the fewest and the most iterations given), lstm:UNITS or
+# gru:UNITS (a Keras LSTM or GRU over [batch, 32 steps, 32 features] with a
+# Dense head, generated into DIR/compare/rnn); while, lstm and gru take
+# :lowered after them for TF1's lowered loop instead of TF2's functional
+# While. By default every model there plus chain:10, chain:1000 and
+# chain:10000. GRAPH may also be a
 # SavedModel directory (--signature KEY, --tag TAGS pick what to load; one
 # float input): weft and TensorFlow then load the directory itself, ONNX
 # Runtime runs tf2onnx's conversion of it, and weft also runs the signature

@@ -22,7 +22,10 @@ object per line on stdout.
     workers.py ort --model M.onnx --input x=IN.npy --output Identity ... \\
                    --threads N [--no-optimize]
     workers.py prepare --work DIR --manifest OUT.json [--signature KEY]
-                       [--tag serve] SPEC ...    (SPEC: sidecar, chain:N or
+                       [--tag serve] SPEC ...    (SPEC: sidecar, chain:N,
+                                                  while:N[:lowered],
+                                                  lstm:U[:lowered],
+                                                  gru:U[:lowered] or
                                                   SavedModel directory)
 
 Engine settings are what a user of each gets by default, with the thread
@@ -38,9 +41,20 @@ count pinned:
 * ONNX Runtime: CPUExecutionProvider, intra_op_num_threads = N,
   inter_op_num_threads = 1, ORT_SEQUENTIAL, all graph optimizations.
 
---no-optimize (the executor stress graphs) switches off what would delete
-the nodes being measured: Grappler and the classic graph optimizer in
-TensorFlow, graph optimizations in ONNX Runtime.
+--no-optimize (the Identity chains) switches off what would delete the
+nodes being measured: Grappler and the classic graph optimizer in
+TensorFlow, graph optimizations in ONNX Runtime. The loops (while:N) run
+with every engine's defaults: their input is fed, so nothing folds.
+
+while:N is a frozen tf.function with one tf.while_loop of N iterations of
+(i + 1, x * 0.999 + 0.001) on a [1] float tensor (write_while); lstm:U and
+gru:U are Keras LSTM / GRU layers of U units over [batch, 32, 32] with a
+Dense(10) head (write_rnn), timed as models. Both are frozen with their
+loop as a functional While over library functions (TF2's form), or, with
+":lowered", as convert_variables_to_constants_v2's default leaves it
+(Enter/Merge/Switch/NextIteration/Exit/LoopCond, TF1's form). tf2onnx
+converts either to an ONNX Loop (or an LSTM/GRU node where its rewriters
+match); the notes say which.
 
 Timing is time.perf_counter() around the engine's run call, so it includes
 the Python binding's per-call cost, as a Python user of either engine pays.
@@ -374,6 +388,117 @@ def write_chain(n, pb_path, onnx_path, input_path):
     return prev
 
 
+def freeze_concrete(concrete, lowered, pb_path):
+    """A concrete function's graph with variables as constants
+    (convert_variables_to_constants_v2), written to pb_path. lowered=False
+    keeps functional While/If over library functions (TF2's form, what
+    lower_control_flow=False leaves); lowered=True is the converter's
+    default, Enter/Merge/Switch/NextIteration/Exit/LoopCond (TF1's form).
+    Returns the output node names."""
+    from tensorflow.python.framework import convert_to_constants
+
+    frozen = convert_to_constants.convert_variables_to_constants_v2(
+        concrete, lower_control_flow=lowered)
+    graph_def = frozen.graph.as_graph_def()
+    tmp = pb_path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(graph_def.SerializeToString(deterministic=True))
+    os.replace(tmp, pb_path)
+    strip = lambda name: name[:-2] if name.endswith(":0") else name
+    return [strip(t.name) for t in frozen.outputs]
+
+
+def write_while(n, lowered, pb_path, input_path):
+    """One tf.while_loop of n iterations over a 1-element float tensor:
+    (i, x) -> (i + 1, x * 0.999 + 0.001) while i < n, n a constant of the
+    cond function, x fed ([1] float32). Frozen from a tf.function (see
+    freeze_concrete for the two forms). Returns the output node name."""
+    import numpy as np
+    import tensorflow as tf
+
+    @tf.function(input_signature=[tf.TensorSpec([1], tf.float32, name="x")])
+    def loop(x):
+        _, y = tf.while_loop(lambda i, y: i < n,
+                             lambda i, y: (i + 1, y * 0.999 + 0.001),
+                             (tf.constant(0), x))
+        return y
+
+    outputs = freeze_concrete(loop.get_concrete_function(), lowered, pb_path)
+    np.save(input_path, np.array([1.5], dtype=np.float32))
+    return outputs[0]
+
+
+# The recurrent models of the model table: a Keras layer over
+# [batch, RNN_STEPS, RNN_FEATURES] and a Dense head of RNN_CLASSES.
+RNN_STEPS, RNN_FEATURES, RNN_CLASSES = 32, 32, 10
+
+
+def write_rnn(kind, units, lowered, directory, name):
+    """Keras 3 Input([32 steps, 32 features]) -> LSTM or GRU(units)
+    (return_sequences off) -> Dense(10), random weights (seed 2026),
+    frozen as freeze_concrete does, with a sample input of 8 rows uniform
+    in [-1, 1) and a .model sidecar like tests/models/testdata's; returns
+    the sidecar's path. Keras runs the layer on the CPU as a tf.while_loop
+    over TensorLists, as in tests/models/gen_rnn.py (whose fixtures are
+    the same layers at 4 units over 5 steps)."""
+    import keras
+    import numpy as np
+    import tensorflow as tf
+
+    keras.utils.set_random_seed(2026)
+    layer = {"lstm": keras.layers.LSTM, "gru": keras.layers.GRU}[kind]
+    inp = keras.Input((RNN_STEPS, RNN_FEATURES))
+    model = keras.Model(inp, keras.layers.Dense(RNN_CLASSES)(layer(units)(inp)))
+    fn = tf.function(lambda x: model(x), input_signature=[
+        tf.TensorSpec([None, RNN_STEPS, RNN_FEATURES], tf.float32, name="x")])
+    pb = os.path.join(directory, name + ".pb")
+    outputs = freeze_concrete(fn.get_concrete_function(), lowered, pb)
+    rng = np.random.default_rng(2026)
+    sample = rng.uniform(-1.0, 1.0, (8, RNN_STEPS, RNN_FEATURES)).astype(np.float32)
+    np.save(os.path.join(directory, name + "_input.npy"), sample)
+    sidecar = os.path.join(directory, name + ".model")
+    with open(sidecar + ".tmp", "w") as f:
+        f.write("# written by bench/compare/workers.py write_rnn (TensorFlow %s, "
+                "Keras %s)\n" % (tf.__version__, keras.__version__))
+        f.write("graph %s.pb\n" % name)
+        f.write("input x 8,%d,%d %s_input.npy\n" % (RNN_STEPS, RNN_FEATURES, name))
+        for o in outputs:
+            f.write("output %s\n" % o)
+    os.replace(sidecar + ".tmp", sidecar)
+    return sidecar
+
+
+def onnx_loop_note(onnx_path):
+    """What tf2onnx made of a loop: its Loop, Scan, LSTM, GRU and RNN nodes
+    (a Loop's body node count included), for the report's notes."""
+    import onnx
+
+    graph = onnx.load(onnx_path, load_external_data=False).graph
+    found = []
+    for node in graph.node:
+        if node.op_type == "Loop":
+            body = next((a.g for a in node.attribute if a.name == "body"), None)
+            found.append("Loop (body of %d nodes: %s)" % (
+                len(body.node), " ".join(sorted({b.op_type for b in body.node}))))
+        elif node.op_type in ("Scan", "LSTM", "GRU", "RNN"):
+            found.append(node.op_type)
+    return "tf2onnx made %s from %d top-level nodes" % (
+        ", ".join(found) or "no loop node", len(graph.node))
+
+
+def parse_loop_spec(item):
+    """while:N[:lowered], lstm:UNITS[:lowered], gru:UNITS[:lowered] ->
+    (kind, number, lowered); None for anything else."""
+    words = item.split(":")
+    if words[0] not in ("while", "lstm", "gru") or len(words) not in (2, 3):
+        return None
+    if not words[1].isdigit() or int(words[1]) < 1:
+        return None
+    if len(words) == 3 and words[2] not in ("lowered", "functional"):
+        return None
+    return words[0], int(words[1]), len(words) == 3 and words[2] == "lowered"
+
+
 def is_saved_model(path):
     return os.path.isdir(path) and any(
         os.path.exists(os.path.join(path, f)) for f in ("saved_model.pb", "saved_model.pbtxt"))
@@ -498,6 +623,57 @@ def prepare(args):
     batches = [int(b) for b in args.batch.split(",")]
     entries = []
     for item in args.specs:
+        loop = parse_loop_spec(item)
+        if loop is not None and loop[0] == "while":
+            _, n, lowered = loop
+            family = "while_lowered" if lowered else "while"
+            base = os.path.join(args.work, "stress", "%s_%d" % (family, n))
+            meta_path = base + ".json"
+            # Cached: the graph is a function of (n, form) alone.
+            if os.path.exists(meta_path):
+                with open(meta_path) as f:
+                    meta = json.load(f)
+            else:
+                print("compare: %s: writing the loop graph" % item, flush=True)
+                meta = {"output": write_while(n, lowered, base + ".pb", base + "_input.npy")}
+                with open(meta_path, "w") as f:
+                    json.dump(meta, f)
+            spec = {"graph": base + ".pb", "input": "x", "outputs": [meta["output"]]}
+            onnx_error, notes = None, []
+            try:
+                notes = convert_to_onnx(spec, base + ".onnx")
+                notes.append(onnx_loop_note(base + ".onnx"))
+            except Exception as e:  # reported in the notes; TF and weft still run
+                onnx_error = "tf2onnx: %s: %s" % (type(e).__name__, str(e).splitlines()[0][:300])
+            entries.append(
+                {
+                    "name": "%s_%d" % (family, n),
+                    "kind": "stress",
+                    "family": family,
+                    "nodes": n,
+                    "batch": 1,
+                    "graph": base + ".pb",
+                    "onnx": None if onnx_error else base + ".onnx",
+                    "onnx_error": onnx_error,
+                    "onnx_notes": notes,
+                    "input": "x",
+                    "input_file": base + "_input.npy",
+                    "outputs": [meta["output"]],
+                    # What a user gets: Grappler, ONNX Runtime's optimizer
+                    # (nothing folds: x is fed).
+                    "no_optimize": False,
+                }
+            )
+            continue
+        if loop is not None:
+            kind, units, lowered = loop
+            directory = os.path.join(args.work, "rnn")
+            os.makedirs(directory, exist_ok=True)
+            name = "%s%d%s" % (kind, units, "_lowered" if lowered else "")
+            item = os.path.join(directory, name + ".model")
+            if not os.path.exists(item):
+                print("compare: %s: writing the Keras model" % name, flush=True)
+                write_rnn(kind, units, lowered, directory, name)
         if item.startswith("chain:"):
             n = int(item.split(":", 1)[1])
             base = os.path.join(args.work, "stress", "chain_%d" % n)
@@ -506,6 +682,7 @@ def prepare(args):
                 {
                     "name": "chain_%d" % n,
                     "kind": "stress",
+                    "family": "chain",
                     "nodes": n,
                     "batch": 1,
                     "graph": base + ".pb",
@@ -528,6 +705,8 @@ def prepare(args):
         onnx_notes = []
         try:
             onnx_notes = convert_to_onnx(spec, onnx_path)
+            if loop is not None:
+                onnx_notes.append(onnx_loop_note(onnx_path))
         except Exception as e:  # reported in the table; TF and weft still run
             convert_error = "tf2onnx: %s: %s" % (type(e).__name__, e)
         for batch in batches:
