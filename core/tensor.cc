@@ -12,9 +12,9 @@ namespace weft {
 
 TensorBuffer* TensorBuffer::Create(Allocator* allocator, DataType dtype,
                                    int64_t num_elements) {
-  size_t elem = dtype == DT_STRING    ? sizeof(std::string)
-                : dtype == DT_VARIANT ? sizeof(Variant)
-                                      : DataTypeSize(dtype);
+  size_t elem = dtype == DT_STRING     ? sizeof(std::string)
+                : HoldsVariants(dtype) ? sizeof(Variant)
+                                       : DataTypeSize(dtype);
   if (num_elements < 0 || (elem != 0 && static_cast<uint64_t>(num_elements) >
                                             SIZE_MAX / elem)) {
     return nullptr;
@@ -25,7 +25,7 @@ TensorBuffer* TensorBuffer::Create(Allocator* allocator, DataType dtype,
   if (dtype == DT_STRING) {
     auto* s = static_cast<std::string*>(data);
     for (int64_t i = 0; i < num_elements; ++i) new (s + i) std::string();
-  } else if (dtype == DT_VARIANT) {
+  } else if (HoldsVariants(dtype)) {
     auto* v = static_cast<Variant*>(data);
     for (int64_t i = 0; i < num_elements; ++i) new (v + i) Variant();
   }
@@ -36,7 +36,7 @@ TensorBuffer::~TensorBuffer() {
   if (dtype_ == DT_STRING) {
     auto* s = static_cast<std::string*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) s[i].~basic_string();
-  } else if (dtype_ == DT_VARIANT) {
+  } else if (HoldsVariants(dtype_)) {
     auto* v = static_cast<Variant*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) v[i].~Variant();
   }
@@ -55,7 +55,7 @@ Tensor::Tensor(DataType dtype, const TensorShape& shape) {
 
 StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
                                   const TensorShape& shape) {
-  if (dtype != DT_STRING && dtype != DT_VARIANT && !DataTypeIsPod(dtype)) {
+  if (dtype != DT_STRING && !HoldsVariants(dtype) && !DataTypeIsPod(dtype)) {
     return errors::InvalidArgument("cannot allocate a tensor of type ",
                                    DataTypeName(dtype));
   }
@@ -180,7 +180,7 @@ std::string Tensor::SummarizeValue(int64_t max_entries) const {
     for (int64_t i = 0; i < shown; ++i) {
       absl::StrAppend(&out, i > 0 ? " \"" : "\"", s[i], "\"");
     }
-  } else if (dtype_ == DT_VARIANT) {
+  } else if (HoldsVariants(dtype_)) {
     const auto* v = static_cast<const Variant*>(raw_data());
     for (int64_t i = 0; i < shown; ++i) {
       absl::StrAppend(&out, i > 0 ? " " : "", v[i].DebugString());

@@ -4,8 +4,11 @@
 // shared, so a kernel that wants to change one either owns it alone
 // (MutableIfUnique) or makes a copy: copy-on-write.
 //
-// Only tensors of dtype DT_VARIANT construct and destroy Variant elements
-// (core/tensor.cc); tensors of every other dtype never touch this header.
+// Only tensors of dtype DT_VARIANT and DT_RESOURCE construct and destroy
+// Variant elements (core/tensor.cc); tensors of every other dtype never touch
+// this header. A DT_RESOURCE element holds a mutable object its kernels
+// share (a TensorArray, kernels/cpu/tensor_array_ops.cc): copying the handle
+// shares the object, which lives as long as some handle holds it.
 #ifndef WEFT_CORE_VARIANT_H_
 #define WEFT_CORE_VARIANT_H_
 
@@ -64,10 +67,22 @@ class Variant {
   std::shared_ptr<VariantValue> value_;
 };
 
+// Whether tensors of `dtype` hold Variant elements.
+inline bool HoldsVariants(DataType dtype) {
+  return dtype == DT_VARIANT || dtype == DT_RESOURCE;
+}
+
 // The elements of a DT_VARIANT tensor; aborts for any other dtype (a bug in
 // the caller, which checks dtypes first).
 inline Variant* VariantElements(const Tensor& t) {
   WEFT_CHECK(t.dtype() == DT_VARIANT);
+  return static_cast<Variant*>(t.raw_data());
+}
+
+// The elements of a DT_RESOURCE tensor, each a handle to a shared object;
+// aborts for any other dtype.
+inline Variant* ResourceElements(const Tensor& t) {
+  WEFT_CHECK(t.dtype() == DT_RESOURCE);
   return static_cast<Variant*>(t.raw_data());
 }
 

@@ -26,8 +26,11 @@ Status CollectConstValues(const Graph& graph, absl::string_view source_name,
   values->assign(graph.num_nodes(), nullptr);
   for (const auto& node : graph.nodes()) {
     if (node->op() != "Const") continue;
-    WEFT_ASSIGN_OR_RETURN((*values)[node->id()],
+    WEFT_ASSIGN_OR_RETURN(const Tensor* value,
                           ConstNodeValue(*node, source_name));
+    // A Const with a control input runs as a kernel, after that input, as
+    // in TensorFlow: TF1 graphs order constants after asserts that way.
+    if (node->control_inputs().empty()) (*values)[node->id()] = value;
   }
   return Status();
 }

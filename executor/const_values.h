@@ -24,8 +24,9 @@ namespace weft {
 StatusOr<const Tensor*> ConstNodeValue(const Node& node,
                                        absl::string_view source_name);
 
-// (*values)[id] = the value of node `id` when it is a Const, null for every
-// other node. Fails on the first bad Const, as ConstNodeValue.
+// (*values)[id] = the value of node `id` when it is a Const without control
+// inputs, null for every other node (a Const with control inputs runs as a
+// kernel). Fails on the first bad Const, as ConstNodeValue.
 Status CollectConstValues(const Graph& graph, absl::string_view source_name,
                           std::vector<const Tensor*>* values);
 

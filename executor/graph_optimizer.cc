@@ -222,7 +222,9 @@ Status GraphOptimizer::MarkSignature(const std::vector<const Node*>& live,
 const Tensor* GraphOptimizer::ConstValueOf(const Node* n, int index) const {
   if (fed_.contains(EndpointKey{n->id(), index})) return nullptr;
   if (!folded_[n->id()].empty()) return &folded_[n->id()][index];
-  if (n->op() != "Const") return nullptr;
+  // A Const with a control input runs after it (const_values.h): folding
+  // its consumers would drop that order.
+  if (n->op() != "Const" || !n->control_inputs().empty()) return nullptr;
   // Session::Create has rejected bad Consts; one here is not a constant.
   StatusOr<const Tensor*> value = ConstNodeValue(*n, options_.source_name);
   return value.ok() ? *value : nullptr;
@@ -251,7 +253,8 @@ bool GraphOptimizer::CanFold(const Node* n) const {
   // A control input orders the node after something that runs; only
   // constants (which never run) may be dropped.
   for (const Node* c : n->control_inputs()) {
-    if (c->op() != "Const" && folded_[c->id()].empty()) return false;
+    const bool runs = c->op() != "Const" || !c->control_inputs().empty();
+    if (runs && folded_[c->id()].empty()) return false;
   }
   // Skip evaluating what would be discarded for its size anyway.
   int64_t known_bytes = 0;
