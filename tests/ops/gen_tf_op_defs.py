@@ -65,6 +65,9 @@ SparseSegmentMeanWithNumSegments SparseSegmentSqrtNWithNumSegments
 MatrixDiag MatrixDiagV2 MatrixDiagV3 MatrixDiagPart MatrixDiagPartV2
 MatrixDiagPartV3 MatrixSetDiag MatrixSetDiagV2 MatrixSetDiagV3
 MatrixDeterminant BatchMatMul BatchMatMulV3
+TensorArrayV3 TensorArrayReadV3 TensorArrayWriteV3 TensorArrayGatherV3
+TensorArrayScatterV3 TensorArrayConcatV3 TensorArraySplitV3 TensorArraySizeV3
+TensorArrayCloseV3 Assert Bitcast ControlTrigger
 """.split()
 
 
