@@ -76,7 +76,27 @@ bool SetElement(Tensor* t, int64_t i, const std::string& text) {
   return ok;
 }
 
-// "in float 2,3 1 2 3 4 5 6".
+// Element `i` of a complex tensor from its real and imaginary parts (each
+// read in the part's own precision, so that it reads back exactly).
+bool SetComplex(Tensor* t, int64_t i, const std::string& re,
+                const std::string& im) {
+  char* end_re = nullptr;
+  char* end_im = nullptr;
+  if (t->dtype() == DT_COMPLEX64) {
+    const float r = std::strtof(re.c_str(), &end_re);
+    const float m = std::strtof(im.c_str(), &end_im);
+    t->data<complex64>()[i] = complex64(r, m);
+  } else {
+    const double r = std::strtod(re.c_str(), &end_re);
+    const double m = std::strtod(im.c_str(), &end_im);
+    t->data<complex128>()[i] = complex128(r, m);
+  }
+  return end_re != re.c_str() && *end_re == '\0' && end_im != im.c_str() &&
+         *end_im == '\0';
+}
+
+// "in float 2,3 1 2 3 4 5 6"; complex tensors interleave the parts,
+// "in complex64 2 re0 im0 re1 im1".
 StatusOr<Tensor> ParseTensor(const std::vector<std::string>& words) {
   if (words.size() < 3) return errors::InvalidArgument("short tensor line");
   const std::optional<DataType> dtype = DataTypeFromName(words[1]);
@@ -93,11 +113,24 @@ StatusOr<Tensor> ParseTensor(const std::vector<std::string>& words) {
   }
   WEFT_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
   const size_t n = words.size() - 3;
-  if (static_cast<int64_t>(n) != shape.num_elements()) {
+  const bool complex = DataTypeIsComplex(*dtype);
+  const int64_t per_element = complex ? 2 : 1;
+  if (static_cast<int64_t>(n) != per_element * shape.num_elements()) {
     return errors::InvalidArgument(n, " values for shape ",
-                                   shape.DebugString());
+                                   shape.DebugString(),
+                                   complex ? " (two per complex element)" : "");
   }
   Tensor t(*dtype, shape);
+  if (complex) {
+    for (size_t i = 0; i < n; i += 2) {
+      if (!SetComplex(&t, static_cast<int64_t>(i / 2), words[3 + i],
+                      words[4 + i])) {
+        return errors::InvalidArgument("bad ", words[1], " value '",
+                                       words[3 + i], " ", words[4 + i], "'");
+      }
+    }
+    return t;
+  }
   for (size_t i = 0; i < n; ++i) {
     if (!SetElement(&t, static_cast<int64_t>(i), words[3 + i])) {
       return errors::InvalidArgument("bad ", words[1], " value '",

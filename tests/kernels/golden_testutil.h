@@ -15,6 +15,10 @@
 // <dtype> is weft's spelling (float, int32, bool, ...); <shape> is "2,3", or
 // "scalar" for rank 0. Values are decimal (nan, inf, -inf allowed; bools as
 // 0/1 or true/false), written so that they read back exactly as stored.
+// complex64 and complex128 tensors hold two values per element, the real
+// and imaginary parts interleaved ("in complex64 2 1 0.5 -2 0" is
+// [1+0.5i, -2+0i]), each part in the shortest form of float or double;
+// files without complex tensors read as before.
 #ifndef WEFT_TESTS_KERNELS_GOLDEN_TESTUTIL_H_
 #define WEFT_TESTS_KERNELS_GOLDEN_TESTUTIL_H_
 

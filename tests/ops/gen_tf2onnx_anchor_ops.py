@@ -12,7 +12,8 @@ Each op is either part of the goal (weft registers it, or should) or left out
 on purpose, with the reason: names that are no TensorFlow op at all (tf2onnx
 handles patterns it rewrites into them; TensorFlow 2.21 registers no op of
 that name), queues, iterators, strings, ragged tensors and training-only ops,
-the classes issue 13 excludes. tests/tools/cli_test.cc checks that the two
+the classes issue 13 excludes, and GPU-only ops (CudnnRNN, which
+TensorFlow has no CPU kernel for). tests/tools/cli_test.cc checks that the two
 files agree and that `weft ops --missing` counts them right.
 
 Needs tf2onnx and TensorFlow (never a test dependency; the output is
@@ -40,6 +41,10 @@ LEFT_OUT = {
     "training-only": "SoftmaxCrossEntropyWithLogits "
                      "SparseSoftmaxCrossEntropyWithLogits RandomShuffle "
                      "SampleDistortedBoundingBox SampleDistortedBoundingBoxV2",
+    # TensorFlow registers CudnnRNN's kernels for GPUs only (cuDNN's fused
+    # RNN, with cuDNN's opaque weight layout); a graph holding it runs on no
+    # TensorFlow CPU either.
+    "GPU-only op": "CudnnRNN",
 }
 
 

@@ -68,6 +68,8 @@ MatrixDeterminant BatchMatMul BatchMatMulV3
 TensorArrayV3 TensorArrayReadV3 TensorArrayWriteV3 TensorArrayGatherV3
 TensorArrayScatterV3 TensorArrayConcatV3 TensorArraySplitV3 TensorArraySizeV3
 TensorArrayCloseV3 Assert Bitcast ControlTrigger
+LSTMBlockCell SparseFillEmptyRows SparseReshape DenseToDenseSetOperation
+ComplexAbs FFT RFFT RFFT2D
 """.split()
 
 
