@@ -21,6 +21,9 @@ and the arrays are TensorArrayV3 resources:
                      int32, int64, double, bool, half and uint8
     plumbing         Bitcast (to wider, narrower and equal element sizes) and
                      an Assert that holds
+    map_scan         tf.map_fn and tf.scan (TensorArrays in their loops)
+    nested_ta        a TensorArray made in a loop body, filled by an inner
+                     loop, stacked into the outer loop's array
 
 Each graph gets NAME.pb and one sidecar NAME_CASE.cf in gen_control_flow.py's
 format, with TensorFlow's outputs; tests/models/tensor_array_test.cc reads
@@ -197,6 +200,36 @@ def ta_ops():
     return {"x": x}, outs
 
 
+def map_scan():
+    """tf.map_fn and tf.scan: TensorArrays unstacked, read, written and
+    stacked in a loop."""
+    x = v1.placeholder(tf.float32, [None, 4], name="x")
+    mapped = tf.map_fn(lambda r: tf.reduce_sum(r * r) + r, x)
+    scanned = tf.scan(lambda acc, r: 0.5 * acc + tf.sin(r), x)
+    return {"x": x}, [tf.identity(mapped, name="mapped"),
+                      tf.identity(scanned, name="scanned")]
+
+
+def nested_ta():
+    """A TensorArray made inside a loop body (a new one each iteration),
+    filled by an inner loop, stacked and summed into the outer array."""
+    x = v1.placeholder(tf.float32, [None], name="x")
+    n = tf.shape(x)[0]
+
+    def outer(i, out):
+        inner = tf.TensorArray(tf.float32, size=i + 1)
+
+        def step(j, ta):
+            return j + 1, ta.write(j, x[i] * tf.cast(j + 1, tf.float32))
+
+        _, inner = tf.while_loop(lambda j, _: j <= i, step, [0, inner])
+        return i + 1, out.write(i, tf.reduce_sum(inner.stack()))
+
+    _, out = tf.while_loop(lambda i, _: i < n, outer,
+                           [0, tf.TensorArray(tf.float32, size=n)])
+    return {"x": x}, [tf.identity(out.stack(), name="sums")]
+
+
 def plumbing():
     x = v1.placeholder(tf.float32, [2, 3], name="x")
     check = v1.Assert(tf.reduce_all(tf.math.is_finite(x)), [x], summarize=6)
@@ -239,6 +272,9 @@ def main():
         "ta_ops": (ta_ops, [("a", {"x": rng_input(rng, (4, 3)) * 4.0})]),
         "plumbing": (plumbing, [("a", {"x": rng_input(rng, (2, 3))})]),
     }
+    more = np.random.default_rng(2028)
+    graphs["map_scan"] = (map_scan, [("a", {"x": rng_input(more, (3, 4))})])
+    graphs["nested_ta"] = (nested_ta, [("a", {"x": rng_input(more, (4,))})])
     for name, (build, cases) in graphs.items():
         graph_def, outputs = freeze(build, seed=7)
         with open(os.path.join(OUT, name + ".pb"), "wb") as f:
