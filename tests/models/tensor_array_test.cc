@@ -2,13 +2,15 @@
 // testdata/tensor_array (written by gen_tensor_array.py): dynamic_rnn over an
 // LSTMCell, a GRUCell and an LSTMCell with sequence_length, a while_loop that
 // writes TensorArrays and stacks them, every TensorArray op outside loops,
-// Bitcast and a holding Assert. Their loops are lowered (Enter / Merge /
-// Switch / NextIteration / Exit); weft raises them into While at import, the
-// TensorArray handle entering as a loop invariant and its flow as a loop
-// variable. Each runs with and without the optimizer, on the calling thread
-// and on two threads, twice, and matches TensorFlow's outputs (floats within
-// control_flow_test.cc's bound, everything else exactly). Concurrent runs
-// get arrays of their own; a failing Assert names its node and the data.
+// tf.map_fn and tf.scan, an array made anew in each iteration of an outer
+// loop and filled by an inner one, Bitcast and a holding Assert. Their loops
+// are lowered (Enter / Merge / Switch / NextIteration / Exit); weft raises them
+// into While at import, the TensorArray handle entering as a loop invariant and
+// its flow as a loop variable. Each runs with and without the optimizer, on the
+// calling thread and on two threads, twice, and matches TensorFlow's outputs
+// (floats within control_flow_test.cc's bound, everything else exactly).
+// Concurrent runs get arrays of their own; a failing Assert names its node and
+// the data.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -188,7 +190,7 @@ TEST(TensorArrayFixturesTest, AreThere) {
   const std::vector<Case> cases = ReadCases();
   for (const char* want :
        {"dynamic_lstm_a", "dynamic_gru_a", "dynamic_lstm_len_a", "ta_loop_a",
-        "ta_loop_one", "ta_ops_a", "plumbing_a"}) {
+        "ta_loop_one", "ta_ops_a", "plumbing_a", "map_scan_a", "nested_ta_a"}) {
     EXPECT_NE(FindCase(cases, want), nullptr)
         << want << ".cf is missing in " << Dir();
   }
