@@ -99,7 +99,11 @@ TEST(TensorTest, AllocatorStatsAndFailure) {
   EXPECT_NE(t.status().message().find("[2147483648,2147483648]"),
             std::string::npos)
       << t.status();
-  EXPECT_FALSE(Tensor::Allocate(&alloc, DT_RESOURCE, TensorShape({1})).ok());
+  EXPECT_FALSE(Tensor::Allocate(&alloc, DT_INVALID, TensorShape({1})).ok());
+  // Resource handles hold Variant elements (core/variant.h), empty at first.
+  auto handle = Tensor::Allocate(&alloc, DT_RESOURCE, TensorShape({2}));
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  EXPECT_TRUE(ResourceElements(*handle)[1].empty());
 }
 
 TEST(TensorTest, RequestsBeyondPhysicalMemoryFailWithoutReachingMalloc) {
