@@ -11,6 +11,7 @@
 // Errors are TensorFlow's messages. TensorFlow reads column 0 of an
 // indices matrix without columns; weft reports it instead.
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "core/tensor.h"
@@ -20,6 +21,18 @@
 
 namespace weft {
 namespace {
+
+// `rows` zeros in *v, or ResourceExhausted (rows comes from the data and
+// may be far larger than memory).
+Status ZeroedCounts(int64_t rows, std::vector<int64_t>* v) {
+  try {
+    v->assign(static_cast<size_t>(rows), 0);
+  } catch (const std::bad_alloc&) {
+    return errors::ResourceExhausted("out of memory for ", rows,
+                                     " row counts (dense_shape[0])");
+  }
+  return Status();
+}
 
 class SparseFillEmptyRowsOp : public OpKernel {
  public:
@@ -60,9 +73,11 @@ class SparseFillEmptyRowsOp : public OpKernel {
                                         n, " rows"));
     const int64_t* in_idx = indices.data<int64_t>();
 
+    // dense_shape[0] is data: checked (and allocated) like any size.
+    StatusOr<TensorShape> rows_shape = TensorShape::Build({rows});
+    OP_REQUIRES_OK(ctx, rows_shape.status());
     Tensor* empty_rows = nullptr;
-    OP_REQUIRES_OK(ctx,
-                   ctx->allocate_output(2, TensorShape({rows}), &empty_rows));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(2, *rows_shape, &empty_rows));
     Tensor* reverse = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(3, TensorShape({n}), &reverse));
     int64_t* reverse_map = reverse->data<int64_t>();
@@ -82,7 +97,10 @@ class SparseFillEmptyRowsOp : public OpKernel {
 
     // Entries per row, then (in place) the end offset of each row in the
     // output, where an empty row takes one slot.
-    std::vector<int64_t> offset(static_cast<size_t>(rows), 0);
+    std::vector<int64_t> offset;
+    std::vector<int64_t> filled;
+    OP_REQUIRES_OK(ctx, ZeroedCounts(rows, &offset));
+    OP_REQUIRES_OK(ctx, ZeroedCounts(rows, &filled));
     bool ordered = true;
     int64_t last_row = 0;
     for (int64_t i = 0; i < n; ++i) {
@@ -110,9 +128,10 @@ class SparseFillEmptyRowsOp : public OpKernel {
       return;
     }
     const int64_t total = offset[rows - 1];
+    StatusOr<TensorShape> out_shape = TensorShape::Build({total, rank});
+    OP_REQUIRES_OK(ctx, out_shape.status());
     Tensor* out_indices = nullptr;
-    OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(0, TensorShape({total, rank}), &out_indices));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *out_shape, &out_indices));
     Tensor* out_values = nullptr;
     OP_REQUIRES_OK(ctx,
                    ctx->allocate_output(1, TensorShape({total}), &out_values));
@@ -120,7 +139,6 @@ class SparseFillEmptyRowsOp : public OpKernel {
     const size_t bytes = copy_util::ElementBytes(dtype);
     const char* src = static_cast<const char*>(values.raw_data());
     char* dst = static_cast<char*>(out_values->raw_data());
-    std::vector<int64_t> filled(static_cast<size_t>(rows), 0);
     for (int64_t i = 0; i < n; ++i) {
       const int64_t row = in_idx[i * rank];
       const int64_t at = (row == 0 ? 0 : offset[row - 1]) + filled[row]++;

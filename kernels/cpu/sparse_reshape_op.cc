@@ -110,9 +110,10 @@ class SparseReshapeOp : public OpKernel {
     for (int64_t d = 0; d < out_rank; ++d) {
       shape_out->data<int64_t>()[d] = out_dims[d];
     }
+    StatusOr<TensorShape> indices_shape = TensorShape::Build({nnz, out_rank});
+    OP_REQUIRES_OK(ctx, indices_shape.status());
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx,
-                   ctx->allocate_output(0, TensorShape({nnz, out_rank}), &out));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *indices_shape, &out));
     if (nnz == 0) return;
     OP_REQUIRES(
         ctx, dense_size > 0 && product > 0,

@@ -107,6 +107,15 @@ TEST(CpuLstmSparseFftOpsTest, SparseFillEmptyRowsErrors) {
       "dense_shape[0] must be >= 0",
       ErrorOf("SparseFillEmptyRows", {I64({}, {0, 2}), AsTensor<float>({}, {0}),
                                       I64({-3, 3}, {2}), def}));
+  // Absurd row counts are errors, not aborts or huge allocations.
+  EXPECT_NE(ErrorOf("SparseFillEmptyRows",
+                    {I64({}, {0, 2}), AsTensor<float>({}, {0}),
+                     I64({std::numeric_limits<int64_t>::max(), 3}, {2}), def}),
+            "");
+  EXPECT_NE(
+      ErrorOf("SparseFillEmptyRows", {I64({}, {0, 2}), AsTensor<float>({}, {0}),
+                                      I64({int64_t{1} << 61, 3}, {2}), def}),
+      "");
   EXPECT_ERROR_HAS("has no columns",
                    ErrorOf("SparseFillEmptyRows",
                            {I64({}, {2, 0}), values, I64({4}, {1}), def}));
