@@ -69,6 +69,12 @@ Status Zeros(OpKernelContext* ctx, DataType dtype, const TensorShape& shape,
   return Status();
 }
 
+// The most elements an array may have. TensorFlow has no bound (an absurd
+// size there is an out-of-memory abort); weft refuses sizes whose
+// bookkeeping alone would take gigabytes, far beyond any sequence length or
+// map_fn batch, with an error instead.
+constexpr int64_t kMaxElements = int64_t{1} << 24;
+
 // The array behind a handle. The handle's Variant gives const access only;
 // the array is one mutable object its ops share, its state guarded by mu_.
 class TensorArray : public VariantValue {
@@ -173,6 +179,11 @@ class TensorArray : public VariantValue {
       return errors::InvalidArgument(
           "TensorArray ", name_, ": Tried to write to index ", index,
           " but array is not resizeable and size is: ", elements_.size());
+    }
+    if (index >= kMaxElements) {
+      return errors::InvalidArgument(
+          "TensorArray ", name_, ": Tried to write to index ", index,
+          ", past weft's limit of ", kMaxElements, " elements");
     }
     if (at >= elements_.size()) elements_.resize(at + 1);
     if (value.dtype() != dtype_) {
@@ -367,6 +378,10 @@ class TensorArrayV3Op : public TensorArrayKernel {
                     size.shape().DebugString()));
     const int32_t n = *size.data<int32_t>();
     OP_REQUIRES(ctx, n >= 0, errors::InvalidArgument("Size should be >= 0."));
+    OP_REQUIRES(ctx, n <= kMaxElements,
+                errors::InvalidArgument("TensorArray size ", n,
+                                        " is past weft's limit of ",
+                                        kMaxElements, " elements"));
     auto ta = std::make_shared<TensorArray>(name_, options_, n);
     Tensor* handle = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({2}), &handle));
@@ -608,8 +623,13 @@ class TensorArrayConcatOp : public TensorArrayKernel {
                 rest.DebugString(), " but index ", i,
                 " has (excepting dimension 0) shape: ", except0.DebugString()));
       }
+      // Elements of shape [n, 0] hold no data: their n may be anything.
+      OP_REQUIRES(ctx,
+                  s.dim_size(0) <= std::numeric_limits<int64_t>::max() - total,
+                  errors::InvalidArgument(
+                      "the elements' first dimensions sum past int64"));
       len[i] = s.dim_size(0);
-      total += s.dim_size(0);  // each a tensor's dimension: no overflow
+      total += s.dim_size(0);
     }
     auto shape = Prepend(total, rest);
     OP_REQUIRES_OK(ctx, shape.status());

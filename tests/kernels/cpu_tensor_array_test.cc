@@ -349,6 +349,13 @@ TEST(TensorArrayTest, BadSizesAndHandles) {
   auto vector = RunOp("TensorArrayV3", {AsTensor<int32_t>({1, 2}, {2})}, attrs);
   EXPECT_THAT(vector.status().message(),
               HasSubstr("TensorArray size must be scalar, but had shape: [2]"));
+  auto huge = RunOp("TensorArrayV3", {AsScalar<int32_t>(INT32_MAX)}, attrs);
+  EXPECT_THAT(huge.status().message(), HasSubstr("past weft's limit"));
+  Options dyn;
+  dyn.dynamic_size = true;
+  Tensor grows = Create(0, dyn);
+  EXPECT_THAT(Write(grows, INT32_MAX, Row(1, 2)).message(),
+              HasSubstr("past weft's limit of 16777216 elements"));
   Tensor h = Create(2);
   auto index = RunOp("TensorArrayReadV3",
                      {h, AsTensor<int32_t>({0, 1}, {2}), Flow()}, attrs);
