@@ -116,8 +116,7 @@ StatusOr<Tensor> ParseTensor(const std::vector<std::string>& words) {
   const bool complex = DataTypeIsComplex(*dtype);
   const int64_t per_element = complex ? 2 : 1;
   if (static_cast<int64_t>(n) != per_element * shape.num_elements()) {
-    return errors::InvalidArgument(n, " values for shape ",
-                                   shape.DebugString(),
+    return errors::InvalidArgument(n, " values for shape ", shape.DebugString(),
                                    complex ? " (two per complex element)" : "");
   }
   Tensor t(*dtype, shape);
