@@ -29,20 +29,10 @@ namespace {
 
 using test::GoldenCase;
 
-std::string GoldenPath() {
-  if (const char* env = std::getenv("WEFT_IMAGE_QUANT_GOLDENS")) return env;
-  return test::GoldenPath("image_quant_goldens.txt");
-}
+constexpr char kGoldenFile[] = "image_quant_goldens.txt";
 
 const std::vector<GoldenCase>& Goldens() {
-  static const auto* cases = [] {
-    StatusOr<std::vector<GoldenCase>> loaded =
-        test::LoadGoldenFile(GoldenPath());
-    EXPECT_TRUE(loaded.ok()) << loaded.status();
-    return new std::vector<GoldenCase>(loaded.ok() ? *std::move(loaded)
-                                                   : std::vector<GoldenCase>());
-  }();
-  return *cases;
+  return test::CachedGoldens(kGoldenFile, "WEFT_IMAGE_QUANT_GOLDENS");
 }
 
 void CheckCase(const GoldenCase& c, int threads) {
@@ -58,9 +48,10 @@ void CheckCase(const GoldenCase& c, int threads) {
 
 TEST(CpuImageQuantGoldenTest, MatchesTensorFlow) {
   const std::vector<GoldenCase>& cases = Goldens();
-  ASSERT_FALSE(cases.empty()) << "no cases in " << GoldenPath();
+  ASSERT_FALSE(cases.empty()) << "no cases in " << kGoldenFile;
   for (const GoldenCase& c : cases) {
-    SCOPED_TRACE(GoldenPath() + ":" + std::to_string(c.line) + ": " + c.name);
+    SCOPED_TRACE(std::string(kGoldenFile) + ":" + std::to_string(c.line) +
+                 ": " + c.name);
     CheckCase(c, 0);
   }
 }
@@ -88,7 +79,7 @@ const std::vector<std::pair<std::string, std::string>>& BatchOps() {
 // case (any input or output of that dtype counts), so a newly registered
 // dtype cannot go unchecked.
 TEST(CpuImageQuantGoldenTest, CoversEveryRegisteredDtype) {
-  std::set<std::pair<std::string, DataType>> covered;
+  test::DtypeCoverage covered;
   std::set<std::string> ops_seen;
   for (const GoldenCase& c : Goldens()) {
     ops_seen.insert(c.op);
@@ -97,20 +88,9 @@ TEST(CpuImageQuantGoldenTest, CoversEveryRegisteredDtype) {
   }
   for (const auto& [op, attr] : BatchOps()) {
     EXPECT_TRUE(ops_seen.count(op)) << op << " has no golden case";
-    const std::vector<const KernelDef*> defs =
-        KernelRegistry::Global()->KernelsForOp(op);
-    EXPECT_FALSE(defs.empty()) << "no kernels for " << op;
-    if (attr.empty()) continue;
-    for (const KernelDef* def : defs) {
-      if (def->device_type != DEVICE_CPU) continue;
-      const KernelDef::AttrConstraint* t = def->FindConstraint(attr);
-      ASSERT_NE(t, nullptr) << op << " has no constraint on " << attr;
-      for (DataType dt : t->allowed_types) {
-        EXPECT_TRUE(covered.count({op, dt}))
-            << op << " has a CPU kernel for " << DataTypeName(dt)
-            << " but no golden case; add one to gen_image_quant_goldens.py";
-      }
-    }
+    test::ExpectCpuDtypesCovered(
+        op, attr, covered, [](DataType) { return true; },
+        "gen_image_quant_goldens.py");
   }
 }
 

@@ -47,20 +47,10 @@ namespace cpu_inference_golden_test {
 
 using test::GoldenCase;
 
-std::string GoldenPath() {
-  if (const char* env = std::getenv("WEFT_INFERENCE_GOLDENS")) return env;
-  return test::GoldenPath("inference_goldens.txt");
-}
+constexpr char kGoldenFile[] = "inference_goldens.txt";
 
 const std::vector<GoldenCase>& Goldens() {
-  static const auto* cases = [] {
-    StatusOr<std::vector<GoldenCase>> loaded =
-        test::LoadGoldenFile(GoldenPath());
-    EXPECT_TRUE(loaded.ok()) << loaded.status();
-    return new std::vector<GoldenCase>(loaded.ok() ? *std::move(loaded)
-                                                   : std::vector<GoldenCase>());
-  }();
-  return *cases;
+  return test::CachedGoldens(kGoldenFile, "WEFT_INFERENCE_GOLDENS");
 }
 
 bool Approximate(const std::string& op) {
@@ -129,9 +119,10 @@ void CheckCase(const GoldenCase& c, int threads) {
 
 TEST(CpuInferenceGoldenTest, MatchesTensorFlow) {
   const std::vector<GoldenCase>& cases = Goldens();
-  ASSERT_FALSE(cases.empty()) << "no cases in " << GoldenPath();
+  ASSERT_FALSE(cases.empty()) << "no cases in " << kGoldenFile;
   for (const GoldenCase& c : cases) {
-    SCOPED_TRACE(GoldenPath() + ":" + std::to_string(c.line) + ": " + c.name);
+    SCOPED_TRACE(std::string(kGoldenFile) + ":" + std::to_string(c.line) +
+                 ": " + c.name);
     CheckCase(c, 0);
   }
 }
@@ -195,7 +186,7 @@ const std::vector<std::pair<std::string, std::string>>& BatchOps() {
 // case, where the golden format can hold it (not complex, string or
 // quantized), so a newly registered dtype cannot go unchecked.
 TEST(CpuInferenceGoldenTest, CoversEveryRegisteredDtype) {
-  std::set<std::pair<std::string, DataType>> covered;
+  test::DtypeCoverage covered;
   std::set<std::string> ops_seen;
   for (const GoldenCase& c : Goldens()) {
     ops_seen.insert(c.op);
@@ -203,24 +194,12 @@ TEST(CpuInferenceGoldenTest, CoversEveryRegisteredDtype) {
   }
   for (const auto& [op, attr] : BatchOps()) {
     EXPECT_TRUE(ops_seen.count(op)) << op << " has no golden case";
-    const std::vector<const KernelDef*> defs =
-        KernelRegistry::Global()->KernelsForOp(op);
-    EXPECT_FALSE(defs.empty()) << "no kernels for " << op;
-    if (attr.empty()) continue;
-    for (const KernelDef* def : defs) {
-      if (def->device_type != DEVICE_CPU) continue;
-      const KernelDef::AttrConstraint* t = def->FindConstraint(attr);
-      ASSERT_NE(t, nullptr) << op << " has no constraint on " << attr;
-      for (DataType dt : t->allowed_types) {
-        if (DataTypeIsComplex(dt) || DataTypeIsQuantized(dt) ||
-            dt == DT_STRING) {
-          continue;
-        }
-        EXPECT_TRUE(covered.count({op, dt}))
-            << op << " has a CPU kernel for " << DataTypeName(dt)
-            << " but no golden case; add one to gen_inference_goldens.py";
-      }
-    }
+    test::ExpectCpuDtypesCovered(
+        op, attr, covered,
+        [](DataType dt) {
+          return test::GoldenHolds(dt) && !DataTypeIsComplex(dt);
+        },
+        "gen_inference_goldens.py");
   }
 }
 

@@ -67,22 +67,10 @@ namespace cpu_lstm_sparse_fft_golden_test {
 
 using test::GoldenCase;
 
-std::string GoldenPath() {
-  if (const char* env = std::getenv("WEFT_LSTM_SPARSE_FFT_GOLDENS")) {
-    return env;
-  }
-  return test::GoldenPath("lstm_sparse_fft_goldens.txt");
-}
+constexpr char kGoldenFile[] = "lstm_sparse_fft_goldens.txt";
 
 const std::vector<GoldenCase>& Goldens() {
-  static const auto* cases = [] {
-    StatusOr<std::vector<GoldenCase>> loaded =
-        test::LoadGoldenFile(GoldenPath());
-    EXPECT_TRUE(loaded.ok()) << loaded.status();
-    return new std::vector<GoldenCase>(loaded.ok() ? *std::move(loaded)
-                                                   : std::vector<GoldenCase>());
-  }();
-  return *cases;
+  return test::CachedGoldens(kGoldenFile, "WEFT_LSTM_SPARSE_FFT_GOLDENS");
 }
 
 // The parts of a complex tensor, interleaved, as doubles.
@@ -278,9 +266,10 @@ void CheckCase(const GoldenCase& c, int threads) {
 
 TEST(CpuLstmSparseFftGoldenTest, MatchesTensorFlow) {
   const std::vector<GoldenCase>& cases = Goldens();
-  ASSERT_FALSE(cases.empty()) << "no cases in " << GoldenPath();
+  ASSERT_FALSE(cases.empty()) << "no cases in " << kGoldenFile;
   for (const GoldenCase& c : cases) {
-    SCOPED_TRACE(GoldenPath() + ":" + std::to_string(c.line) + ": " + c.name);
+    SCOPED_TRACE(std::string(kGoldenFile) + ":" + std::to_string(c.line) +
+                 ": " + c.name);
     CheckCase(c, 0);
   }
   for (const auto& [op, worst] : Worst()) {
@@ -314,7 +303,7 @@ const std::vector<std::tuple<std::string, std::string, int>>& BatchOps() {
 // case, where the golden format can hold it (complex included, not string),
 // so a newly registered dtype cannot go unchecked.
 TEST(CpuLstmSparseFftGoldenTest, CoversEveryRegisteredDtype) {
-  std::set<std::pair<std::string, DataType>> covered;
+  test::DtypeCoverage covered;
   std::set<std::string> ops_seen;
   for (const GoldenCase& c : Goldens()) {
     ops_seen.insert(c.op);
@@ -326,22 +315,8 @@ TEST(CpuLstmSparseFftGoldenTest, CoversEveryRegisteredDtype) {
   }
   for (const auto& [op, attr, input] : BatchOps()) {
     EXPECT_TRUE(ops_seen.count(op)) << op << " has no golden case";
-    const std::vector<const KernelDef*> defs =
-        KernelRegistry::Global()->KernelsForOp(op);
-    EXPECT_FALSE(defs.empty()) << "no kernels for " << op;
-    if (attr.empty()) continue;
-    for (const KernelDef* def : defs) {
-      if (def->device_type != DEVICE_CPU) continue;
-      const KernelDef::AttrConstraint* t = def->FindConstraint(attr);
-      ASSERT_NE(t, nullptr) << op << " has no constraint on " << attr;
-      for (DataType dt : t->allowed_types) {
-        if (DataTypeIsQuantized(dt) || dt == DT_STRING) continue;
-        EXPECT_TRUE(covered.count({op, dt}))
-            << op << " has a CPU kernel for " << DataTypeName(dt)
-            << " but no golden case; add one to "
-               "gen_lstm_sparse_fft_goldens.py";
-      }
-    }
+    test::ExpectCpuDtypesCovered(op, attr, covered, test::GoldenHolds,
+                                 "gen_lstm_sparse_fft_goldens.py");
   }
 }
 

@@ -26,20 +26,10 @@ namespace {
 
 using test::GoldenCase;
 
-std::string GoldenPath() {
-  if (const char* env = std::getenv("WEFT_SCATTER_GOLDENS")) return env;
-  return test::GoldenPath("scatter_goldens.txt");
-}
+constexpr char kGoldenFile[] = "scatter_goldens.txt";
 
 const std::vector<GoldenCase>& Goldens() {
-  static const auto* cases = [] {
-    StatusOr<std::vector<GoldenCase>> loaded =
-        test::LoadGoldenFile(GoldenPath());
-    EXPECT_TRUE(loaded.ok()) << loaded.status();
-    return new std::vector<GoldenCase>(loaded.ok() ? *std::move(loaded)
-                                                   : std::vector<GoldenCase>());
-  }();
-  return *cases;
+  return test::CachedGoldens(kGoldenFile, "WEFT_SCATTER_GOLDENS");
 }
 
 void CheckCase(const GoldenCase& c, int threads) {
@@ -61,9 +51,10 @@ void CheckCase(const GoldenCase& c, int threads) {
 
 TEST(CpuScatterGoldenTest, MatchesTensorFlow) {
   const std::vector<GoldenCase>& cases = Goldens();
-  ASSERT_FALSE(cases.empty()) << "no cases in " << GoldenPath();
+  ASSERT_FALSE(cases.empty()) << "no cases in " << kGoldenFile;
   for (const GoldenCase& c : cases) {
-    SCOPED_TRACE(GoldenPath() + ":" + std::to_string(c.line) + ": " + c.name);
+    SCOPED_TRACE(std::string(kGoldenFile) + ":" + std::to_string(c.line) +
+                 ": " + c.name);
     CheckCase(c, 0);
   }
 }
@@ -103,7 +94,7 @@ const std::vector<BatchOp>& BatchOps() {
 // case, where the golden format can hold it (not complex, string or
 // quantized), so a newly registered dtype cannot go unchecked.
 TEST(CpuScatterGoldenTest, CoversEveryRegisteredDtype) {
-  std::set<std::pair<std::string, DataType>> covered;
+  test::DtypeCoverage covered;
   std::set<std::string> ops_seen;
   for (const GoldenCase& c : Goldens()) {
     ops_seen.insert(c.op);
@@ -117,23 +108,12 @@ TEST(CpuScatterGoldenTest, CoversEveryRegisteredDtype) {
   }
   for (const BatchOp& b : BatchOps()) {
     EXPECT_TRUE(ops_seen.count(b.op)) << b.op << " has no golden case";
-    const std::vector<const KernelDef*> defs =
-        KernelRegistry::Global()->KernelsForOp(b.op);
-    EXPECT_FALSE(defs.empty()) << "no kernels for " << b.op;
-    for (const KernelDef* def : defs) {
-      if (def->device_type != DEVICE_CPU) continue;
-      const KernelDef::AttrConstraint* t = def->FindConstraint(b.attr);
-      ASSERT_NE(t, nullptr) << b.op << " has no constraint on " << b.attr;
-      for (DataType dt : t->allowed_types) {
-        if (DataTypeIsComplex(dt) || DataTypeIsQuantized(dt) ||
-            dt == DT_STRING) {
-          continue;
-        }
-        EXPECT_TRUE(covered.count({b.op, dt}))
-            << b.op << " has a CPU kernel for " << DataTypeName(dt)
-            << " but no golden case; add one to gen_scatter_goldens.py";
-      }
-    }
+    test::ExpectCpuDtypesCovered(
+        b.op, b.attr, covered,
+        [](DataType dt) {
+          return test::GoldenHolds(dt) && !DataTypeIsComplex(dt);
+        },
+        "gen_scatter_goldens.py");
   }
 }
 

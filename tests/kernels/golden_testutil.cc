@@ -2,11 +2,15 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "core/dtype_traits.h"
+#include "gtest/gtest.h"
+#include "kernels/kernel_registry.h"
 
 namespace weft::test {
 namespace {
@@ -50,23 +54,42 @@ bool SetElement(Tensor* t, int64_t i, const std::string& text) {
       t->data<bool>()[i] = b;
       break;
     }
-    case DT_INT8: t->data<int8_t>()[i] = static_cast<int8_t>(as_int()); break;
-    case DT_INT16: t->data<int16_t>()[i] = static_cast<int16_t>(as_int()); break;
-    case DT_INT32: t->data<int32_t>()[i] = static_cast<int32_t>(as_int()); break;
-    case DT_INT64: t->data<int64_t>()[i] = as_int(); break;
-    case DT_UINT8: t->data<uint8_t>()[i] = static_cast<uint8_t>(as_uint()); break;
+    case DT_INT8:
+      t->data<int8_t>()[i] = static_cast<int8_t>(as_int());
+      break;
+    case DT_INT16:
+      t->data<int16_t>()[i] = static_cast<int16_t>(as_int());
+      break;
+    case DT_INT32:
+      t->data<int32_t>()[i] = static_cast<int32_t>(as_int());
+      break;
+    case DT_INT64:
+      t->data<int64_t>()[i] = as_int();
+      break;
+    case DT_UINT8:
+      t->data<uint8_t>()[i] = static_cast<uint8_t>(as_uint());
+      break;
     case DT_UINT16:
       t->data<uint16_t>()[i] = static_cast<uint16_t>(as_uint());
       break;
     case DT_UINT32:
       t->data<uint32_t>()[i] = static_cast<uint32_t>(as_uint());
       break;
-    case DT_UINT64: t->data<uint64_t>()[i] = as_uint(); break;
-    case DT_FLOAT: t->data<float>()[i] = std::strtof(c, &end); ok = end != c; break;
-    case DT_DOUBLE: t->data<double>()[i] = as_double(); break;
+    case DT_UINT64:
+      t->data<uint64_t>()[i] = as_uint();
+      break;
+    case DT_FLOAT:
+      t->data<float>()[i] = std::strtof(c, &end);
+      ok = end != c;
+      break;
+    case DT_DOUBLE:
+      t->data<double>()[i] = as_double();
+      break;
     // The generators check that double -> half (bfloat16), which rounds
     // through float as Eigen does, gives back the stored value.
-    case DT_HALF: t->data<half>()[i] = static_cast<half>(as_double()); break;
+    case DT_HALF:
+      t->data<half>()[i] = static_cast<half>(as_double());
+      break;
     case DT_BFLOAT16:
       t->data<bfloat16>()[i] = static_cast<bfloat16>(as_double());
       break;
@@ -132,8 +155,8 @@ StatusOr<Tensor> ParseTensor(const std::vector<std::string>& words) {
   }
   for (size_t i = 0; i < n; ++i) {
     if (!SetElement(&t, static_cast<int64_t>(i), words[3 + i])) {
-      return errors::InvalidArgument("bad ", words[1], " value '",
-                                     words[3 + i], "'");
+      return errors::InvalidArgument("bad ", words[1], " value '", words[3 + i],
+                                     "'");
     }
   }
   return t;
@@ -261,6 +284,50 @@ StatusOr<std::vector<GoldenCase>> LoadGoldenFile(const std::string& path) {
   }
   if (open) return errors::InvalidArgument(path, ": last case has no 'end'");
   return cases;
+}
+
+const std::vector<GoldenCase>& CachedGoldens(const std::string& file,
+                                             const char* env_var) {
+  static std::mutex mu;
+  static auto* loaded = new std::map<std::string, std::vector<GoldenCase>>;
+  const char* env = env_var == nullptr ? nullptr : std::getenv(env_var);
+  const std::string path = env != nullptr ? env : GoldenPath(file);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = loaded->find(path);
+  if (it == loaded->end()) {
+    StatusOr<std::vector<GoldenCase>> cases = LoadGoldenFile(path);
+    EXPECT_TRUE(cases.ok()) << cases.status();
+    it = loaded
+             ->emplace(path, cases.ok() ? *std::move(cases)
+                                        : std::vector<GoldenCase>())
+             .first;
+  }
+  return it->second;
+}
+
+void ExpectCpuDtypesCovered(const std::string& op, const std::string& attr,
+                            const DtypeCoverage& covered,
+                            const std::function<bool(DataType)>& checked,
+                            const std::string& generator) {
+  const std::vector<const KernelDef*> defs =
+      KernelRegistry::Global()->KernelsForOp(op);
+  EXPECT_FALSE(defs.empty()) << "no kernels for " << op;
+  if (attr.empty()) return;
+  for (const KernelDef* def : defs) {
+    if (def->device_type != DEVICE_CPU) continue;
+    const KernelDef::AttrConstraint* t = def->FindConstraint(attr);
+    ASSERT_NE(t, nullptr) << op << " has no constraint on " << attr;
+    for (DataType dt : t->allowed_types) {
+      if (!checked(dt)) continue;
+      EXPECT_TRUE(covered.count({op, dt}))
+          << op << " has a CPU kernel for " << DataTypeName(dt)
+          << " but no golden case; add one to " << generator;
+    }
+  }
+}
+
+bool GoldenHolds(DataType dtype) {
+  return dtype != DT_STRING && !DataTypeIsQuantized(dtype);
 }
 
 }  // namespace weft::test

@@ -22,7 +22,10 @@
 #ifndef WEFT_TESTS_KERNELS_GOLDEN_TESTUTIL_H_
 #define WEFT_TESTS_KERNELS_GOLDEN_TESTUTIL_H_
 
+#include <functional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -45,6 +48,29 @@ std::string GoldenPath(const std::string& file);
 
 // Errors name the file and line.
 StatusOr<std::vector<GoldenCase>> LoadGoldenFile(const std::string& path);
+
+// The cases of testdata/`file`, or of the file the environment variable
+// `env_var` names when it is set (to replay a regenerated file), loaded on
+// the first call and kept for the process; a file that fails to load is a
+// test failure and gives no cases.
+const std::vector<GoldenCase>& CachedGoldens(const std::string& file,
+                                             const char* env_var);
+
+// (op, dtype) pairs that a golden file covers.
+using DtypeCoverage = std::set<std::pair<std::string, DataType>>;
+
+// For a golden test's "every registered dtype has a case" check: expects
+// kernels for `op`, and for each dtype that a CPU kernel of `op` allows for
+// attr `attr` and that `checked` accepts, the pair (op, dtype) in
+// `covered`; a failure names `generator`, the script to add a case to.
+void ExpectCpuDtypesCovered(const std::string& op, const std::string& attr,
+                            const DtypeCoverage& covered,
+                            const std::function<bool(DataType)>& checked,
+                            const std::string& generator);
+
+// Whether the golden format can hold a tensor of `dtype`: not strings or
+// quantized types.
+bool GoldenHolds(DataType dtype);
 
 }  // namespace weft::test
 
