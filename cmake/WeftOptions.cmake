@@ -24,7 +24,7 @@ option(WEFT_PRECOMPILE_HEADERS "Precompile the common third-party headers" ON)
 # source therefore keeps its file-local helpers in a namespace named after
 # the file, not an anonymous one shared with the rest of its batch.
 option(WEFT_UNITY_TESTS "Compile the test programs as unity builds" ON)
-set(WEFT_UNITY_TESTS_BATCH 8 CACHE STRING "Test sources per unity translation unit")
+set(WEFT_UNITY_TESTS_BATCH 16 CACHE STRING "Test sources per unity translation unit")
 
 function(weft_precompile_headers target kind)
   if(WEFT_PRECOMPILE_HEADERS)
