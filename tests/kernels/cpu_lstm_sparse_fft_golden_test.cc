@@ -265,13 +265,8 @@ void CheckCase(const GoldenCase& c, int threads) {
 }
 
 TEST(CpuLstmSparseFftGoldenTest, MatchesTensorFlow) {
-  const std::vector<GoldenCase>& cases = Goldens();
-  ASSERT_FALSE(cases.empty()) << "no cases in " << kGoldenFile;
-  for (const GoldenCase& c : cases) {
-    SCOPED_TRACE(std::string(kGoldenFile) + ":" + std::to_string(c.line) +
-                 ": " + c.name);
-    CheckCase(c, 0);
-  }
+  test::ReplayGoldens(Goldens(), kGoldenFile,
+                      [](const GoldenCase& c) { CheckCase(c, 0); });
   for (const auto& [op, worst] : Worst()) {
     std::printf("%s: largest difference %.3g of the bound\n", op.c_str(),
                 worst);
@@ -281,10 +276,8 @@ TEST(CpuLstmSparseFftGoldenTest, MatchesTensorFlow) {
 // The same cases on a 2-thread arena: the kernels split rows, groups,
 // entries and transforms over it, with the same results.
 TEST(CpuLstmSparseFftGoldenTest, MatchesTensorFlowWithThreads) {
-  for (const GoldenCase& c : Goldens()) {
-    SCOPED_TRACE(c.name);
-    CheckCase(c, 2);
-  }
+  test::ReplayGoldens(Goldens(), kGoldenFile,
+                      [](const GoldenCase& c) { CheckCase(c, 2); });
 }
 
 // Every op of the batch: the attr that carries its value dtype and the

@@ -116,22 +116,15 @@ void CheckCase(const GoldenCase& c, int threads) {
 }
 
 TEST(CpuRandomGoldenTest, MatchesTensorFlow) {
-  const std::vector<GoldenCase>& cases = Goldens();
-  ASSERT_FALSE(cases.empty()) << "no cases in " << kGoldenFile;
-  for (const GoldenCase& c : cases) {
-    SCOPED_TRACE(std::string(kGoldenFile) + ":" + std::to_string(c.line) +
-                 ": " + c.name);
-    CheckCase(c, 0);
-  }
+  test::ReplayGoldens(Goldens(), kGoldenFile,
+                      [](const GoldenCase& c) { CheckCase(c, 0); });
 }
 
 // The same on a 2-thread arena: groups of the output are split over it,
 // each from its own place in the Philox stream, with the same result.
 TEST(CpuRandomGoldenTest, MatchesTensorFlowWithThreads) {
-  for (const GoldenCase& c : Goldens()) {
-    SCOPED_TRACE(c.name);
-    CheckCase(c, 2);
-  }
+  test::ReplayGoldens(Goldens(), kGoldenFile,
+                      [](const GoldenCase& c) { CheckCase(c, 2); });
 }
 
 // Every op of the batch with the attr that carries its value dtype (empty

@@ -86,22 +86,15 @@ void CheckCase(const GoldenCase& c, int threads) {
 }
 
 TEST(CpuSegmentMatrixGoldenTest, MatchesTensorFlow) {
-  const std::vector<GoldenCase>& cases = Goldens();
-  ASSERT_FALSE(cases.empty()) << "no cases in " << kGoldenFile;
-  for (const GoldenCase& c : cases) {
-    SCOPED_TRACE(std::string(kGoldenFile) + ":" + std::to_string(c.line) +
-                 ": " + c.name);
-    CheckCase(c, 0);
-  }
+  test::ReplayGoldens(Goldens(), kGoldenFile,
+                      [](const GoldenCase& c) { CheckCase(c, 0); });
 }
 
 // The same cases on a 2-thread arena: the kernels split segments, columns,
 // rows and matrices over it, with the same results.
 TEST(CpuSegmentMatrixGoldenTest, MatchesTensorFlowWithThreads) {
-  for (const GoldenCase& c : Goldens()) {
-    SCOPED_TRACE(c.name);
-    CheckCase(c, 2);
-  }
+  test::ReplayGoldens(Goldens(), kGoldenFile,
+                      [](const GoldenCase& c) { CheckCase(c, 2); });
 }
 
 // Every op of the batch, with the attr that carries its value dtype.

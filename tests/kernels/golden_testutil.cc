@@ -305,6 +305,16 @@ const std::vector<GoldenCase>& CachedGoldens(const std::string& file,
   return it->second;
 }
 
+void ReplayGoldens(const std::vector<GoldenCase>& cases,
+                   const std::string& file,
+                   const std::function<void(const GoldenCase&)>& check) {
+  ASSERT_FALSE(cases.empty()) << "no cases in " << file;
+  for (const GoldenCase& c : cases) {
+    SCOPED_TRACE(file + ":" + std::to_string(c.line) + ": " + c.name);
+    check(c);
+  }
+}
+
 void ExpectCpuDtypesCovered(const std::string& op, const std::string& attr,
                             const DtypeCoverage& covered,
                             const std::function<bool(DataType)>& checked,

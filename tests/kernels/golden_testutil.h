@@ -56,6 +56,12 @@ StatusOr<std::vector<GoldenCase>> LoadGoldenFile(const std::string& path);
 const std::vector<GoldenCase>& CachedGoldens(const std::string& file,
                                              const char* env_var);
 
+// Runs `check` on every case, each under a SCOPED_TRACE naming
+// `file`:line and the case; no case at all is a failure.
+void ReplayGoldens(const std::vector<GoldenCase>& cases,
+                   const std::string& file,
+                   const std::function<void(const GoldenCase&)>& check);
+
 // (op, dtype) pairs that a golden file covers.
 using DtypeCoverage = std::set<std::pair<std::string, DataType>>;
 
