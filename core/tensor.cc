@@ -15,8 +15,8 @@ TensorBuffer* TensorBuffer::Create(Allocator* allocator, DataType dtype,
   size_t elem = dtype == DT_STRING     ? sizeof(std::string)
                 : HoldsVariants(dtype) ? sizeof(Variant)
                                        : DataTypeSize(dtype);
-  if (num_elements < 0 || (elem != 0 && static_cast<uint64_t>(num_elements) >
-                                            SIZE_MAX / elem)) {
+  if (num_elements < 0 ||
+      (elem != 0 && static_cast<uint64_t>(num_elements) > SIZE_MAX / elem)) {
     return nullptr;
   }
   size_t bytes = static_cast<size_t>(num_elements) * elem;
@@ -59,8 +59,8 @@ StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
     return errors::InvalidArgument("cannot allocate a tensor of type ",
                                    DataTypeName(dtype));
   }
-  TensorBuffer* buf = TensorBuffer::Create(allocator, dtype,
-                                           shape.num_elements());
+  TensorBuffer* buf =
+      TensorBuffer::Create(allocator, dtype, shape.num_elements());
   if (buf == nullptr) {
     return errors::ResourceExhausted(
         "out of memory allocating a ", DataTypeName(dtype), " tensor of shape ",
@@ -112,10 +112,9 @@ size_t Tensor::TotalBytes() const {
 
 StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
   if (shape.num_elements() != NumElements()) {
-    return errors::InvalidArgument("cannot reshape a tensor with ",
-                                   NumElements(), " elements to shape ",
-                                   shape.DebugString(), " (",
-                                   shape.num_elements(), " elements)");
+    return errors::InvalidArgument(
+        "cannot reshape a tensor with ", NumElements(), " elements to shape ",
+        shape.DebugString(), " (", shape.num_elements(), " elements)");
   }
   if (buf_) buf_->Ref();
   return Tensor(dtype_, shape, buf_);
