@@ -11,6 +11,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "core/tsan_annotations.h"
 #include "executor/control_flow.h"
 #include "executor/device_graph.h"
 #include "kernels/op_kernel.h"
@@ -76,9 +77,12 @@ class RunState {
     WaitForAsync();
   }
 
-  // Runs inside the arena; the calling thread works too.
+  // Runs inside the arena; the calling thread works too. Every functor
+  // handed to oneTBB is wrapped in tsan::HandOff and every wait followed by
+  // tsan::Acquire, so that ThreadSanitizer sees the hand-offs that happen
+  // inside libtbb (core/tsan_annotations.h; nothing outside TSan builds).
   void RunInArena() {
-    arena_->execute([this] {
+    arena_->execute(tsan::HandOff(this, [this] {
       tbb::task_group group;
       group_ = &group;
       const std::vector<int>& initial = plan_.initial_ready();
@@ -87,8 +91,10 @@ class RunState {
       }
       if (!initial.empty()) ProcessFrom(initial[0], Spawn::kGroup);
       group.wait();
+      tsan::Acquire(this);
       group_ = nullptr;
-    });
+    }));
+    tsan::Acquire(this);
     WaitForAsync();
   }
 
@@ -134,14 +140,15 @@ class RunState {
   // Runs `id` and what it makes ready on another thread of the arena.
   void SpawnOne(int id, Spawn spawn) {
     if (spawn == Spawn::kGroup) {
-      group_->run([this, id] { ProcessFrom(id, Spawn::kGroup); });
+      group_->run(
+          tsan::HandOff(this, [this, id] { ProcessFrom(id, Spawn::kGroup); }));
       return;
     }
     async_outstanding_.fetch_add(1, std::memory_order_relaxed);
-    arena_->enqueue([this, id] {
+    arena_->enqueue(tsan::HandOff(this, [this, id] {
       ProcessFrom(id, Spawn::kEnqueue);
       AsyncDone();
-    });
+    }));
   }
 
   // Keeps on `ready` the cheap nodes and at most one expensive node (run

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "absl/synchronization/mutex.h"
+#include "core/mutex.h"
 #include "device/bfc_allocator.h"
 #include "device/cpu_device.h"
 #include "executor/const_values.h"
@@ -69,7 +69,7 @@ class SessionImpl : public PlanResources {
   Status GetKernel(const Node* node, const OpKernel** kernel,
                    Device** device) override {
     Device* placed = Place(node);
-    absl::MutexLock lock(&kernels_mu_);
+    MutexLock lock(&kernels_mu_);
     std::unique_ptr<OpKernel>& slot = kernels_[node->id()];
     if (slot == nullptr) {
       WEFT_ASSIGN_OR_RETURN(slot, CreateKernel(*graph_, node, placed));
@@ -202,10 +202,10 @@ class SessionImpl : public PlanResources {
   std::string accelerator_type_;  // its device type in lower case
   std::vector<const Tensor*> const_values_;
 
-  absl::Mutex kernels_mu_;
+  Mutex kernels_mu_;
   std::vector<std::unique_ptr<OpKernel>> kernels_ ABSL_GUARDED_BY(kernels_mu_);
 
-  absl::Mutex cache_mu_;
+  Mutex cache_mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<const Callable>> cache_
       ABSL_GUARDED_BY(cache_mu_);
 };
@@ -351,7 +351,7 @@ StatusOr<std::shared_ptr<const Callable>> SessionImpl::CachedCallable(
   absl::StrAppend(&key, "\x01", absl::StrJoin(fetches, "\n"), "\x01",
                   absl::StrJoin(targets, "\n"));
   {
-    absl::ReaderMutexLock lock(&cache_mu_);
+    ReaderMutexLock lock(&cache_mu_);
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
   }
@@ -360,7 +360,7 @@ StatusOr<std::shared_ptr<const Callable>> SessionImpl::CachedCallable(
   for (const auto& f : feeds) feed_names.push_back(f.first);
   WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const Callable> callable,
                         Prepare(feed_names, fetches, targets));
-  absl::MutexLock lock(&cache_mu_);
+  MutexLock lock(&cache_mu_);
   return cache_.emplace(key, std::move(callable)).first->second;
 }
 
