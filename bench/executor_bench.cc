@@ -1,6 +1,9 @@
 // Executor overhead: the fixed cost of Session::Run and the per-node cost of
 // scheduling trivial (Identity) nodes in chains and wide fan-outs, at
-// threads 0 (the caller's thread), 1 and 2.
+// threads 0 (the caller's thread), 1 and 2; and the per-node cost of a small
+// real kernel (BM_AddChain: AddV2 on 1-element float tensors), where the
+// kernel's own set-up (broadcast analysis, output allocation or forwarding,
+// ParallelFor) adds to the scheduling.
 //
 //   build/bench/weft_executor_bench --benchmark_counters_tabular=true
 //
@@ -40,6 +43,25 @@ std::string Chain(int n, std::vector<std::string>* fetches) {
   for (int i = 0; i < n; ++i) {
     std::string name = "n" + std::to_string(i);
     text += IdentityNode(name, prev);
+    prev = name;
+  }
+  fetches->push_back(prev);
+  return text;
+}
+
+// A chain of N AddV2 nodes on 1-element floats, x_{i+1} = AddV2(x_i, c)
+// with c one [1] float constant; fetch the last. Nothing folds (x is fed).
+std::string AddChain(int n, std::vector<std::string>* fetches) {
+  std::string text = PlaceholderX();
+  text +=
+      "node { name: \"c\" op: \"Const\" attr { key: \"dtype\" value { type: "
+      "DT_FLOAT } } attr { key: \"value\" value { tensor { dtype: DT_FLOAT "
+      "tensor_shape { dim { size: 1 } } float_val: 0.5 } } } }\n";
+  std::string prev = "x";
+  for (int i = 0; i < n; ++i) {
+    std::string name = "a" + std::to_string(i);
+    text += "node { name: \"" + name + "\" op: \"AddV2\" input: \"" + prev +
+            "\" input: \"c\" attr { key: \"T\" value { type: DT_FLOAT } } }\n";
     prev = name;
   }
   fetches->push_back(prev);
@@ -119,6 +141,17 @@ void BM_Chain(benchmark::State& state) {
   RunLoop(state, f, n);
 }
 BENCHMARK(BM_Chain)
+    ->ArgNames({"nodes", "threads"})
+    ->ArgsProduct({{10, 100, 1000, 10000}, {0, 1, 2}});
+
+void BM_AddChain(benchmark::State& state) {
+  std::vector<std::string> fetches;
+  const int n = static_cast<int>(state.range(0));
+  Fixture f = Make(AddChain(n, &fetches), static_cast<int>(state.range(1)),
+                   fetches, {});
+  RunLoop(state, f, n);
+}
+BENCHMARK(BM_AddChain)
     ->ArgNames({"nodes", "threads"})
     ->ArgsProduct({{10, 100, 1000, 10000}, {0, 1, 2}});
 

@@ -5,7 +5,8 @@ Run it through bench/compare/run.sh, which builds the weft worker and makes
 the Python environment; see that file for the command line.
 
 For every graph (a tests/models/testdata .model sidecar at each batch size,
-an executor stress chain "chain:N", a loop of N iterations "while:N", a
+an executor stress chain "chain:N", a chain of N AddV2 nodes on [1]
+floats "addchain:N", a loop of N iterations "while:N", a
 Keras recurrent model "lstm:UNITS" or "gru:UNITS" at each batch size
 (":lowered" after either picks TF1's lowered loop over TF2's functional
 While; see workers.write_while and workers.write_rnn), or a SavedModel
@@ -399,6 +400,9 @@ def saved_model_table(results):
 STRESS_FAMILIES = {
     "chain": ("Executor stress: chains of Identity nodes, batch 1",
               "chain nodes", "per-node cost", "node"),
+    "addchain": ("Small kernels: chains of AddV2 nodes on [1] floats "
+                 "(x + c, c a constant), batch 1",
+                 "chain nodes", "per-node cost", "node"),
     "while": ("Loops: one functional While (TF2 form) of N iterations of "
               "(i + 1, x * a + b) on a [1] float, batch 1",
               "iterations", "per-iteration cost", "iteration"),
@@ -513,9 +517,9 @@ def resolve_specs(items):
                 sys.exit("compare: %r: expected %s:N with N >= 1, optionally followed "
                          "by :lowered" % (item, head))
             specs.append(item)
-        elif item.startswith("chain:"):
+        elif head in ("chain", "addchain"):
             if not item.split(":", 1)[1].isdigit() or int(item.split(":", 1)[1]) < 1:
-                sys.exit("compare: %r: expected chain:N with N >= 1" % item)
+                sys.exit("compare: %r: expected %s:N with N >= 1" % (item, head))
             specs.append(item)
         elif os.path.isdir(item) and any(
                 os.path.exists(os.path.join(item, f))
@@ -527,7 +531,7 @@ def resolve_specs(items):
             specs.append(os.path.join(testdata, item + ".model"))
         else:
             sys.exit("compare: %r is neither a .model sidecar, a model in %s, "
-                     "a SavedModel directory, chain:N, while:N, lstm:UNITS nor "
+                     "a SavedModel directory, chain:N, addchain:N, while:N, lstm:UNITS nor "
                      "gru:UNITS" % (item, testdata))
     return specs
 
@@ -537,7 +541,7 @@ def main():
         description="weft vs TensorFlow vs ONNX Runtime on the same graphs")
     parser.add_argument("graphs", nargs="*",
                         help="model names (mlp, cnn, ...), .model sidecars, SavedModel "
-                             "directories, chain:N, while:N, lstm:UNITS or gru:UNITS "
+                             "directories, chain:N, addchain:N, while:N, lstm:UNITS or gru:UNITS "
                              "(the last three optionally with :lowered); "
                              "default: every model in tests/models/testdata and "
                              "chain:10, chain:1000, chain:10000")

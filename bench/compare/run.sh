@@ -7,7 +7,8 @@
 #
 # GRAPH is a model of tests/models/testdata by name (mlp, cnn, mobilenet_v2,
 # transformer_encoder, resnet50 once generated), a .model sidecar, or
-# chain:N (an executor stress graph of N Identity nodes), while:N (one
+# chain:N (an executor stress graph of N Identity nodes), addchain:N (N
+# AddV2 nodes on a [1] float: a small real kernel's per-node cost), while:N (one
 # tf.while_loop of N iterations on a [1] float: the per-iteration cost is
 # the slope between the fewest and the most iterations given), lstm:UNITS or
 # gru:UNITS (a Keras LSTM or GRU over [batch, 32 steps, 32 features] with a

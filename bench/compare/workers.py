@@ -23,6 +23,7 @@ object per line on stdout.
                    --threads N [--no-optimize]
     workers.py prepare --work DIR --manifest OUT.json [--signature KEY]
                        [--tag serve] SPEC ...    (SPEC: sidecar, chain:N,
+                                                  addchain:N,
                                                   while:N[:lowered],
                                                   lstm:U[:lowered],
                                                   gru:U[:lowered] or
@@ -41,8 +42,8 @@ count pinned:
 * ONNX Runtime: CPUExecutionProvider, intra_op_num_threads = N,
   inter_op_num_threads = 1, ORT_SEQUENTIAL, all graph optimizations.
 
---no-optimize (the Identity chains) switches off what would delete the
-nodes being measured: Grappler and the classic graph optimizer in
+--no-optimize (the Identity and AddV2 chains) switches off what would
+delete or merge the nodes being measured: Grappler and the classic graph optimizer in
 TensorFlow, graph optimizations in ONNX Runtime. The loops (while:N) run
 with every engine's defaults: their input is fed, so nothing folds.
 
@@ -388,6 +389,57 @@ def write_chain(n, pb_path, onnx_path, input_path):
     return prev
 
 
+def write_add_chain(n, pb_path, onnx_path, input_path):
+    """x -> AddV2(., c) -> ... (n nodes) on a [1] float, c one [1] float
+    constant (0.5; x is 1.5, so every partial sum is exact in float32), as
+    a GraphDef and as an ONNX model of Add nodes written directly (tf2onnx
+    would not change it, but writing it keeps both graphs node for node the
+    same). The per-node cost of a small real kernel beside chain:N's
+    Identity nodes."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper
+    from tensorflow.core.framework import graph_pb2, types_pb2
+
+    graph = graph_pb2.GraphDef()
+    x = graph.node.add(name="x", op="Placeholder")
+    x.attr["dtype"].type = types_pb2.DT_FLOAT
+    x.attr["shape"].shape.dim.add(size=1)
+    c = graph.node.add(name="c", op="Const")
+    c.attr["dtype"].type = types_pb2.DT_FLOAT
+    c.attr["value"].tensor.dtype = types_pb2.DT_FLOAT
+    c.attr["value"].tensor.tensor_shape.dim.add(size=1)
+    c.attr["value"].tensor.float_val.append(0.5)
+    prev = "x"
+    for i in range(n):
+        node = graph.node.add(name="a%d" % i, op="AddV2", input=[prev, "c"])
+        node.attr["T"].type = types_pb2.DT_FLOAT
+        prev = node.name
+    with open(pb_path, "wb") as f:
+        f.write(graph.SerializeToString())
+
+    nodes = [
+        helper.make_node("Add", ["x:0" if i == 0 else "a%d:0" % (i - 1), "c:0"],
+                         ["a%d:0" % i])
+        for i in range(n)
+    ]
+    model = helper.make_model(
+        helper.make_graph(
+            nodes,
+            "addchain%d" % n,
+            [helper.make_tensor_value_info("x:0", TensorProto.FLOAT, [1])],
+            [helper.make_tensor_value_info(prev + ":0", TensorProto.FLOAT, [1])],
+            initializer=[helper.make_tensor("c:0", TensorProto.FLOAT, [1], [0.5])],
+        ),
+        opset_imports=[helper.make_opsetid("", 17)],
+    )
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, onnx_path)
+    np.save(input_path, np.array([1.5], dtype=np.float32))
+    return prev
+
+
 def freeze_concrete(concrete, lowered, pb_path):
     """A concrete function's graph with variables as constants
     (convert_variables_to_constants_v2), written to pb_path. lowered=False
@@ -674,15 +726,17 @@ def prepare(args):
             if not os.path.exists(item):
                 print("compare: %s: writing the Keras model" % name, flush=True)
                 write_rnn(kind, units, lowered, directory, name)
-        if item.startswith("chain:"):
-            n = int(item.split(":", 1)[1])
-            base = os.path.join(args.work, "stress", "chain_%d" % n)
-            last = write_chain(n, base + ".pb", base + ".onnx", base + "_input.npy")
+        if item.startswith("chain:") or item.startswith("addchain:"):
+            family, count = item.split(":", 1)
+            n = int(count)
+            base = os.path.join(args.work, "stress", "%s_%d" % (family, n))
+            write = write_chain if family == "chain" else write_add_chain
+            last = write(n, base + ".pb", base + ".onnx", base + "_input.npy")
             entries.append(
                 {
-                    "name": "chain_%d" % n,
+                    "name": "%s_%d" % (family, n),
                     "kind": "stress",
-                    "family": "chain",
+                    "family": family,
                     "nodes": n,
                     "batch": 1,
                     "graph": base + ".pb",
