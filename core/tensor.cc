@@ -44,7 +44,24 @@ TensorBuffer::~TensorBuffer() {
 }
 
 void TensorBuffer::Unref() const {
-  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  // A count of 1 is this Tensor's own reference: no other Tensor shares the
+  // buffer, and no thread may copy this one while it is being released, so
+  // the count cannot change under us and the buffer is freed without a
+  // locked decrement (a full fence). The acquire pairs with the releases of
+  // the Tensors that let go before, so their writes precede the free.
+  if (refs_.load(std::memory_order_acquire) == 1 ||
+      refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    delete this;
+  }
+}
+
+bool TensorBuffer::UnrefOneOfTwo() const {
+  // Acquire: a Tensor that let go before (leaving 2) wrote the buffer first;
+  // release: whoever frees the buffer after reading our 1 sees those writes
+  // too (our store ends their release sequence).
+  if (refs_.load(std::memory_order_acquire) != 2) return false;
+  refs_.store(1, std::memory_order_release);
+  return true;
 }
 
 Tensor::Tensor(DataType dtype, const TensorShape& shape) {
@@ -104,6 +121,14 @@ Tensor& Tensor::operator=(Tensor&& other) noexcept {
 
 Tensor::~Tensor() {
   if (buf_) buf_->Unref();
+}
+
+void Tensor::ReleaseSharedWith(const Tensor& keeper) {
+  if (buf_ != nullptr && buf_ == keeper.buf_ && buf_->UnrefOneOfTwo()) {
+    buf_ = nullptr;
+    return;
+  }
+  *this = Tensor();
 }
 
 size_t Tensor::TotalBytes() const {

@@ -38,6 +38,12 @@ class TensorBuffer {
 
   void Ref() const { refs_.fetch_add(1, std::memory_order_relaxed); }
   void Unref() const;
+  // Unref for a caller that holds two of the references (two Tensors it
+  // owns): when they are the only ones, no other thread can take a reference
+  // meanwhile (it would have to copy one of the caller's Tensors), so the
+  // count drops to 1 without a locked instruction. Returns false, changing
+  // nothing, when others hold references too.
+  bool UnrefOneOfTwo() const;
   bool RefCountIsOne() const {
     return refs_.load(std::memory_order_acquire) == 1;
   }
@@ -45,7 +51,10 @@ class TensorBuffer {
  private:
   TensorBuffer(Allocator* a, DataType dt, void* data, size_t bytes,
                int64_t elems)
-      : allocator_(a), dtype_(dt), data_(data), num_bytes_(bytes),
+      : allocator_(a),
+        dtype_(dt),
+        data_(data),
+        num_bytes_(bytes),
         num_elements_(elems) {}
   ~TensorBuffer();
 
@@ -91,10 +100,17 @@ class Tensor {
   }
   // True when no other Tensor shares this buffer, so it may be written in
   // place (input forwarding).
-  bool RefCountIsOne() const { return buf_ != nullptr && buf_->RefCountIsOne(); }
+  bool RefCountIsOne() const {
+    return buf_ != nullptr && buf_->RefCountIsOne();
+  }
   bool SharesBufferWith(const Tensor& other) const {
     return buf_ != nullptr && buf_ == other.buf_;
   }
+  // Empties this tensor (as assigning Tensor() does) knowing that `keeper`,
+  // which the caller also owns, shares its buffer; cheaper when the two hold
+  // the buffer's only references (TensorBuffer::UnrefOneOfTwo). The executor
+  // releases a forwarded input this way, its buffer now an output's.
+  void ReleaseSharedWith(const Tensor& keeper);
 
   void* raw_data() const { return buf_ ? buf_->data() : nullptr; }
   // Typed pointer; aborts if T does not match dtype().

@@ -43,6 +43,7 @@ class RunState {
         options_(options),
         outputs_(outputs),
         slots_(plan.num_input_slots()),
+        inputs_(new const Tensor*[plan.num_input_slots()]),
         pending_(new std::atomic<int>[plan.nodes().size()]),
         has_deadline_(options.deadline != Clock::time_point::max()) {
     for (size_t i = 0; i < plan.nodes().size(); ++i) {
@@ -61,10 +62,24 @@ class RunState {
     recording_inputs_ = inputs;
   }
 
+  // Points every input slot at its tensor: the slot itself, or a preset
+  // read in place (the session's constant, or the caller's feed, so `feeds`
+  // must outlive the run); fetches of presets get their tensors now.
   void Preset(const std::vector<Tensor>& feeds) {
+    const std::vector<int>& slot_preset = plan_.slot_preset();
+    for (size_t slot = 0; slot < slot_preset.size(); ++slot) {
+      const int p = slot_preset[slot];
+      if (p < 0) {
+        inputs_[slot] = &slots_[slot];
+        continue;
+      }
+      const PresetTensor& preset = plan_.presets()[p];
+      inputs_[slot] =
+          preset.value != nullptr ? preset.value : &feeds[preset.feed_index];
+    }
     for (const PresetTensor& p : plan_.presets()) {
+      if (p.fetches.empty()) continue;
       const Tensor& t = p.value ? *p.value : feeds[p.feed_index];
-      for (int slot : p.slots) slots_[slot] = t;
       for (int f : p.fetches) (*outputs_)[f] = t;
     }
   }
@@ -193,6 +208,11 @@ class RunState {
     aborted_.store(true, std::memory_order_relaxed);
   }
 
+  // The tensors `pn` reads, in input order (see Preset).
+  absl::Span<const Tensor* const> NodeInputs(const PlanNode& pn) const {
+    return absl::MakeConstSpan(inputs_.get() + pn.input_base, pn.num_inputs);
+  }
+
   void Process(int id, ReadyList* ready) {
     if (ShouldStop()) return;
     const PlanNode& pn = plan_.nodes()[id];
@@ -204,26 +224,21 @@ class RunState {
       }
       return;
     }
-    absl::InlinedVector<const Tensor*, 4> inputs(pn.num_inputs);
-    for (int i = 0; i < pn.num_inputs; ++i) {
-      inputs[i] = &slots_[pn.input_base + i];
-    }
-    // Every input may be forwarded: the kernel also checks that nobody else
-    // holds the buffer.
-    absl::InlinedVector<bool, 4> forwardable(pn.num_inputs, true);
     absl::InlinedVector<Tensor, 4> outs(pn.num_outputs);
 
     OpKernelContext::Params params;
     params.device = pn.device;
     params.device_context = pn.device->device_context();
     params.kernel = pn.kernel;
-    params.inputs = absl::MakeConstSpan(inputs);
-    params.forwardable_inputs = absl::MakeConstSpan(forwardable);
+    params.inputs = NodeInputs(pn);
+    // Every input a producer wrote may be forwarded (the kernel also checks
+    // that nobody else holds the buffer); presets never are.
+    params.forwardable_inputs =
+        plan_.slot_forwardable().subspan(pn.input_base, pn.num_inputs);
     params.outputs = absl::MakeSpan(outs);
 
     if (pn.is_async) {
-      RunAsync(id, &params, std::move(inputs), std::move(forwardable),
-               std::move(outs));
+      RunAsync(id, &params, std::move(outs));
       return;
     }
     Clock::time_point t0;
@@ -242,15 +257,11 @@ class RunState {
   // (cancellation, deadline).
   void RunControlFlow(int id, ReadyList* ready) {
     const PlanNode& pn = plan_.nodes()[id];
-    absl::InlinedVector<const Tensor*, 4> inputs(pn.num_inputs);
-    for (int i = 0; i < pn.num_inputs; ++i) {
-      inputs[i] = &slots_[pn.input_base + i];
-    }
     absl::InlinedVector<Tensor, 4> outs(pn.num_outputs);
     Clock::time_point t0;
     if (!traces_.empty()) t0 = Clock::now();
     Status s = static_cast<const ControlFlowKernel*>(pn.kernel)->Run(
-        absl::MakeConstSpan(inputs), absl::MakeSpan(outs), options_);
+        NodeInputs(pn), absl::MakeSpan(outs), options_);
     if (!traces_.empty()) Record(id, t0);
     if (!s.ok()) {
       Fail(s);
@@ -263,8 +274,21 @@ class RunState {
   // and appends the successors that became ready.
   void Finish(int id, absl::Span<Tensor> outs, ReadyList* ready) {
     const PlanNode& pn = plan_.nodes()[id];
-    for (int i = 0; i < pn.num_inputs; ++i)
-      slots_[pn.input_base + i] = Tensor();
+    for (int i = 0; i < pn.num_inputs; ++i) {
+      Tensor& in = slots_[pn.input_base + i];
+      if (!in.IsInitialized()) continue;
+      // An input forwarded (or passed through, as Identity does) shares its
+      // buffer with an output, and this thread holds both references.
+      const Tensor* keeper = nullptr;
+      for (const Tensor& out : outs) {
+        if (out.SharesBufferWith(in)) keeper = &out;
+      }
+      if (keeper != nullptr) {
+        in.ReleaseSharedWith(*keeper);
+      } else {
+        in = Tensor();
+      }
+    }
     for (int o = 0; o < pn.num_outputs; ++o) {
       int begin = plan_.out_begin()[pn.out_base + o];
       int end = plan_.out_begin()[pn.out_base + o + 1];
@@ -301,7 +325,11 @@ class RunState {
     }
   }
 
+  // Whether `node`'s last producer has finished. A node with one producer
+  // is released by it alone: no atomic operation (a locked instruction
+  // costs a full fence) and nothing to synchronize with.
   bool Decrement(int node) {
+    if (plan_.nodes()[node].initial_pending == 1) return true;
     return pending_[node].fetch_sub(1, std::memory_order_acq_rel) == 1;
   }
 
@@ -333,12 +361,11 @@ class RunState {
   };
 
   void RunAsync(int id, const OpKernelContext::Params* params,
-                absl::InlinedVector<const Tensor*, 4> inputs,
-                absl::InlinedVector<bool, 4> forwardable,
                 absl::InlinedVector<Tensor, 4> outs) {
     auto call = std::make_shared<AsyncCall>();
-    call->inputs = std::move(inputs);
-    call->forwardable = std::move(forwardable);
+    call->inputs.assign(params->inputs.begin(), params->inputs.end());
+    call->forwardable.assign(params->forwardable_inputs.begin(),
+                             params->forwardable_inputs.end());
     call->outs = std::move(outs);
     call->params = *params;
     call->params.inputs = absl::MakeConstSpan(call->inputs);
@@ -377,7 +404,7 @@ class RunState {
   void RunCopy(int id, ReadyList* ready) {
     const PlanNode& pn = plan_.nodes()[id];
     const bool to_host = pn.step == PlanStep::kCopyToHost;
-    const Tensor& src = slots_[pn.input_base];
+    const Tensor& src = *inputs_[pn.input_base];
     if (recording_inputs_ != nullptr) {
       // The device tensor itself goes to the fetch; an upload's consumers
       // read the buffer the replay uploads the feed into.
@@ -483,6 +510,8 @@ class RunState {
   const RunOptions& options_;
   std::vector<Tensor>* const outputs_;
   std::vector<Tensor> slots_;
+  // Per input slot, the tensor kernels read (Preset).
+  std::unique_ptr<const Tensor*[]> inputs_;
   std::unique_ptr<std::atomic<int>[]> pending_;
   const bool has_deadline_;
   tbb::task_group* group_ = nullptr;

@@ -333,9 +333,20 @@ class PlanBuilder {
   }
 
   // Step 7: the per-node edge lists into Plan's flat arrays; the initial
-  // ready set; the asynchronous devices.
+  // ready set; the asynchronous devices; which preset fills each slot.
   void Flatten() {
     Plan& plan = *plan_;
+    plan.slot_preset_.assign(plan.num_input_slots_, -1);
+    plan.slot_forwardable_ = std::make_unique<bool[]>(plan.num_input_slots_);
+    for (int slot = 0; slot < plan.num_input_slots_; ++slot) {
+      plan.slot_forwardable_[slot] = true;
+    }
+    for (size_t i = 0; i < plan.presets_.size(); ++i) {
+      for (int slot : plan.presets_[i].slots) {
+        plan.slot_preset_[slot] = static_cast<int>(i);
+        plan.slot_forwardable_[slot] = false;
+      }
+    }
     for (size_t i = 0; i < plan.nodes_.size(); ++i) {
       PlanNode& pn = plan.nodes_[i];
       pn.out_base = static_cast<int>(plan.out_begin_.size());

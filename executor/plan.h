@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "core/tensor.h"
 #include "core/tensor_shape.h"
 #include "graph/graph.h"
@@ -50,6 +51,8 @@ struct PlanNode {
   // Control successors: Plan::control_edges[ctrl_begin, ctrl_end).
   int ctrl_begin = 0;
   int ctrl_end = 0;
+  // Producers (data and control) the node waits for. A node with one is
+  // released by that one alone, without touching the run's atomic count.
   int initial_pending = 0;
   int copy_output = 0;
   bool expensive = true;
@@ -92,6 +95,17 @@ class Plan {
   const std::vector<int>& initial_ready() const { return initial_ready_; }
   const std::vector<PresetTensor>& presets() const { return presets_; }
   int num_input_slots() const { return num_input_slots_; }
+  // Per input slot: the index in presets() of the tensor that fills it, or
+  // -1 when a plan node's output does. The executor hands kernels a preset
+  // in place (the session's constant, the caller's feed) instead of copying
+  // it into the slot, so that no reference count moves for it; such an
+  // input is never forwarded (others hold it).
+  const std::vector<int>& slot_preset() const { return slot_preset_; }
+  // Per input slot: whether a kernel may forward it (slot_preset() < 0), laid
+  // out for OpKernelContext::Params::forwardable_inputs.
+  absl::Span<const bool> slot_forwardable() const {
+    return absl::MakeConstSpan(slot_forwardable_.get(), num_input_slots_);
+  }
   int num_fetches() const { return num_fetches_; }
   int max_node_outputs() const { return max_node_outputs_; }
 
@@ -136,6 +150,8 @@ class Plan {
   std::vector<int> control_edges_;
   std::vector<int> initial_ready_;
   std::vector<PresetTensor> presets_;
+  std::vector<int> slot_preset_;
+  std::unique_ptr<bool[]> slot_forwardable_;
   int num_input_slots_ = 0;
   int num_fetches_ = 0;
   int max_node_outputs_ = 0;

@@ -169,6 +169,29 @@ void BinaryRun(const In* x, int64_t xs, const In* y, int64_t ys, Out* out,
 
 }  // namespace cwise_internal
 
+// Work up to this many cycles (elements times the functor's cost) runs on
+// the calling thread without ParallelFor: a std::function and a virtual call
+// cost more than adding a few numbers, and the device would not split work
+// this small anyway (its smallest block is larger).
+inline constexpr int64_t kInlineCycles = 4096;
+
+// out[i] = f(x[i * xs], y[i * ys]) for the n elements of a flat range (each
+// stride 0 or 1), split through `ctx` when large enough to pay for it.
+template <typename In, typename Out, typename Functor>
+void BinaryFlatCompute(const OpKernelContext& ctx, const In* x, int64_t xs,
+                       const In* y, int64_t ys, Out* out, int64_t n,
+                       int64_t cost_per_element, const Functor& f) {
+  using cwise_internal::BinaryRun;
+  if (n * cost_per_element <= kInlineCycles) {
+    BinaryRun(x, xs, y, ys, out, n, f);
+    return;
+  }
+  ctx.ParallelFor(n, cost_per_element, [&](int64_t begin, int64_t end) {
+    BinaryRun(x + begin * xs, xs, y + begin * ys, ys, out + begin, end - begin,
+              f);
+  });
+}
+
 // Writes f(x, y) broadcast by `bcast` into `out` (output_size() elements),
 // splitting the work through `ctx`. `cost_per_element` is in ParallelFor's
 // units (cycles).
@@ -186,10 +209,7 @@ void BinaryBroadcastCompute(const OpKernelContext& ctx,
       (bcast.y_complete() || bcast.y_is_scalar())) {
     const int64_t xs = bcast.x_complete() ? 1 : 0;
     const int64_t ys = bcast.y_complete() ? 1 : 0;
-    ctx.ParallelFor(total, cost_per_element, [&](int64_t begin, int64_t end) {
-      BinaryRun(x + begin * xs, xs, y + begin * ys, ys, out + begin,
-                end - begin, f);
-    });
+    BinaryFlatCompute(ctx, x, xs, y, ys, out, total, cost_per_element, f);
     return;
   }
   // A real broadcast: rows of the innermost merged dimension, each row one
@@ -264,6 +284,22 @@ class BinaryCwiseOp : public OpKernel {
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
+    // The common cases need no broadcast analysis: equal shapes, or one
+    // operand a single element of rank at most the other's (all its sizes
+    // are 1), so that the output has the other's shape. One flat loop, the
+    // same one BinaryBroadcastCompute runs for them.
+    if (x.shape() == y.shape()) {
+      ComputeFlat(ctx, x, 1, y, 1, x.shape());
+      return;
+    }
+    if (y.NumElements() == 1 && y.dims() <= x.dims()) {
+      ComputeFlat(ctx, x, 1, y, 0, x.shape());
+      return;
+    }
+    if (x.NumElements() == 1 && x.dims() <= y.dims()) {
+      ComputeFlat(ctx, x, 0, y, 1, y.shape());
+      return;
+    }
     BinaryBroadcast bcast;
     OP_REQUIRES_OK(ctx, bcast.Init(x.shape(), y.shape()));
     if constexpr (cwise_internal::HasCheckInputs<Functor>::value) {
@@ -283,6 +319,27 @@ class BinaryCwiseOp : public OpKernel {
   }
 
  private:
+  // The output has `shape` (x's or y's); each input is read with stride
+  // `xs`/`ys` (1: complete, 0: one element repeated).
+  void ComputeFlat(OpKernelContext* ctx, const Tensor& x, int64_t xs,
+                   const Tensor& y, int64_t ys,
+                   const TensorShape& shape) const {
+    const int64_t n = shape.num_elements();
+    if constexpr (cwise_internal::HasCheckInputs<Functor>::value) {
+      if (n > 0) OP_REQUIRES_OK(ctx, Functor::CheckInputs(x, y));
+    }
+    Tensor* z = nullptr;
+    if constexpr (std::is_same_v<Out, T>) {
+      OP_REQUIRES_OK(
+          ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, shape, &z));
+    } else {
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &z));
+    }
+    if (n == 0) return;
+    BinaryFlatCompute(*ctx, x.data<T>(), xs, y.data<T>(), ys, z->data<Out>(), n,
+                      kCost, Functor());
+  }
+
   // Cycles per element: the functor plus two loads and a store.
   static constexpr int64_t kCost =
       Eigen::internal::functor_traits<Functor>::Cost + 3;
