@@ -82,12 +82,17 @@ endif()
 message(STATUS "weft: CUDA parts ${WEFT_HAVE_CUDA} (WEFT_CUDA=${WEFT_CUDA})")
 
 # WEFT_CPU_ARCH is the x86 instruction set the C++ code is compiled for.
-# Eigen picks its vector width at compile time (SSE2 unless told more), so the
-# default is the building machine's own (`native`: AVX-512 or AVX2 with FMA
-# on current servers), as for a library built where it runs. Packagers who
-# ship one binary to many machines set a level (`x86-64-v3` = AVX2 + FMA,
-# `x86-64-v2`, `x86-64`), or OFF to pass no -march at all.
-set(WEFT_CPU_ARCH "native" CACHE STRING
+# The default, x86-64-v2 (SSE4.2, POPCNT; any x86 server since about 2009),
+# makes a binary that runs wherever it is copied. The hot CPU kernels (the
+# float GEMM, the convolution gather, the depthwise convolution, pooling)
+# are compiled a second and third time for AVX2 + FMA and for AVX-512 in
+# target regions of their own and chosen at run time from the CPU
+# (device/cpu_isa.h; WEFT_CPU_ISA=avx2|baseline forces a lower path).
+# The rest, Eigen's element-wise code included, vectorizes for the
+# baseline. `native` (the building machine's own extensions, the old
+# default) or a higher level (`x86-64-v3` = AVX2 + FMA, `x86-64-v4`) lifts
+# that baseline too, and ties the binary to such CPUs; OFF passes no -march.
+set(WEFT_CPU_ARCH "x86-64-v2" CACHE STRING
     "-march value for C/C++ code (native, x86-64-v3, x86-64-v2, ...) or OFF")
 if(WEFT_CPU_ARCH AND NOT WEFT_CPU_ARCH STREQUAL "OFF")
   include(CheckCXXCompilerFlag)

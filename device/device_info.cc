@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "device/cpu_isa.h"
 
 #if WEFT_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -262,6 +263,10 @@ CpuInfo GetCpuInfo() {
         absl::StrCat("this CPU lacks ", absl::StrJoin(missing, ", "),
                      ", which weft was compiled for (WEFT_CPU_ARCH)");
   }
+  const CpuIsaInfo& isa = GetCpuIsaInfo();
+  info.kernel_path = CpuIsaName(isa.active);
+  info.detected_path = CpuIsaName(isa.detected);
+  info.kernel_path_reason = isa.reason;
   return info;
 }
 

@@ -28,6 +28,12 @@ struct CpuInfo {
   // Whether this CPU can run that code: empty when it can, else the missing
   // extensions ("this CPU lacks avx512f").
   std::string missing_simd;
+  // The path the CPU kernels dispatch to at run time (device/cpu_isa.h):
+  // "avx512", "avx2" or "baseline"; the best one this CPU supports; and why
+  // the kernels take theirs ("detected", "forced by WEFT_CPU_ISA=avx2").
+  std::string kernel_path;
+  std::string detected_path;
+  std::string kernel_path_reason;
 };
 
 // Probed on every call (cheap: /proc/cpuinfo and cpuid).

@@ -20,7 +20,9 @@ constexpr char kHelp[] =
     "usage: weft devices [--json]\n"
     "\n"
     "Lists the devices this weft can run graphs on: the CPU (model, cores,\n"
-    "the SIMD instruction sets the binary was compiled for) and every CUDA\n"
+    "the SIMD instruction sets the binary was compiled for, and the kernel\n"
+    "path it dispatches to at run time: avx512, avx2 or baseline, lowered\n"
+    "with WEFT_CPU_ISA=avx2|baseline) and every CUDA\n"
     "GPU (name, compute capability, memory, whether the binary carries code\n"
     "for it), with the CUDA driver and runtime versions. When there is no\n"
     "usable GPU it says why: weft built without CUDA, no NVIDIA driver, a\n"
@@ -59,7 +61,9 @@ std::string Text(const CpuInfo& cpu, const CudaInfo& cuda) {
       "        ", cpu.logical_cores, " logical cores; sessions use ",
       cpu.default_threads, " threads by default\n",
       "        compiled for: ", cpu.compiled_simd, "\n",
-      "        Eigen vectorizes with: ", cpu.eigen_simd, "\n");
+      "        Eigen vectorizes with: ", cpu.eigen_simd, "\n",
+      "        kernel path: ", cpu.kernel_path, " (", cpu.kernel_path_reason,
+      "; this CPU supports ", cpu.detected_path, ")\n");
   if (!cpu.missing_simd.empty()) {
     absl::StrAppend(&out, "        warning: ", cpu.missing_simd, "\n");
   }
@@ -103,6 +107,12 @@ std::string Json(const CpuInfo& cpu, const CudaInfo& cuda) {
   AppendJsonString(&out, cpu.eigen_simd);
   out += ", \"missing_simd\": ";
   AppendJsonString(&out, cpu.missing_simd);
+  out += ", \"kernel_path\": ";
+  AppendJsonString(&out, cpu.kernel_path);
+  out += ", \"detected_path\": ";
+  AppendJsonString(&out, cpu.detected_path);
+  out += ", \"kernel_path_reason\": ";
+  AppendJsonString(&out, cpu.kernel_path_reason);
   absl::StrAppend(&out, "}, \"cuda\": {\"built_with_cuda\": ",
                   cuda.built_with_cuda ? "true" : "false",
                   ", \"runtime_version\": ");

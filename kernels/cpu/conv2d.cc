@@ -8,12 +8,11 @@
 #include <type_traits>
 #include <vector>
 
+#include <immintrin.h>
+
+#include "device/cpu_isa.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/image_layout.h"
-
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
 
 namespace weft {
 namespace {
@@ -50,101 +49,101 @@ std::vector<TapRange> TapTable(const WindowDim& d) {
 
 // Element runs of the gather: a few to a few hundred elements each (Cin, or
 // a filter row's kw * Cin), too short for memcpy's call and size dispatch to
-// pay off. For float: 16-float vector moves, the last one masked.
+// pay off, so the vector paths move floats with whole-register moves, the
+// last one masked. The baseline path (and every type but float) converts or
+// copies element by element.
+namespace baseline {
+
 template <typename A, typename S>
 inline void CopyRun(const S* src, A* dst, int64_t n) {
-#if defined(__AVX512F__)
-  if constexpr (std::is_same_v<A, float> && std::is_same_v<S, float>) {
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-      _mm512_storeu_ps(dst + i, _mm512_loadu_ps(src + i));
-    }
-    if (i < n) {
-      const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1);
-      _mm512_mask_storeu_ps(dst + i, mask,
-                            _mm512_maskz_loadu_ps(mask, src + i));
-    }
-    return;
-  }
-#endif
   ConvertElements(src, dst, n);
 }
 
 template <typename A>
 inline void ZeroRun(A* dst, int64_t n) {
-#if defined(__AVX512F__)
-  if constexpr (std::is_same_v<A, float>) {
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, _mm512_setzero_ps());
-    if (i < n) {
-      _mm512_mask_storeu_ps(dst + i,
-                            static_cast<__mmask16>((1u << (n - i)) - 1),
-                            _mm512_setzero_ps());
-    }
-    return;
-  }
-#endif
   std::fill_n(dst, n, A(0));
 }
 
-// Rows [r0, r0 + rows) of group g's im2col matrix into `patches` (row r at
-// patches + (r - r0) * k): one row per output pixel r = (n * OH + oh) * OW +
-// ow, columns ordered (kh, kw, ci) like the filter's rows. `col_taps` is
-// TapTable(s.cols).
+#include "kernels/cpu/conv2d_gather.inc"
+
+}  // namespace baseline
+
+namespace avx2 {
+WEFT_ISA_AVX2_BEGIN
+
+// Lanes [0, n) of 8, n < 8.
+inline __m256i TailMask(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+inline void CopyRun(const float* src, float* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(dst + i, _mm256_loadu_ps(src + i));
+  }
+  if (i < n) {
+    const __m256i mask = TailMask(n - i);
+    _mm256_maskstore_ps(dst + i, mask, _mm256_maskload_ps(src + i, mask));
+  }
+}
+
+inline void ZeroRun(float* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, _mm256_setzero_ps());
+  if (i < n) _mm256_maskstore_ps(dst + i, TailMask(n - i), _mm256_setzero_ps());
+}
+
+#include "kernels/cpu/conv2d_gather.inc"
+
+WEFT_ISA_END
+}  // namespace avx2
+
+namespace avx512 {
+WEFT_ISA_AVX512_BEGIN
+
+inline void CopyRun(const float* src, float* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    _mm512_storeu_ps(dst + i, _mm512_loadu_ps(src + i));
+  }
+  if (i < n) {
+    const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(dst + i, mask, _mm512_maskz_loadu_ps(mask, src + i));
+  }
+}
+
+inline void ZeroRun(float* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, _mm512_setzero_ps());
+  if (i < n) {
+    _mm512_mask_storeu_ps(dst + i, static_cast<__mmask16>((1u << (n - i)) - 1),
+                          _mm512_setzero_ps());
+  }
+}
+
+#include "kernels/cpu/conv2d_gather.inc"
+
+WEFT_ISA_END
+}  // namespace avx512
+
+// Rows [r0, r0 + rows) of group g's im2col matrix into `patches`
+// (conv2d_gather.inc), on the active path for float, else the baseline.
 template <typename S, typename A>
 void GatherPatches(const Conv2DGeometry& s, const TapRange* col_taps,
                    const S* in, int64_t r0, int64_t rows, int64_t g,
                    A* patches) {
-  const int64_t cin = s.filter_depth;
-  const int64_t k = s.patch_size();
-  const int64_t window_cols = s.cols.window;
-  const int64_t row_taps = window_cols * cin;
-  const int64_t in_row = s.cols.input * s.in_depth;
-  const int64_t image = s.rows.input * in_row;
-  // Without groups and column dilation, a filter row's taps read one
-  // contiguous run of the input row (whatever the stride).
-  const bool contiguous = s.groups == 1 && s.cols.dilation == 1;
-  A* dst = patches;
-  for (int64_t r = r0; r < r0 + rows;) {
-    // One output row (n, oh) at a time: its row taps are computed once.
-    const int64_t ow0 = r % s.cols.output;
-    const int64_t oh = (r / s.cols.output) % s.rows.output;
-    const int64_t n = r / (s.cols.output * s.rows.output);
-    const int64_t run = std::min(s.cols.output - ow0, r0 + rows - r);
-    int64_t kh_lo, kh_hi;
-    ValidTaps(s.rows, oh, &kh_lo, &kh_hi);
-    const int64_t ih0 = oh * s.rows.stride - s.rows.pad_before;
-    const S* img = in + n * image + g * cin;
-    for (int64_t ow = ow0; ow < ow0 + run; ++ow, dst += k) {
-      const int64_t kw_lo = col_taps[ow].lo;
-      const int64_t kw_hi = col_taps[ow].hi;
-      const int64_t iw0 = ow * s.cols.stride - s.cols.pad_before;
-      if (kh_lo > 0) ZeroRun(dst, kh_lo * row_taps);
-      for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-        A* line = dst + kh * row_taps;
-        const S* src = img + (ih0 + kh * s.rows.dilation) * in_row;
-        if (kw_lo > 0) ZeroRun(line, kw_lo * cin);
-        if (contiguous) {
-          CopyRun(src + (iw0 + kw_lo) * s.in_depth, line + kw_lo * cin,
-                  (kw_hi - kw_lo) * cin);
-        } else {
-          for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
-            CopyRun(src + (iw0 + kw * s.cols.dilation) * s.in_depth,
-                    line + kw * cin, cin);
-          }
-        }
-        if (kw_hi < window_cols) {
-          ZeroRun(line + std::max(kw_hi, kw_lo) * cin,
-                  (window_cols - std::max(kw_hi, kw_lo)) * cin);
-        }
-      }
-      if (kh_hi < s.rows.window) {
-        const int64_t from = std::max(kh_hi, kh_lo);
-        ZeroRun(dst + from * row_taps, (s.rows.window - from) * row_taps);
-      }
+  if constexpr (std::is_same_v<S, float> && std::is_same_v<A, float>) {
+    switch (ActiveCpuIsa()) {
+      case CpuIsa::kAvx512:
+        return avx512::GatherPatches(s, col_taps, in, r0, rows, g, patches);
+      case CpuIsa::kAvx2:
+        return avx2::GatherPatches(s, col_taps, in, r0, rows, g, patches);
+      case CpuIsa::kBaseline:
+        break;
     }
-    r += run;
   }
+  baseline::GatherPatches(s, col_taps, in, r0, rows, g, patches);
 }
 
 // A float buffer reused by the chunks a thread runs, call after call: a

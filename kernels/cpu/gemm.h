@@ -7,12 +7,15 @@
 // (one group's channels of a filter, a band of output rows) without copying
 // it out first.
 //
-// float products, when the build targets AVX-512F or AVX2 with FMA (the
-// whole build uses one -march, WEFT_CPU_ARCH), are weft's own blocked GEMM:
-// panels of op(b) and op(a) are packed into contiguous buffers sized for the
-// caches and multiplied by a register-blocked FMA micro-kernel. Without
-// those instruction sets, and for double, they are Eigen's blocked GEMM on
-// one thread; uint32_t is a plain loop (see below).
+// float products on the AVX2 + FMA and AVX-512 paths (chosen at run time,
+// device/cpu_isa.h) are weft's own blocked GEMM: panels of op(b) and
+// op(a) are packed into contiguous buffers sized for the caches and
+// multiplied by a register-blocked FMA micro-kernel (6 x 16 with AVX2,
+// 14 x 32 with AVX-512; gemm_packed.inc, compiled once per path). On the
+// baseline path, and for double, they are Eigen's blocked GEMM on one
+// thread; uint32_t is a plain loop (see below). The two vector paths sum in
+// different blocks, so their results may differ in the last bits; each is
+// deterministic.
 //
 // Determinism: Gemm splits the work into units chosen from the shape alone
 // and runs them through a ParallelForFn (parallel_for.h), so results are
@@ -23,7 +26,10 @@
 // by FMAs in k order, then added to c), so an element's value depends only
 // on k, its row of op(a) and its column of op(b): GemmSerial of a band of
 // rows or columns gives the same bits as the whole product, and Gemm the
-// same as GemmSerial. (Eigen's blocking follows the whole shape.)
+// same as GemmSerial. On the baseline float path Eigen's blocking follows
+// the shape of each product, so a band's bits may differ from the whole
+// product's; GemmSerial computes the same bands as Gemm, so the two still
+// agree bit for bit.
 //
 // Scratch: the float path packs into per-thread buffers that are reused
 // from call to call (a few MiB per thread at most, kept for the thread's
@@ -102,9 +108,9 @@ void Gemm(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
 // op(b) of k x n products, packed once for many left-hand sides (a
 // convolution's filter against chunks of patches), so that each product
 // skips packing it. Read-only once built: threads may share it. Holds about
-// k * n floats; `b`'s memory must outlive it (builds without the packed
-// float path multiply from it directly). `parallel`, when given, packs through
-// it.
+// k * n floats, in the layout of the process's CPU path; `b`'s memory must
+// outlive it (the baseline path multiplies from it directly). `parallel`, when
+// given, packs through it.
 class GemmPackedRhs {
  public:
   GemmPackedRhs(int64_t k, int64_t n, GemmOperand<float> b,

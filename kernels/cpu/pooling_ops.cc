@@ -22,15 +22,19 @@
 //
 // Output rows (n, oh) are independent units for ctx->ParallelFor; each
 // element's arithmetic is fixed, so results do not depend on the thread
-// count. NCHW is computed in NHWC between two layout changes. Attrs, shapes
-// and errors are shared with the CUDA kernels (kernels/common/pool_shape.h).
+// count, nor on the CPU path (the float row loops are compiled per
+// instruction set, device/cpu_isa.h, and differ only in vector width).
+// NCHW is computed in NHWC between two layout changes. Attrs, shapes and errors
+// are shared with the CUDA kernels (kernels/common/pool_shape.h).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/tensor.h"
+#include "device/cpu_isa.h"
 #include "kernels/common/pool_shape.h"
 #include "kernels/cpu/image_layout.h"
 #include "kernels/kernel_registry.h"
@@ -44,41 +48,56 @@ namespace {
 template <typename T>
 using MaxType = AccumulateType<T>;
 
-// Output rows [first, last) of the NHWC spatial max pool.
+// The row loops (pooling_rows.inc): per instruction set for float, whose
+// channel loops vectorize 4, 8 or 16 wide; the baseline for every type.
+namespace baseline {
+#include "kernels/cpu/pooling_rows.inc"
+}  // namespace baseline
+
+namespace avx2 {
+WEFT_ISA_AVX2_BEGIN
+#include "kernels/cpu/pooling_rows.inc"
+WEFT_ISA_END
+}  // namespace avx2
+
+namespace avx512 {
+WEFT_ISA_AVX512_BEGIN
+#include "kernels/cpu/pooling_rows.inc"
+WEFT_ISA_END
+}  // namespace avx512
+
+// Output rows [first, last) of the NHWC spatial max pool, on the active path.
 template <typename T>
 void MaxPoolRows(const PoolShape& s, const T* in, T* out, int64_t first,
                  int64_t last) {
-  using M = MaxType<T>;
-  const M lowest = static_cast<M>(std::numeric_limits<T>::lowest());
-  const int64_t c = s.depth;
-  const int64_t in_row = s.cols.input * c;
-  std::vector<M> acc(c);
-  for (int64_t r = first; r < last; ++r) {
-    const int64_t n = r / s.rows.output;
-    const int64_t oh = r % s.rows.output;
-    const T* image = in + n * s.rows.input * in_row;
-    int64_t kh_lo, kh_hi;
-    ValidTaps(s.rows, oh, &kh_lo, &kh_hi);
-    const int64_t ih0 = oh * s.rows.stride - s.rows.pad_before;
-    for (int64_t ow = 0; ow < s.cols.output; ++ow) {
-      int64_t kw_lo, kw_hi;
-      ValidTaps(s.cols, ow, &kw_lo, &kw_hi);
-      const int64_t iw0 = ow * s.cols.stride - s.cols.pad_before;
-      std::fill(acc.begin(), acc.end(), lowest);
-      M* a = acc.data();
-      for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-        const T* line = image + (ih0 + kh) * in_row;
-        for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
-          const T* x = line + (iw0 + kw) * c;
-          for (int64_t ch = 0; ch < c; ++ch) {
-            const M v = static_cast<M>(x[ch]);
-            a[ch] = a[ch] < v ? v : a[ch];
-          }
-        }
-      }
-      ConvertElements(a, out + (r * s.cols.output + ow) * c, c);
+  if constexpr (std::is_same_v<T, float>) {
+    switch (ActiveCpuIsa()) {
+      case CpuIsa::kAvx512:
+        return avx512::MaxPoolRows(s, in, out, first, last);
+      case CpuIsa::kAvx2:
+        return avx2::MaxPoolRows(s, in, out, first, last);
+      case CpuIsa::kBaseline:
+        break;
     }
   }
+  baseline::MaxPoolRows(s, in, out, first, last);
+}
+
+// Output rows [first, last) of the NHWC average pool, on the active path.
+template <typename T>
+void AvgPoolRows(const PoolShape& s, const T* in, T* out, int64_t first,
+                 int64_t last) {
+  if constexpr (std::is_same_v<T, float>) {
+    switch (ActiveCpuIsa()) {
+      case CpuIsa::kAvx512:
+        return avx512::AvgPoolRows(s, in, out, first, last);
+      case CpuIsa::kAvx2:
+        return avx2::AvgPoolRows(s, in, out, first, last);
+      case CpuIsa::kBaseline:
+        break;
+    }
+  }
+  baseline::AvgPoolRows(s, in, out, first, last);
 }
 
 // Pixels [first, last) of the NHWC max pool over groups of `window` (>= 2)
@@ -99,43 +118,6 @@ void DepthMaxPoolPixels(const T* in, T* out, int64_t depth, int64_t window,
         a = a < v ? v : a;
       }
       y[d] = static_cast<T>(a);
-    }
-  }
-}
-
-// Output rows [first, last) of the NHWC average pool.
-template <typename T>
-void AvgPoolRows(const PoolShape& s, const T* in, T* out, int64_t first,
-                 int64_t last) {
-  using A = AccumulateType<T>;
-  const int64_t c = s.depth;
-  const int64_t in_row = s.cols.input * c;
-  std::vector<A> acc(c);
-  for (int64_t r = first; r < last; ++r) {
-    const int64_t n = r / s.rows.output;
-    const int64_t oh = r % s.rows.output;
-    const T* image = in + n * s.rows.input * in_row;
-    int64_t kh_lo, kh_hi;
-    ValidTaps(s.rows, oh, &kh_lo, &kh_hi);
-    const int64_t ih0 = oh * s.rows.stride - s.rows.pad_before;
-    for (int64_t ow = 0; ow < s.cols.output; ++ow) {
-      int64_t kw_lo, kw_hi;
-      ValidTaps(s.cols, ow, &kw_lo, &kw_hi);
-      const int64_t iw0 = ow * s.cols.stride - s.cols.pad_before;
-      std::fill(acc.begin(), acc.end(), A(0));
-      A* a = acc.data();
-      for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
-        const T* line = image + (ih0 + kh) * in_row;
-        for (int64_t kw = kw_lo; kw < kw_hi; ++kw) {
-          const T* x = line + (iw0 + kw) * c;
-          for (int64_t ch = 0; ch < c; ++ch) a[ch] += static_cast<A>(x[ch]);
-        }
-      }
-      // Every window holds at least one input element (paddings are
-      // smaller than the window).
-      const A count = static_cast<A>((kh_hi - kh_lo) * (kw_hi - kw_lo));
-      T* y = out + (r * s.cols.output + ow) * c;
-      for (int64_t ch = 0; ch < c; ++ch) y[ch] = static_cast<T>(a[ch] / count);
     }
   }
 }

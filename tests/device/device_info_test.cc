@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "device/cpu_isa.h"
 #include "gtest/gtest.h"
 
 namespace weft {
@@ -16,9 +17,18 @@ TEST(CpuInfoTest, DescribesThisCpu) {
   EXPECT_GT(cpu.default_threads, 0);
   EXPECT_FALSE(cpu.compiled_simd.empty());
   EXPECT_FALSE(cpu.eigen_simd.empty());
-  // The tests run on the machine that built them (-march=native by
-  // default), which has every extension the code was compiled for.
+  // The tests run on the machine that built them, which has every
+  // extension the code was compiled for (WEFT_CPU_ARCH).
   EXPECT_EQ(cpu.missing_simd, "");
+  // The kernel path follows the run-time dispatch (and WEFT_CPU_ISA).
+  const CpuIsaInfo& isa = GetCpuIsaInfo();
+  EXPECT_EQ(cpu.kernel_path, CpuIsaName(isa.active));
+  EXPECT_EQ(cpu.detected_path, CpuIsaName(DetectCpuIsa()));
+  EXPECT_EQ(cpu.kernel_path_reason, isa.reason);
+  EXPECT_TRUE(cpu.kernel_path_reason == "detected" ||
+              cpu.kernel_path_reason.rfind("forced by WEFT_CPU_ISA=", 0) == 0 ||
+              cpu.kernel_path_reason.rfind("detected (WEFT_CPU_ISA=", 0) == 0)
+      << cpu.kernel_path_reason;
 }
 
 TEST(CudaInfoTest, ExplainsItselfEitherWay) {
