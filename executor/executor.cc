@@ -34,6 +34,48 @@ using ReadyList = absl::InlinedVector<int, 8>;
 // has been waited for; WaitForAsync waits for it instead).
 enum class Spawn { kNone, kGroup, kEnqueue };
 
+// The arena whose nodes this thread is running (null outside any run), so
+// that a run started from inside a kernel (a loop's body, a branch) knows
+// it already holds a thread of that arena.
+thread_local tbb::task_arena* t_running_arena = nullptr;
+
+// Marks this thread as running nodes of `arena` for a scope (nested runs
+// restore the outer value).
+class RunningInArena {
+ public:
+  explicit RunningInArena(tbb::task_arena* arena) : saved_(t_running_arena) {
+    t_running_arena = arena;
+  }
+  ~RunningInArena() { t_running_arena = saved_; }
+  RunningInArena(const RunningInArena&) = delete;
+  RunningInArena& operator=(const RunningInArena&) = delete;
+
+ private:
+  tbb::task_arena* const saved_;
+};
+
+// A run's per-slot or per-node array: inside the RunState up to N elements,
+// so that the sub-runs of a small loop body allocate nothing, on the heap
+// beyond. Elements are default-initialized.
+template <typename T, size_t N>
+class RunArray {
+ public:
+  explicit RunArray(size_t n)
+      : heap_(n > N ? new T[n] : nullptr),
+        data_(n > N ? heap_.get() : local_) {}
+  RunArray(const RunArray&) = delete;
+  RunArray& operator=(const RunArray&) = delete;
+
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  T* data() const { return data_; }
+
+ private:
+  T local_[N];
+  std::unique_ptr<T[]> heap_;
+  T* const data_;
+};
+
 class RunState {
  public:
   RunState(const Plan& plan, tbb::task_arena* arena, const RunOptions& options,
@@ -43,8 +85,8 @@ class RunState {
         options_(options),
         outputs_(outputs),
         slots_(plan.num_input_slots()),
-        inputs_(new const Tensor*[plan.num_input_slots()]),
-        pending_(new std::atomic<int>[plan.nodes().size()]),
+        inputs_(plan.num_input_slots()),
+        pending_(plan.nodes().size()),
         has_deadline_(options.deadline != Clock::time_point::max()) {
     for (size_t i = 0; i < plan.nodes().size(); ++i) {
       pending_[i].store(plan.nodes()[i].initial_pending,
@@ -92,7 +134,9 @@ class RunState {
     WaitForAsync();
   }
 
-  // Runs inside the arena; the calling thread works too. Every functor
+  // Runs inside the arena; the calling thread works too, starting with the
+  // cheap initially ready nodes and one expensive one, while the other
+  // expensive ones go to other threads (as Drain does). Every functor
   // handed to oneTBB is wrapped in tsan::HandOff and every wait followed by
   // tsan::Acquire, so that ThreadSanitizer sees the hand-offs that happen
   // inside libtbb (core/tsan_annotations.h; nothing outside TSan builds).
@@ -100,11 +144,13 @@ class RunState {
     arena_->execute(tsan::HandOff(this, [this] {
       tbb::task_group group;
       group_ = &group;
-      const std::vector<int>& initial = plan_.initial_ready();
-      for (size_t i = 1; i < initial.size(); ++i) {
-        SpawnOne(initial[i], Spawn::kGroup);
+      {
+        RunningInArena running(arena_);
+        ReadyList ready(plan_.initial_ready().rbegin(),
+                        plan_.initial_ready().rend());
+        Distribute(&ready, Spawn::kGroup);
+        Drain(&ready, Spawn::kGroup);
       }
-      if (!initial.empty()) ProcessFrom(initial[0], Spawn::kGroup);
       group.wait();
       tsan::Acquire(this);
       group_ = nullptr;
@@ -135,6 +181,7 @@ class RunState {
  private:
   // A task's body: runs `id` and then what it makes ready (Drain).
   void ProcessFrom(int id, Spawn spawn) {
+    RunningInArena running(arena_);
     ReadyList ready;
     ready.push_back(id);
     Drain(&ready, spawn);
@@ -210,7 +257,7 @@ class RunState {
 
   // The tensors `pn` reads, in input order (see Preset).
   absl::Span<const Tensor* const> NodeInputs(const PlanNode& pn) const {
-    return absl::MakeConstSpan(inputs_.get() + pn.input_base, pn.num_inputs);
+    return absl::MakeConstSpan(inputs_.data() + pn.input_base, pn.num_inputs);
   }
 
   void Process(int id, ReadyList* ready) {
@@ -509,10 +556,10 @@ class RunState {
   tbb::task_arena* const arena_;
   const RunOptions& options_;
   std::vector<Tensor>* const outputs_;
-  std::vector<Tensor> slots_;
+  RunArray<Tensor, 8> slots_;
   // Per input slot, the tensor kernels read (Preset).
-  std::unique_ptr<const Tensor*[]> inputs_;
-  std::unique_ptr<std::atomic<int>[]> pending_;
+  RunArray<const Tensor*, 8> inputs_;
+  RunArray<std::atomic<int>, 16> pending_;
   const bool has_deadline_;
   tbb::task_group* group_ = nullptr;
 
@@ -560,9 +607,14 @@ Status ExecutePlan(const Plan& plan, tbb::task_arena* arena,
   }
   outputs->assign(plan.num_fetches(), Tensor());
   const bool trace = options.trace && metadata != nullptr;
-  RunState state(plan, arena, options, outputs, trace);
+  // A run started from a kernel that runs in a 1-thread arena (a loop's
+  // body or cond, a branch) already holds that arena's one thread: it runs
+  // inline, without entering the arena, a task group or spawned tasks.
+  const bool run_inline = arena == nullptr || (arena == t_running_arena &&
+                                               arena->max_concurrency() == 1);
+  RunState state(plan, run_inline ? nullptr : arena, options, outputs, trace);
   state.Preset(feeds);
-  if (arena == nullptr) {
+  if (run_inline) {
     state.RunInline();
   } else {
     state.RunInArena();
