@@ -12,8 +12,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "api/plugin_api.h"
+#include "core/mutex.h"
 #include "kernels/kernel_registry.h"
 #include "ops/op_registry.h"
 
@@ -25,7 +25,7 @@ struct Loaded {
   std::string path;
 };
 
-absl::Mutex loader_mu(absl::kConstInit);
+ABSL_CONST_INIT Mutex loader_mu;
 // Never destroyed: libraries stay loaded, and static destructors of other
 // objects may still run their kernels.
 std::vector<Loaded>& LoadedLibraries()
@@ -134,7 +134,7 @@ Status LoadOpLibrary(const std::string& path) {
   if (path.empty()) {
     return errors::InvalidArgument("op library path is empty");
   }
-  absl::MutexLock lock(&loader_mu);
+  MutexLock lock(&loader_mu);
   std::string to_open = PathToOpen(path);
   dlerror();
   void* handle = dlopen(to_open.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -182,7 +182,7 @@ Status LoadOpLibrary(const std::string& path) {
 }
 
 std::vector<std::string> LoadedOpLibraries() {
-  absl::MutexLock lock(&loader_mu);
+  MutexLock lock(&loader_mu);
   std::vector<std::string> paths;
   for (const Loaded& l : LoadedLibraries()) paths.push_back(l.path);
   return paths;

@@ -21,7 +21,8 @@
 
 namespace weft {
 
-// A reader/writer lock: any number of readers, or one writer.
+// A reader/writer lock: any number of readers, or one writer. Constant-
+// initialized as a global (ABSL_CONST_INIT), like absl::Mutex(kConstInit).
 class ABSL_LOCKABLE Mutex {
  public:
   Mutex() = default;

@@ -6,6 +6,8 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 
+#include "core/tsan_annotations.h"
+
 namespace weft {
 
 CpuDevice::CpuDevice(std::string name, tbb::task_arena* arena,
@@ -31,12 +33,19 @@ void CpuDevice::ParallelFor(
   // works in it), so the split work only ever runs on the arena's threads.
   // The auto partitioner never splits below `grain` and adapts the number of
   // pieces to how many threads actually steal.
-  arena_->execute([&] {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, grain),
-                      [&fn](const tbb::blocked_range<int64_t>& r) {
-                        fn(r.begin(), r.end());
-                      });
-  });
+  // tsan::HandOff and tsan::Acquire tell ThreadSanitizer about the
+  // hand-offs inside libtbb (core/tsan_annotations.h; nothing outside TSan
+  // builds): the caller's writes reach every block, and every block's
+  // writes reach the caller when ParallelFor returns.
+  arena_->execute(tsan::HandOff(&fn, [&] {
+    tbb::parallel_for(
+        tbb::blocked_range<int64_t>(0, n, grain),
+        tsan::HandOff(&fn, [&fn](const tbb::blocked_range<int64_t>& r) {
+          fn(r.begin(), r.end());
+        }));
+    tsan::Acquire(&fn);
+  }));
+  tsan::Acquire(&fn);
 }
 
 }  // namespace weft

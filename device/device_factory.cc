@@ -3,13 +3,13 @@
 #include <map>
 #include <utility>
 
-#include "absl/synchronization/mutex.h"
+#include "core/mutex.h"
 
 namespace weft {
 namespace {
 
 struct Registry {
-  absl::Mutex mu;
+  Mutex mu;
   // unique_ptr keeps each factory at a fixed address as the map grows.
   std::map<std::string, std::unique_ptr<DeviceFactory>, std::less<>> factories
       ABSL_GUARDED_BY(mu);
@@ -32,7 +32,7 @@ Status RegisterDeviceFactory(const std::string& name, DeviceFactory factory) {
                                    "factory");
   }
   Registry& r = GetRegistry();
-  absl::MutexLock lock(&r.mu);
+  MutexLock lock(&r.mu);
   auto [it, inserted] = r.factories.try_emplace(name);
   if (!inserted) {
     return errors::InvalidArgument("a device factory named '", name,
@@ -44,7 +44,7 @@ Status RegisterDeviceFactory(const std::string& name, DeviceFactory factory) {
 
 const DeviceFactory* FindDeviceFactory(absl::string_view name) {
   Registry& r = GetRegistry();
-  absl::MutexLock lock(&r.mu);
+  MutexLock lock(&r.mu);
   auto it = r.factories.find(name);
   return it == r.factories.end() ? nullptr : it->second.get();
 }

@@ -202,7 +202,7 @@ Status KernelRegistry::Register(KernelDef def, KernelFactory factory,
   WEFT_RETURN_IF_ERROR_CTX(Canonicalize(&def), "kernel for op '", def.op,
                            "' registered at ", source);
 
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   auto& list = kernels_[def.op];
   for (const auto& existing : list) {
     if (SameKernelSlot(existing->def, def)) {
@@ -231,13 +231,13 @@ void KernelRegistry::RegisterStatic(const StatusOr<KernelDef>& def,
                       std::move(kernel_class_name));
   }
   if (!status.ok()) {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     static_errors_.push_back(std::move(status));
   }
 }
 
 Status KernelRegistry::StaticRegistrationStatus() const {
-  absl::ReaderMutexLock lock(&mu_);
+  ReaderMutexLock lock(&mu_);
   return JoinRegistrationErrors(static_errors_, "kernel");
 }
 
@@ -256,7 +256,7 @@ StatusOr<const KernelRegistration*> KernelRegistry::FindKernel(
     label = label_it->second.s;
   }
 
-  absl::ReaderMutexLock lock(&mu_);
+  ReaderMutexLock lock(&mu_);
   const KernelRegistration* best = nullptr;
   const KernelRegistration* tie = nullptr;
   auto op_it = kernels_.find(op_def.name);
@@ -327,14 +327,14 @@ void KernelRegistry::RecordLeftOut(const StatusOr<KernelDef>& def,
   KernelRegistration reg;
   reg.def = *def;
   reg.kernel_class_name = std::move(kernel_class_name);
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   left_out_[reg.def.op].push_back(std::move(reg));
 }
 
 std::string KernelRegistry::SummarizeKernelsForOp(absl::string_view op) const {
   std::vector<KernelDef> defs;
   {
-    absl::ReaderMutexLock lock(&mu_);
+    ReaderMutexLock lock(&mu_);
     auto it = kernels_.find(op);
     if (it != kernels_.end()) {
       for (const auto& reg : it->second) defs.push_back(reg->def);
@@ -386,7 +386,7 @@ std::vector<const KernelRegistration*> KernelRegistry::SortedLocked(
 
 std::vector<const KernelRegistration*> KernelRegistry::RegistrationsForOp(
     absl::string_view op) const {
-  absl::ReaderMutexLock lock(&mu_);
+  ReaderMutexLock lock(&mu_);
   return SortedLocked(op);
 }
 

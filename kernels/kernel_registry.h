@@ -35,7 +35,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
+#include "core/mutex.h"
 #include "core/registration.h"
 #include "core/status.h"
 #include "device/device.h"
@@ -139,7 +139,7 @@ class KernelRegistry {
   std::vector<const KernelRegistration*> SortedLocked(
       absl::string_view op) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   // unique_ptr keeps registrations at fixed addresses as vectors grow.
   std::map<std::string, std::vector<std::unique_ptr<const KernelRegistration>>,
            std::less<>>

@@ -5,7 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/notification.h"
+#include "core/mutex.h"
 
 namespace weft {
 namespace {
@@ -171,7 +171,7 @@ Status OpKernel::OutputRange(absl::string_view arg, int* start,
 // AsyncOpKernel
 
 void AsyncOpKernel::Compute(OpKernelContext* ctx) const {
-  absl::Notification finished;
+  Notification finished;
   ComputeAsync(ctx, [&finished] { finished.Notify(); });
   finished.WaitForNotification();
 }

@@ -49,7 +49,7 @@ Status OpRegistry::Register(const OpDefBuilder& builder,
 
 Status OpRegistry::Register(OpRegistrationData data) {
   auto entry = std::make_unique<OpRegistrationData>(std::move(data));
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   return AddLocked(std::move(entry));
 }
 
@@ -69,14 +69,14 @@ void OpRegistry::RegisterStatic(const OpDefBuilder& builder,
                                 absl::string_view source) {
   Status status = Register(builder, source);
   if (!status.ok()) {
-    absl::MutexLock lock(&mu_);
+    MutexLock lock(&mu_);
     static_errors_.push_back(std::move(status));
   }
 }
 
 StatusOr<const OpRegistrationData*> OpRegistry::LookUp(
     absl::string_view op_name) const {
-  absl::ReaderMutexLock lock(&mu_);
+  ReaderMutexLock lock(&mu_);
   auto it = ops_.find(op_name);
   if (it != ops_.end()) return it->second.get();
 
@@ -113,17 +113,17 @@ StatusOr<const OpRegistrationData*> OpRegistry::LookUp(
 }
 
 void OpRegistry::RecordLeftOut(absl::string_view op_name) {
-  absl::MutexLock lock(&mu_);
+  MutexLock lock(&mu_);
   left_out_.emplace(op_name);
 }
 
 std::vector<std::string> OpRegistry::LeftOutOps() const {
-  absl::ReaderMutexLock lock(&mu_);
+  ReaderMutexLock lock(&mu_);
   return std::vector<std::string>(left_out_.begin(), left_out_.end());
 }
 
 std::vector<const OpRegistrationData*> OpRegistry::ListOps() const {
-  absl::ReaderMutexLock lock(&mu_);
+  ReaderMutexLock lock(&mu_);
   std::vector<const OpRegistrationData*> out;
   out.reserve(ops_.size());
   for (const auto& [name, data] : ops_) out.push_back(data.get());
@@ -131,7 +131,7 @@ std::vector<const OpRegistrationData*> OpRegistry::ListOps() const {
 }
 
 Status OpRegistry::StaticRegistrationStatus() const {
-  absl::ReaderMutexLock lock(&mu_);
+  ReaderMutexLock lock(&mu_);
   return JoinRegistrationErrors(static_errors_, "op");
 }
 

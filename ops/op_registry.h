@@ -42,7 +42,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
+#include "core/mutex.h"
 #include "core/status.h"
 #include "ops/op_def.h"
 #include "ops/op_def_builder.h"
@@ -101,7 +101,7 @@ class OpRegistry {
   Status AddLocked(std::unique_ptr<OpRegistrationData> data)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  mutable absl::Mutex mu_;
+  mutable Mutex mu_;
   // unique_ptr keeps entries at fixed addresses as the map grows.
   std::map<std::string, std::unique_ptr<const OpRegistrationData>, std::less<>>
       ops_ ABSL_GUARDED_BY(mu_);

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
+#include "core/mutex.h"
 #include "core/tensor.h"
 #include "executor/session.h"
 #include "gmock/gmock.h"
@@ -49,8 +49,8 @@ REGISTER_OP("MdCountOnHost")
     .Attr("T: {float}")
     .SetShapeFn(shape_inference::UnchangedShape);
 
-absl::Notification* g_device_blocked = nullptr;
-absl::Notification* g_device_release = nullptr;
+Notification* g_device_blocked = nullptr;
+Notification* g_device_release = nullptr;
 std::atomic<int> g_host_counts{0};
 
 class BlockOnDeviceOp : public OpKernel {
@@ -61,8 +61,8 @@ class BlockOnDeviceOp : public OpKernel {
     Tensor* y = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &y));
     Tensor out = *y;
-    absl::Notification* blocked = g_device_blocked;
-    absl::Notification* release = g_device_release;
+    Notification* blocked = g_device_blocked;
+    Notification* release = g_device_release;
     static_cast<FakeGpuDevice*>(ctx->device())
         ->Enqueue([in, out, blocked, release] {
           blocked->Notify();
@@ -407,7 +407,7 @@ TEST_F(MultiDeviceTest, CancellationStopsARunWaitingOnTheDevice) {
     ASSERT_TRUE(callable.ok()) << callable.status();
     EXPECT_EQ(Placement(**callable)["block"], "fake_gpu:0");
     EXPECT_EQ(Placement(**callable)["n0"], "cpu:0");
-    absl::Notification blocked, release;
+    Notification blocked, release;
     g_device_blocked = &blocked;
     g_device_release = &release;
     g_host_counts = 0;
@@ -427,7 +427,7 @@ TEST_F(MultiDeviceTest, CancellationStopsARunWaitingOnTheDevice) {
     EXPECT_EQ(g_host_counts.load(), 0) << "nodes ran after the cancellation";
 
     // Uncancelled, the same session runs all 30 host nodes.
-    absl::Notification blocked2, release2;
+    Notification blocked2, release2;
     release2.Notify();
     g_device_blocked = &blocked2;
     g_device_release = &release2;

@@ -13,8 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
+#include "core/mutex.h"
 #include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "graph/graph_def_io.h"
@@ -76,7 +75,7 @@ REGISTER_OP("ExecBlock")
 std::atomic<int> g_executions{0};
 std::atomic<int> g_running{0};
 std::atomic<int> g_max_running{0};
-absl::Mutex g_mu;
+Mutex g_mu;
 std::vector<int64_t>* g_log = new std::vector<int64_t>;
 std::set<std::thread::id>* g_threads = new std::set<std::thread::id>;
 std::atomic<int> g_forwarded{0};
@@ -87,7 +86,7 @@ void NoteRunning() {
   int prev = g_max_running.load();
   while (prev < now && !g_max_running.compare_exchange_weak(prev, now)) {
   }
-  absl::MutexLock lock(&g_mu);
+  MutexLock lock(&g_mu);
   g_threads->insert(std::this_thread::get_id());
 }
 
@@ -158,7 +157,7 @@ class LogOp : public OpKernel {
   bool IsExpensive() const override { return false; }
   void Compute(OpKernelContext* ctx) const override {
     {
-      absl::MutexLock lock(&g_mu);
+      MutexLock lock(&g_mu);
       g_log->push_back(tag_);
     }
     ctx->set_output(0, ctx->input(0));
@@ -204,8 +203,8 @@ REGISTER_KERNEL_BUILDER(Name("ExecInPlace").Device(DEVICE_CPU), InPlaceOp);
 // The latches of ExecBlock: it announces that it has started, then waits
 // until the test lets it go. A test that cancels between the two knows the
 // cancellation landed while a kernel was running, with no clock involved.
-absl::Notification* g_block_entered = nullptr;
-absl::Notification* g_block_release = nullptr;
+Notification* g_block_entered = nullptr;
+Notification* g_block_release = nullptr;
 
 class BlockOp : public OpKernel {
  public:
@@ -225,7 +224,7 @@ void ResetCounters() {
   g_running = 0;
   g_max_running = 0;
   g_forwarded = 0;
-  absl::MutexLock lock(&g_mu);
+  MutexLock lock(&g_mu);
   g_log->clear();
   g_threads->clear();
 }
@@ -376,7 +375,7 @@ TEST(SessionTest, ControlEdgesOrderExecution) {
     ResetCounters();
     auto out = session->Run({{"x", Vec2(1, 2)}}, {"c3"});
     ASSERT_TRUE(out.ok()) << out.status();
-    absl::MutexLock lock(&g_mu);
+    MutexLock lock(&g_mu);
     EXPECT_EQ(*g_log, (std::vector<int64_t>{1, 2, 3}));
   }
 }
@@ -523,7 +522,7 @@ TEST(SessionTest, ThreadCountNeverExceedsTheSetting) {
   ResetCounters();
   auto out = session->Run({{"x", Vec2(1, 1)}}, {"total"});
   ASSERT_TRUE(out.ok()) << out.status();
-  absl::MutexLock lock(&g_mu);
+  MutexLock lock(&g_mu);
   ASSERT_EQ(g_threads->size(), 1u);
   EXPECT_EQ(*g_threads->begin(), std::this_thread::get_id());
 }
@@ -543,7 +542,7 @@ TEST(SessionTest, CancellationStopsPromptly) {
     SCOPED_TRACE(threads);
     auto session = MakeSession(g, threads);
     ResetCounters();
-    absl::Notification entered, release;
+    Notification entered, release;
     g_block_entered = &entered;
     g_block_release = &release;
     CancellationToken token;
@@ -562,7 +561,7 @@ TEST(SessionTest, CancellationStopsPromptly) {
 
     // The same session runs the whole chain when nothing cancels it.
     ResetCounters();
-    absl::Notification entered2, release2;
+    Notification entered2, release2;
     release2.Notify();
     g_block_entered = &entered2;
     g_block_release = &release2;

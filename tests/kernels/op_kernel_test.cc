@@ -15,7 +15,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include "absl/strings/match.h"
-#include "absl/synchronization/notification.h"
+#include "core/mutex.h"
 #include "core/tensor_types.h"
 #include "device/cpu_device.h"
 #include "gtest/gtest.h"
@@ -569,7 +569,7 @@ class FakeAsyncDevice final : public Device {
   bool is_async() const override { return true; }
   DeviceContext* device_context() const override { return &stream_; }
   Status Sync() override {
-    absl::Notification n;
+    Notification n;
     stream_.ThenExecute([&n](Status) { n.Notify(); });
     n.WaitForNotification();
     return Status();
@@ -655,7 +655,7 @@ TEST_F(AsyncKernelTest, DoneRunsOnceAfterTheWork) {
   OpKernelContext ctx(&params);
   std::atomic<int> done_calls{0};
   std::vector<float> seen_in_done;
-  absl::Notification finished;
+  Notification finished;
   kernel_.ComputeAsync(&ctx, [&] {
     // The outputs are complete when done runs.
     seen_in_done = Values(out);
@@ -696,7 +696,7 @@ TEST_F(AsyncKernelTest, ErrorPathStillCallsDone) {
 TEST_F(AsyncKernelTest, StreamCopiesComplete) {
   Tensor host = FloatTensor({7, 8}, TensorShape({2}));
   Tensor dev(DT_FLOAT, TensorShape({2}));
-  absl::Notification copied;
+  Notification copied;
   Status copy_status = errors::Internal("not run");
   device_.device_context()->CopyHostToDevice(host, &dev, [&](Status s) {
     copy_status = s;
