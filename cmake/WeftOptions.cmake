@@ -84,12 +84,12 @@ message(STATUS "weft: CUDA parts ${WEFT_HAVE_CUDA} (WEFT_CUDA=${WEFT_CUDA})")
 # WEFT_CPU_ARCH is the x86 instruction set the C++ code is compiled for.
 # The default, x86-64-v2 (SSE4.2, POPCNT; any x86 server since about 2009),
 # makes a binary that runs wherever it is copied. The hot CPU kernels (the
-# float GEMM, the convolution gather, the depthwise convolution, pooling)
-# are compiled a second and third time for AVX2 + FMA and for AVX-512 in
-# target regions of their own and chosen at run time from the CPU
-# (device/cpu_isa.h; WEFT_CPU_ISA=avx2|baseline forces a lower path).
+# float GEMM, the convolution gather, the depthwise convolution, pooling,
+# float Erfc) are compiled a second and third time for AVX2 + FMA and for
+# AVX-512 in target regions of their own and chosen at run time from the
+# CPU (device/cpu_isa.h; WEFT_CPU_ISA=avx2|baseline forces a lower path).
 # The rest, Eigen's element-wise code included, vectorizes for the
-# baseline. `native` (the building machine's own extensions, the old
+# baseline (Eigen fixes its packet width when it is compiled). `native` (the building machine's own extensions, the old
 # default) or a higher level (`x86-64-v3` = AVX2 + FMA, `x86-64-v4`) lifts
 # that baseline too, and ties the binary to such CPUs; OFF passes no -march.
 set(WEFT_CPU_ARCH "x86-64-v2" CACHE STRING
