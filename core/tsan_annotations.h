@@ -46,8 +46,11 @@
 //    task_arena::execute, tbb::parallel_for): the waiter sees what every
 //    task released on `sync`, and stops ignoring (a wait may run tasks on
 //    the waiting thread, after which it is in oneTBB code again).
-// A oneTBB worker thread is not ignored before the first task body it runs
-// (its first task's header code is checked); no report has come from there.
+//  - EnteringTbb() when a oneTBB worker joins an arena (CpuDevice observes
+//    its arena so): before its first task body a worker runs oneTBB's header
+//    code too (taking and splitting a tbb::parallel_for range), which no
+//    HandOff brackets; unignored, those accesses were reported against
+//    weft's reads of recycled task memory.
 #ifndef WEFT_CORE_TSAN_ANNOTATIONS_H_
 #define WEFT_CORE_TSAN_ANNOTATIONS_H_
 
@@ -105,6 +108,11 @@ inline void LeaveTbb() {
 
 }  // namespace internal
 
+// For a oneTBB worker thread joining an arena (a task_scheduler_observer's
+// on_scheduler_entry): TSan ignores it in oneTBB code from then on, not
+// only after its first task body; see CpuDevice's observer.
+inline void EnteringTbb() { internal::EnterTbb(); }
+
 inline void Release(const void* addr) {
   __tsan_release(const_cast<void*>(addr));
 }
@@ -161,6 +169,7 @@ HandedOff<F> HandOff(const void* sync, F f) {
 
 #else  // !WEFT_TSAN
 
+inline void EnteringTbb() {}
 inline void Release(const void*) {}
 inline void Acquire(const void*) {}
 template <typename F>

@@ -9,13 +9,38 @@
 #include "core/tsan_annotations.h"
 
 namespace weft {
+namespace {
+
+#ifdef WEFT_TSAN
+// Tells TSan to ignore a worker thread in oneTBB code from the moment it
+// joins the arena, before its first task body (see tsan::EnteringTbb).
+class TsanWorkerObserver final : public tbb::task_scheduler_observer {
+ public:
+  explicit TsanWorkerObserver(tbb::task_arena* arena)
+      : tbb::task_scheduler_observer(*arena) {
+    observe(true);
+  }
+  ~TsanWorkerObserver() override { observe(false); }
+  void on_scheduler_entry(bool is_worker) override {
+    if (is_worker) tsan::EnteringTbb();
+  }
+};
+#endif
+
+}  // namespace
 
 CpuDevice::CpuDevice(std::string name, tbb::task_arena* arena,
                      Allocator* allocator)
     : Device(std::move(name), DEVICE_CPU),
       arena_(arena),
       allocator_(allocator != nullptr ? allocator : DefaultCpuAllocator()),
-      num_threads_(arena != nullptr ? arena->max_concurrency() : 0) {}
+      num_threads_(arena != nullptr ? arena->max_concurrency() : 0) {
+#ifdef WEFT_TSAN
+  if (arena_ != nullptr) {
+    tsan_workers_ = std::make_unique<TsanWorkerObserver>(arena_);
+  }
+#endif
+}
 
 void CpuDevice::ParallelFor(
     int64_t n, int64_t cost_per_unit,

@@ -8,9 +8,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
 
 #include "core/allocator.h"
 #include "device/device.h"
@@ -44,6 +46,10 @@ class CpuDevice final : public Device {
   tbb::task_arena* const arena_;
   Allocator* const allocator_;
   const int num_threads_;
+  // ThreadSanitizer builds only: has TSan ignore the arena's worker threads
+  // in oneTBB code from when they join it (core/tsan_annotations.h). Null
+  // otherwise.
+  std::unique_ptr<tbb::task_scheduler_observer> tsan_workers_;
 };
 
 }  // namespace weft
