@@ -435,10 +435,13 @@ class RunState {
     });
   }
 
-  // One callback or task the run waited for has ended.
+  // One callback or task the run waited for has ended. The count drops
+  // under async_mu_, where WaitForAsync reads it: otherwise the run could
+  // see zero, return and destroy async_mu_ and async_cv_ (this RunState)
+  // while this thread is still about to notify through them.
   void AsyncDone() {
+    std::lock_guard<std::mutex> lock(async_mu_);
     if (async_outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      std::lock_guard<std::mutex> lock(async_mu_);
       async_cv_.notify_all();
     }
   }
