@@ -19,8 +19,8 @@
 // Eigen) keep the baseline even when a region's code instantiates them, so
 // no shared (COMDAT) function can carry AVX into a baseline caller; the
 // CTest IsaLeakCheck (tests/isa/) disassembles the library to hold that.
-#ifndef WEFT_KERNELS_CPU_CPU_ISA_H_
-#define WEFT_KERNELS_CPU_CPU_ISA_H_
+#ifndef WEFT_DEVICE_CPU_ISA_H_
+#define WEFT_DEVICE_CPU_ISA_H_
 
 #include <string>
 
@@ -88,4 +88,4 @@ inline CpuIsa ActiveCpuIsa() {
 #endif
 // clang-format on
 
-#endif  // WEFT_KERNELS_CPU_CPU_ISA_H_
+#endif  // WEFT_DEVICE_CPU_ISA_H_
