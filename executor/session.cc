@@ -12,6 +12,7 @@
 #include "core/mutex.h"
 #include "device/bfc_allocator.h"
 #include "device/cpu_device.h"
+#include "executor/arena_pool.h"
 #include "executor/const_values.h"
 #include "executor/control_flow.h"
 #include "executor/device_graph.h"
@@ -36,8 +37,9 @@ class SessionImpl : public PlanResources {
     if (arena == nullptr && options_.threads != 0) {
       int threads = options_.threads < 0 ? tbb::info::default_concurrency()
                                          : options_.threads;
-      owned_arena_ = std::make_unique<tbb::task_arena>(threads);
-      owned_arena_->initialize();
+      // Leased rather than made: a session's arena goes back to a pool
+      // when it ends, for the next session (executor/arena_pool.h).
+      owned_arena_ = LeaseArena(threads);
       arena = owned_arena_.get();
     }
     arena_ = arena;
@@ -187,7 +189,7 @@ class SessionImpl : public PlanResources {
 
   std::shared_ptr<const Graph> graph_;
   SessionOptions options_;
-  std::unique_ptr<tbb::task_arena> owned_arena_;
+  ArenaLease owned_arena_;
   tbb::task_arena* arena_ = nullptr;
   // Closed rather than deleted: tensors the session handed out may outlive
   // it, and keep the allocator alive until the last of them goes.
