@@ -40,7 +40,18 @@ class TensorShape {
   // Appends a dimension; fails on a negative size or element overflow.
   Status AddDim(int64_t size);
 
-  bool operator==(const TensorShape& o) const { return dims_ == o.dims_; }
+  // An element loop rather than the InlinedVector's ==, which compiles to a
+  // call to memcmp: kernels compare a few dimensions on every run (the
+  // binary element-wise kernels' equal-shape path).
+  bool operator==(const TensorShape& o) const {
+    if (dims_.size() != o.dims_.size() || num_elements_ != o.num_elements_) {
+      return false;
+    }
+    for (size_t i = 0; i < dims_.size(); ++i) {
+      if (dims_[i] != o.dims_[i]) return false;
+    }
+    return true;
+  }
   bool operator!=(const TensorShape& o) const { return !(*this == o); }
 
   // "[2,3]"; a scalar prints as "[]".

@@ -263,18 +263,6 @@ namespace cwise_internal {
 // before computing a non-empty output.
 template <typename Functor, typename = void>
 struct HasCheckInputs : std::false_type {};
-
-// TensorShape's operator== without the call to memcmp it compiles to: the
-// shapes compared here have a few dimensions.
-inline bool SameShape(const TensorShape& a, const TensorShape& b) {
-  if (a.dims() != b.dims() || a.num_elements() != b.num_elements()) {
-    return false;
-  }
-  for (int i = 0; i < a.dims(); ++i) {
-    if (a.dim_size(i) != b.dim_size(i)) return false;
-  }
-  return true;
-}
 template <typename Functor>
 struct HasCheckInputs<Functor, std::void_t<decltype(&Functor::CheckInputs)>>
     : std::true_type {};
@@ -300,7 +288,7 @@ class BinaryCwiseOp : public OpKernel {
     // operand a single element of rank at most the other's (all its sizes
     // are 1), so that the output has the other's shape. One flat loop, the
     // same one BinaryBroadcastCompute runs for them.
-    if (cwise_internal::SameShape(x.shape(), y.shape())) {
+    if (x.shape() == y.shape()) {
       ComputeFlat(ctx, x, 1, y, 1, x.shape());
       return;
     }
