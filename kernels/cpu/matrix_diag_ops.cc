@@ -98,14 +98,6 @@ Status ReadK(const Tensor& k, int64_t* lower, int64_t* upper) {
   return Status();
 }
 
-Status CheckScalar(const Tensor& t, const char* what) {
-  if (t.dims() != 0) {
-    return errors::InvalidArgument(
-        what, " must be a scalar, received shape: ", t.shape().DebugString());
-  }
-  return Status();
-}
-
 // out[b, i, j] = diag[b, upper - d, min(i, j) + offset(d)] for d = j - i in
 // the band, the padding value elsewhere.
 template <typename E>

@@ -30,7 +30,9 @@ TEST(ErfcFloatTest, DeclinesOnlyOnTheBaselinePath) {
   float x = 1.0f, y = -1.0f;
   const bool ran = ErfcFloatOnVectorPath(&x, &y, 1);
   EXPECT_EQ(ran, ActiveCpuIsa() != CpuIsa::kBaseline);
-  if (!ran) EXPECT_EQ(y, -1.0f) << "wrote on the baseline path";
+  if (!ran) {
+    EXPECT_EQ(y, -1.0f) << "wrote on the baseline path";
+  }
 }
 
 TEST(ErfcFloatTest, WithinThreeUlpsOfTheCLibrary) {
