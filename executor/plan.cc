@@ -249,8 +249,20 @@ class PlanBuilder {
       pn.node = graph_.node(id);
       const OpKernel* kernel = nullptr;
       Device* device = nullptr;
-      WEFT_RETURN_IF_ERROR_CTX(resources_->GetKernel(pn.node, &kernel, &device),
-                               src_);
+      {
+        // The session constants its inputs read, for kernels that prepare
+        // them once (OpKernelConstruction::constant_input). Whether a
+        // signature feeds one is left to the kernel's check in Compute: the
+        // session's kernels serve every signature.
+        std::vector<const Tensor*> constants;
+        for (const Endpoint& e : pn.node->inputs()) {
+          constants.push_back(e.index == 0 ? resources_->ConstValue(e.node)
+                                           : nullptr);
+        }
+        ConstantInputScope scope(&pn.node->def(), constants);
+        WEFT_RETURN_IF_ERROR_CTX(
+            resources_->GetKernel(pn.node, &kernel, &device), src_);
+      }
       pn.kernel = kernel;
       pn.device = device;
       if (dynamic_cast<const ControlFlowKernel*>(kernel) != nullptr) {

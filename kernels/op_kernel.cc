@@ -104,6 +104,36 @@ OpKernelConstruction::OpKernelConstruction(Device* device, const NodeDef& node,
   ComputeMemorySpaces(op_def.output_arg, types.output_ranges,
                       types.output_types.size(), kernel_def, device_space,
                       &output_memory_spaces_);
+  // Constants are host tensors: an input read in device memory gets an
+  // uploaded copy (executor/plan.h), not the constant itself.
+  const ConstantInputScope* scope = ConstantInputScope::Current();
+  if (scope != nullptr && scope->node() == &node &&
+      scope->constants().size() == input_memory_spaces_.size()) {
+    for (size_t i = 0; i < input_memory_spaces_.size(); ++i) {
+      const Tensor* c = scope->constants()[i];
+      if (c != nullptr && (input_memory_spaces_[i] == MemorySpace::kHost ||
+                           device_space == MemorySpace::kHost)) {
+        constant_inputs_.resize(input_memory_spaces_.size(), nullptr);
+        constant_inputs_[i] = c;
+      }
+    }
+  }
+}
+
+namespace {
+thread_local const ConstantInputScope* tls_constant_scope = nullptr;
+}  // namespace
+
+ConstantInputScope::ConstantInputScope(
+    const NodeDef* node, absl::Span<const Tensor* const> constants)
+    : node_(node), constants_(constants), outer_(tls_constant_scope) {
+  tls_constant_scope = this;
+}
+
+ConstantInputScope::~ConstantInputScope() { tls_constant_scope = outer_; }
+
+const ConstantInputScope* ConstantInputScope::Current() {
+  return tls_constant_scope;
 }
 
 void OpKernelConstruction::SetStatus(const Status& status) {

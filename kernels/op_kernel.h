@@ -117,6 +117,28 @@ class OpKernelConstruction {
   void SetStatus(const Status& status);
   const Status& status() const { return status_; }
 
+  // Constant inputs: work a kernel may do once on a weight instead of in
+  // every run (packing a filter for the GEMM). Non-null when the kernel is
+  // made for a session (BuildPlan, ConstantInputScope below) and input i is
+  // read from a session constant in this kernel's memory space (a Const
+  // node the session evaluated, host memory for CPU kernels): the tensor
+  // that input i is in every run that does not feed that Const. The tensor
+  // never changes; a kernel may keep a reference to it (a Tensor copy) or
+  // data derived from it, made here once and read-only in Compute, shared
+  // by concurrent runs. What it keeps stays for the kernel's life (packed
+  // weights: about one more copy of them).
+  //
+  // The same kernel may serve a signature that feeds the Const, so a kernel
+  // must check in Compute that its input still is the constant (the same
+  // buffer and shape: ConstantInputMatches) before using what it derived,
+  // and otherwise compute from the input as it would without a constant.
+  // Null everywhere for kernels made outside a session (tests, constant
+  // folding): they take their per-run path.
+  const Tensor* constant_input(int i) const {
+    return i < static_cast<int>(constant_inputs_.size()) ? constant_inputs_[i]
+                                                         : nullptr;
+  }
+
  private:
   Device* const device_;
   const NodeDef& node_;
@@ -125,7 +147,43 @@ class OpKernelConstruction {
   const KernelDef* const kernel_def_;
   std::vector<MemorySpace> input_memory_spaces_;
   std::vector<MemorySpace> output_memory_spaces_;
+  std::vector<const Tensor*> constant_inputs_;  // empty: none
   Status status_;
+};
+
+// Whether `input` is `constant` (OpKernelConstruction::constant_input): the
+// same buffer under the same shape. A pointer and a shape compare, for
+// Compute.
+inline bool ConstantInputMatches(const Tensor& input, const Tensor& constant) {
+  return input.SharesBufferWith(constant) && input.shape() == constant.shape();
+}
+
+// What OpKernelConstruction::constant_input reports, for the kernels of one
+// node made on this thread while the scope lives: `constants` has one entry
+// per input of the node (null where the input is no session constant).
+// BuildPlan opens one around each kernel it asks the session for, which
+// creates the kernel through the registry on this thread. A construction
+// for another NodeDef (a kernel made inside another's construction) sees
+// none; scopes nest (a control-flow kernel building its bodies' plans).
+// Costs nothing at run time: kernels are made when a plan is built.
+class ConstantInputScope {
+ public:
+  // `node` and `constants` must outlive the scope.
+  ConstantInputScope(const NodeDef* node,
+                     absl::Span<const Tensor* const> constants);
+  ~ConstantInputScope();
+  ConstantInputScope(const ConstantInputScope&) = delete;
+  ConstantInputScope& operator=(const ConstantInputScope&) = delete;
+
+  // The innermost scope on this thread, or null.
+  static const ConstantInputScope* Current();
+  const NodeDef* node() const { return node_; }
+  absl::Span<const Tensor* const> constants() const { return constants_; }
+
+ private:
+  const NodeDef* const node_;
+  const absl::Span<const Tensor* const> constants_;
+  const ConstantInputScope* const outer_;
 };
 
 class OpKernelContext;

@@ -204,9 +204,40 @@ bool Pointwise(const Conv2DGeometry& s) {
 
 }  // namespace
 
+std::unique_ptr<Conv2DPackedFilter> Conv2DPackedFilter::Make(
+    const Tensor& filter, int64_t groups) {
+  if (filter.dtype() != DT_FLOAT || filter.dims() != 4 || groups <= 0 ||
+      filter.dim_size(3) % groups != 0) {
+    return nullptr;
+  }
+  std::unique_ptr<Conv2DPackedFilter> packed(new Conv2DPackedFilter());
+  packed->filter_ = filter;
+  const int64_t k =
+      filter.dim_size(0) * filter.dim_size(1) * filter.dim_size(2);
+  const int64_t ld = filter.dim_size(3);
+  const int64_t cout = ld / groups;
+  const float* data = filter.data<float>();
+  for (int64_t g = 0; g < groups; ++g) {
+    packed->groups_.push_back(std::make_unique<GemmPackedRhs>(
+        k, cout, GemmOperand<float>{data + g * cout, ld}));
+  }
+  return packed;
+}
+
+Conv2DPackedFilter::~Conv2DPackedFilter() = default;
+
+const Conv2DPackedFilter* Conv2DPackedFilter::For(
+    const Tensor& filter, const Conv2DGeometry& s) const {
+  return filter.SharesBufferWith(filter_) &&
+                 filter.shape() == filter_.shape() && s.groups == groups()
+             ? this
+             : nullptr;
+}
+
 void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
                 const float* in, const float* filter,
-                const GemmEpilogue& epilogue, float* out) {
+                const GemmEpilogue& epilogue, float* out,
+                const Conv2DPackedFilter* packed) {
   const int64_t m = s.output_pixels();
   if (m == 0 || s.out_depth == 0) return;
   if (s.in_depth == 0) {
@@ -231,8 +262,14 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
     // The input already is the [m, in_depth] patch matrix: one product per
     // group, split by the GEMM itself.
     for (int64_t g = 0; g < s.groups; ++g) {
-      Gemm(parallel, m, cin, cout, GemmOperand<float>{in + g * cin, s.in_depth},
-           group_filter(g), out + g * cout, ldo, group_epilogue(g));
+      const GemmOperand<float> a{in + g * cin, s.in_depth};
+      if (packed != nullptr) {
+        Gemm(parallel, m, a, packed->group(g), out + g * cout, ldo,
+             group_epilogue(g));
+      } else {
+        Gemm(parallel, m, cin, cout, a, group_filter(g), out + g * cout, ldo,
+             group_epilogue(g));
+      }
     }
     return;
   }
@@ -249,17 +286,30 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
     PatchLease patches(m * k);
     for (int64_t g = 0; g < s.groups; ++g) {
       GatherPatches(s, col_taps.data(), in, 0, m, g, patches.data());
-      Gemm(parallel, m, k, cout, GemmOperand<float>{patches.data(), k},
-           group_filter(g), out + g * cout, ldo, group_epilogue(g));
+      const GemmOperand<float> a{patches.data(), k};
+      if (packed != nullptr) {
+        Gemm(parallel, m, a, packed->group(g), out + g * cout, ldo,
+             group_epilogue(g));
+      } else {
+        Gemm(parallel, m, k, cout, a, group_filter(g), out + g * cout, ldo,
+             group_epilogue(g));
+      }
     }
     return;
   }
 
-  // Many chunks: each group's filter is packed once, shared by all chunks.
-  std::vector<std::unique_ptr<GemmPackedRhs>> packed;
+  // Many chunks: each group's filter is packed once (now, unless the
+  // caller packed it), shared by all chunks.
+  std::vector<std::unique_ptr<GemmPackedRhs>> packed_here;
+  std::vector<const GemmPackedRhs*> group_rhs;
   for (int64_t g = 0; g < s.groups; ++g) {
-    packed.push_back(
-        std::make_unique<GemmPackedRhs>(k, cout, group_filter(g), &parallel));
+    if (packed != nullptr) {
+      group_rhs.push_back(&packed->group(g));
+    } else {
+      packed_here.push_back(
+          std::make_unique<GemmPackedRhs>(k, cout, group_filter(g), &parallel));
+      group_rhs.push_back(packed_here.back().get());
+    }
   }
   parallel(
       num_chunks, chunk * k * s.out_depth, [&](int64_t first, int64_t last) {
@@ -269,8 +319,9 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
           const int64_t rows = std::min(chunk, m - r0);
           for (int64_t g = 0; g < s.groups; ++g) {
             GatherPatches(s, col_taps.data(), in, r0, rows, g, patches.data());
-            GemmSerial(rows, GemmOperand<float>{patches.data(), k}, *packed[g],
-                       out + r0 * ldo + g * cout, ldo, group_epilogue(g));
+            GemmSerial(rows, GemmOperand<float>{patches.data(), k},
+                       *group_rhs[g], out + r0 * ldo + g * cout, ldo,
+                       group_epilogue(g));
           }
         }
       });

@@ -15,7 +15,8 @@
 // per pixel, zeros for padding) are gathered into a buffer that stays in L2
 // and multiplied by the filter, seen as a [rows * cols * in_depth,
 // out_depth] matrix, straight into the output rows. For float the filter is
-// packed for gemm.h's GEMM once per call and shared by the chunks, and the
+// packed for gemm.h's GEMM once per call and shared by the chunks (or once
+// for the session when it is a constant: Conv2DPackedFilter), and the
 // epilogue (bias, activation) runs on each tile as the GEMM finishes it.
 // A 1x1 filter with unit strides and no padding needs no gather: the input
 // is multiplied in place, one product per group. (A strided 1x1 filter
@@ -32,6 +33,8 @@
 #define WEFT_KERNELS_CPU_CONV2D_H_
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "core/status.h"
 #include "core/tensor.h"
@@ -41,13 +44,50 @@
 
 namespace weft {
 
+// A float filter packed once for every convolution that uses it: a
+// constant filter (OpKernelConstruction::constant_input) that Conv2D and
+// _FusedConv2D pack when the kernel is made, instead of in every run. Per
+// group, the filter's [rows * cols * filter_depth, out_depth / groups]
+// matrix as a GemmPackedRhs: about one more copy of the filter in memory
+// on the AVX2 and AVX-512 paths (gemm.h), none on the baseline path. Keeps
+// a reference to the filter's buffer, which it reads on the baseline path.
+// Read-only once made: concurrent runs share it.
+class Conv2DPackedFilter {
+ public:
+  // Packs `filter` (float, [rows, cols, filter_depth, out_depth]) for
+  // convolutions of `groups` groups; null for another dtype or rank, or
+  // when `groups` does not divide out_depth.
+  static std::unique_ptr<Conv2DPackedFilter> Make(const Tensor& filter,
+                                                  int64_t groups);
+  ~Conv2DPackedFilter();
+
+  // This packing when `filter` (the op's filter input of a convolution of
+  // geometry `s`) is the packed tensor and `s` has its groups, else null:
+  // a signature that feeds the filter, or a grouped convolution of a
+  // filter packed for another group count, is packed per call.
+  const Conv2DPackedFilter* For(const Tensor& filter,
+                                const Conv2DGeometry& s) const;
+
+  int64_t groups() const { return static_cast<int64_t>(groups_.size()); }
+  const GemmPackedRhs& group(int64_t g) const { return *groups_[g]; }
+
+ private:
+  Conv2DPackedFilter() = default;
+  Tensor filter_;
+  std::vector<std::unique_ptr<GemmPackedRhs>> groups_;
+};
+
 // out = epilogue(in * filter) for NHWC float `in` and `out` of geometry
 // `s`; `filter` as the op's input. `out` must not overlap the operands. A
 // default GemmEpilogue gives the plain convolution; epilogue.bias, when set,
 // has out_depth values. An input without channels gives epilogue(0).
+// `packed`, when given, is `filter` packed for s.groups groups
+// (Conv2DPackedFilter::For): the result is the same bit for bit, without
+// packing the filter.
 void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
                 const float* in, const float* filter,
-                const GemmEpilogue& epilogue, float* out);
+                const GemmEpilogue& epilogue, float* out,
+                const Conv2DPackedFilter* packed = nullptr);
 
 // The same convolution for the other element types: S is how elements are
 // stored, A what products are summed in (float for half and bfloat16,

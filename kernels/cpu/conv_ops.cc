@@ -1,6 +1,7 @@
 // Conv2D on the CPU: the convolution of conv2d.h (im2col chunks multiplied
 // by the filter with gemm.h's GEMM, or the input multiplied in place for 1x1
-// filters), shared with _FusedConv2D.
+// filters), shared with _FusedConv2D. A constant float filter (a session's
+// weights) is packed for the GEMM once, when the kernel is made.
 //
 // NCHW is computed in NHWC between two layout changes (image_layout.h).
 // half and bfloat16 are gathered into float patches, multiplied with float
@@ -8,6 +9,7 @@
 // TensorFlow's int32 kernel wraps.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 #include "core/tensor.h"
@@ -42,6 +44,14 @@ class Conv2DOp : public OpKernel {
 
   explicit Conv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
+    // A constant float filter is packed now, once, for ungrouped
+    // convolutions (the group count depends on the input's depth, known
+    // only in Compute).
+    if constexpr (std::is_same_v<T, float>) {
+      if (const Tensor* f = ctx->constant_input(1)) {
+        packed_ = Conv2DPackedFilter::Make(*f, 1);
+      }
+    }
   }
 
   void Compute(OpKernelContext* ctx) const override {
@@ -79,7 +89,8 @@ class Conv2DOp : public OpKernel {
              [&](const Tensor& in, Tensor* out) {
                if constexpr (std::is_same_v<T, float>) {
                  Conv2DNhwc(ContextParallelFor(*ctx), s, in.data<float>(), f,
-                            GemmEpilogue(), out->data<float>());
+                            GemmEpilogue(), out->data<float>(),
+                            packed_ ? packed_->For(filter, s) : nullptr);
                } else {
                  Conv2DNhwc<S, A>(ContextParallelFor(*ctx), s,
                                   reinterpret_cast<const S*>(in.data<T>()), f,
@@ -90,6 +101,7 @@ class Conv2DOp : public OpKernel {
 
  private:
   WindowAttrs attrs_;
+  std::unique_ptr<Conv2DPackedFilter> packed_;  // null: packed per call
 };
 
 #define WEFT_REGISTER_CONV2D(T) \

@@ -6,13 +6,14 @@
 //
 // _FusedConv2D is Conv2D's convolution (conv2d.h, shared with conv_ops.cc)
 // with the epilogue handed to the GEMM, which applies it to each tile as it
-// finishes it.
+// finishes it, and a constant filter packed once as Conv2D packs it.
 //
 // The depthwise convolution is depthwise_conv.h's, shared with
 // DepthwiseConv2dNative, which applies the epilogue to each output row while
 // it is still in cache.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/tensor.h"
@@ -44,6 +45,11 @@ class FusedConv2DOp : public OpKernel {
   explicit FusedConv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
     OP_REQUIRES_OK(ctx, ReadFusedOps(ctx, &epilogue_, &has_bias_));
+    // As Conv2D: a constant filter is packed once, for ungrouped
+    // convolutions.
+    if (const Tensor* f = ctx->constant_input(1)) {
+      packed_ = Conv2DPackedFilter::Make(*f, 1);
+    }
   }
 
   void Compute(OpKernelContext* ctx) const override {
@@ -66,7 +72,8 @@ class FusedConv2DOp : public OpKernel {
     WithNhwc(ctx, attrs_.format, input, output,
              [&](const Tensor& in, Tensor* out) {
                Conv2DNhwc(ContextParallelFor(*ctx), s, in.data<float>(),
-                          filter.data<float>(), epilogue, out->data<float>());
+                          filter.data<float>(), epilogue, out->data<float>(),
+                          packed_ ? packed_->For(filter, s) : nullptr);
              });
   }
 
@@ -74,6 +81,7 @@ class FusedConv2DOp : public OpKernel {
   WindowAttrs attrs_;
   GemmEpilogue epilogue_;
   bool has_bias_ = false;
+  std::unique_ptr<Conv2DPackedFilter> packed_;  // null: packed per call
 };
 
 class FusedDepthwiseConv2dNativeOp : public OpKernel {

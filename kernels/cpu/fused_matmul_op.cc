@@ -4,15 +4,17 @@
 //
 // The product is the shared Gemm (gemm.h) with its epilogue, which adds the
 // bias and applies the activation to each output tile as it is finished,
-// while it is in cache.
+// while it is in cache. A constant b is packed once, as MatMul packs it.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 
 #include "core/tensor.h"
 #include "kernels/common/matmul_shape.h"
 #include "kernels/cpu/context_parallel_for.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/matmul_packed_rhs.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 
@@ -25,6 +27,9 @@ class FusedMatMulOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_a", &transpose_a_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_b", &transpose_b_));
     OP_REQUIRES_OK(ctx, ReadFusedOps(ctx, &epilogue_, &has_bias_));
+    if (const Tensor* b = ctx->constant_input(1)) {
+      packed_b_ = MatMulPackedRhs::Make(*b, transpose_b_);
+    }
   }
 
   void Compute(OpKernelContext* ctx) const override {
@@ -53,6 +58,10 @@ class FusedMatMulOp : public OpKernel {
     }
     const GemmOperand<float> lhs{a.data<float>(), a.dim_size(1), transpose_a_};
     const GemmOperand<float> rhs{b.data<float>(), b.dim_size(1), transpose_b_};
+    if (const GemmPackedRhs* packed = packed_b_ ? packed_b_->For(b) : nullptr) {
+      Gemm(ContextParallelFor(*ctx), m, lhs, *packed, out, n, epilogue);
+      return;
+    }
     Gemm(ContextParallelFor(*ctx), m, k, n, lhs, rhs, out, n, epilogue);
   }
 
@@ -61,6 +70,8 @@ class FusedMatMulOp : public OpKernel {
   bool transpose_b_ = false;
   GemmEpilogue epilogue_;
   bool has_bias_ = false;
+  // A constant b packed once; null: packed per call (gemm.h).
+  std::unique_ptr<MatMulPackedRhs> packed_b_;
 };
 
 REGISTER_KERNEL_BUILDER(

@@ -426,17 +426,35 @@ GemmPackedRhs::GemmPackedRhs(int64_t k, int64_t n, GemmOperand<float> b,
 
 GemmPackedRhs::~GemmPackedRhs() { std::free(packed_); }
 
-void GemmSerial(int64_t m, GemmOperand<float> a, const GemmPackedRhs& b,
-                float* c, int64_t ldc, const GemmEpilogue& epilogue) {
+namespace {
+
+// The product with a packed op(b), through `parallel` or (null) on the
+// calling thread; the baseline path multiplies from the operand, as Gemm.
+void PackedRhsGemm(const ParallelForFn* parallel, int64_t m,
+                   GemmOperand<float> a, const GemmPackedRhs& b, float* c,
+                   int64_t ldc, const GemmEpilogue& epilogue) {
   switch (ActiveCpuIsa()) {
     case CpuIsa::kAvx512:
-      return avx512::SerialPackedRhs(m, a, b, c, ldc, epilogue);
+      return avx512::MultiplyPackedRhs(parallel, m, a, b, c, ldc, epilogue);
     case CpuIsa::kAvx2:
-      return avx2::SerialPackedRhs(m, a, b, c, ldc, epilogue);
+      return avx2::MultiplyPackedRhs(parallel, m, a, b, c, ldc, epilogue);
     case CpuIsa::kBaseline:
       break;
   }
-  FallbackFloat(nullptr, m, b.k(), b.n(), a, b.operand(), c, ldc, epilogue);
+  FallbackFloat(parallel, m, b.k(), b.n(), a, b.operand(), c, ldc, epilogue);
+}
+
+}  // namespace
+
+void GemmSerial(int64_t m, GemmOperand<float> a, const GemmPackedRhs& b,
+                float* c, int64_t ldc, const GemmEpilogue& epilogue) {
+  PackedRhsGemm(nullptr, m, a, b, c, ldc, epilogue);
+}
+
+void Gemm(const ParallelForFn& parallel, int64_t m, GemmOperand<float> a,
+          const GemmPackedRhs& b, float* c, int64_t ldc,
+          const GemmEpilogue& epilogue) {
+  PackedRhsGemm(&parallel, m, a, b, c, ldc, epilogue);
 }
 
 template <typename T>

@@ -106,10 +106,14 @@ void Gemm(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
           const GemmEpilogue& epilogue);
 
 // op(b) of k x n products, packed once for many left-hand sides (a
-// convolution's filter against chunks of patches), so that each product
-// skips packing it. Read-only once built: threads may share it. Holds about
-// k * n floats, in the layout of the process's CPU path; `b`'s memory must
-// outlive it (the baseline path multiplies from it directly). `parallel`, when
+// convolution's filter against chunks of patches, a constant weight against
+// every run's activations: OpKernelConstruction::constant_input), so that
+// each product skips packing it. Read-only once built: threads and
+// concurrent runs may share it. Memory: on the AVX2 and AVX-512 paths about
+// a copy of op(b), k x n floats with n rounded up to the micro-kernel's
+// width (16 or 32 columns) and k to a multiple of its blocks; nothing on the
+// baseline path, which multiplies from `b` where it is, so `b`'s memory must
+// outlive it. In the layout of the process's CPU path. `parallel`, when
 // given, packs through it.
 class GemmPackedRhs {
  public:
@@ -138,6 +142,14 @@ class GemmPackedRhs {
 void GemmSerial(int64_t m, GemmOperand<float> a, const GemmPackedRhs& b,
                 float* c, int64_t ldc,
                 const GemmEpilogue& epilogue = GemmEpilogue());
+
+// The same through `parallel`, split into units from the shape alone: bit
+// for bit what Gemm(parallel, m, b.k(), b.n(), a, b.operand(), c, ldc,
+// epilogue) and GemmSerial above give, at every thread count. m == 0 writes
+// nothing; k == 0 gives epilogue(0).
+void Gemm(const ParallelForFn& parallel, int64_t m, GemmOperand<float> a,
+          const GemmPackedRhs& b, float* c, int64_t ldc,
+          const GemmEpilogue& epilogue = GemmEpilogue());
 
 #define WEFT_DECLARE_GEMM(T)                                                   \
   extern template void GemmSerial<T>(                                          \

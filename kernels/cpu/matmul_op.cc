@@ -9,11 +9,15 @@
 // arena (or inline), so results are bit-identical across sessions with
 // different `threads`.
 //
+// A constant float b (a Dense layer's weights) is packed for the GEMM once,
+// when the kernel is made (matmul_packed_rhs.h); a fed one per call.
+//
 // Dtypes: float and double natively; half and bfloat16 are widened to
 // float, multiplied with float accumulation and rounded once, which is at
 // least as accurate as TensorFlow's half kernels.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 #include <Eigen/Core>
@@ -22,6 +26,7 @@
 #include "kernels/common/matmul_shape.h"
 #include "kernels/cpu/context_parallel_for.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/matmul_packed_rhs.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 
@@ -48,6 +53,11 @@ class MatMulOp : public OpKernel {
   explicit MatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_a", &transpose_a_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_b", &transpose_b_));
+    if constexpr (std::is_same_v<T, float>) {
+      if (const Tensor* b = ctx->constant_input(1)) {
+        packed_b_ = MatMulPackedRhs::Make(*b, transpose_b_);
+      }
+    }
   }
 
   void Compute(OpKernelContext* ctx) const override {
@@ -63,6 +73,14 @@ class MatMulOp : public OpKernel {
       // An empty sum: zeros, as in TensorFlow.
       std::fill_n(c->data<T>(), m * n, T(0));
       return;
+    }
+    const GemmPackedRhs* packed = packed_b_ ? packed_b_->For(b) : nullptr;
+    if constexpr (std::is_same_v<T, float>) {
+      if (packed != nullptr) {
+        Gemm(ContextParallelFor(*ctx), m, Operand(a.data<T>(), a, transpose_a_),
+             *packed, c->data<T>(), n);
+        return;
+      }
     }
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       Gemm<T>(ContextParallelFor(*ctx), m, k, n,
@@ -87,6 +105,8 @@ class MatMulOp : public OpKernel {
  private:
   bool transpose_a_ = false;
   bool transpose_b_ = false;
+  // A constant float b packed once; null: packed per call (gemm.h).
+  std::unique_ptr<MatMulPackedRhs> packed_b_;
 };
 
 #define WEFT_REGISTER_MATMUL(T) \

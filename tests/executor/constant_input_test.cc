@@ -1,0 +1,215 @@
+// OpKernelConstruction::constant_input (kernels/op_kernel.h), as BuildPlan
+// fills it: a kernel made for a session sees the session constants its
+// inputs read, and only those; a signature that feeds the Const hands the
+// kernel another tensor, which ConstantInputMatches tells apart; kernels
+// made outside a plan (or for another node inside a scope) see none.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+#include "device/cpu_device.h"
+#include "executor/session.h"
+#include "graph/graph_def.h"
+#include "graph/import.h"
+#include "graph/shape_inference_pass.h"
+#include "gtest/gtest.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/op_kernel.h"
+#include "ops/common_shape_fns.h"
+#include "ops/op_registry.h"
+
+namespace weft {
+namespace constant_input_test {
+
+// y = [constant_input(1) was given when the kernel was made, input 1 is
+// that constant in this run].
+REGISTER_OP("ConstantInputProbe")
+    .Input("x: float")
+    .Input("w: float")
+    .Output("y: float")
+    .SetShapeFn(shape_inference::UnknownShape);
+
+class ConstantInputProbeOp : public OpKernel {
+ public:
+  explicit ConstantInputProbeOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), constant_(ctx->constant_input(1)) {
+    // Input 0 is never a constant in these graphs.
+    if (ctx->constant_input(0) != nullptr) {
+      ctx->SetStatus(errors::Internal("input 0 reported constant"));
+    }
+  }
+  void Compute(OpKernelContext* ctx) const override {
+    Tensor* y = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({2}), &y));
+    y->data<float>()[0] = constant_ != nullptr ? 1.0f : 0.0f;
+    y->data<float>()[1] =
+        constant_ != nullptr && ConstantInputMatches(ctx->input(1), *constant_)
+            ? 1.0f
+            : 0.0f;
+  }
+
+ private:
+  const Tensor* constant_;
+};
+REGISTER_KERNEL_BUILDER(Name("ConstantInputProbe").Device(DEVICE_CPU),
+                        ConstantInputProbeOp);
+
+Tensor Vec(std::vector<float> v) {
+  Tensor t(DT_FLOAT, TensorShape({static_cast<int64_t>(v.size())}));
+  for (size_t i = 0; i < v.size(); ++i) t.data<float>()[i] = v[i];
+  return t;
+}
+
+NodeDef MakeNode(const std::string& name, const std::string& op,
+                 std::vector<std::string> inputs) {
+  NodeDef n;
+  n.name = name;
+  n.op = op;
+  n.input = std::move(inputs);
+  return n;
+}
+
+// x: Placeholder; w: Const [1, 2]; wp: Placeholder; wi: Identity(w);
+// probe(x, w), probe_fed(x, wp), probe_id(x, wi).
+std::shared_ptr<const Graph> ProbeGraph() {
+  GraphDef def;
+  for (const char* name : {"x", "wp"}) {
+    NodeDef p = MakeNode(name, "Placeholder", {});
+    p.attr["dtype"] = AttrValue::Type(DT_FLOAT);
+    def.node.push_back(std::move(p));
+  }
+  NodeDef w = MakeNode("w", "Const", {});
+  w.attr["dtype"] = AttrValue::Type(DT_FLOAT);
+  w.attr["value"] = AttrValue::TensorValue(Vec({1, 2}));
+  def.node.push_back(std::move(w));
+  NodeDef id = MakeNode("wi", "Identity", {"w"});
+  id.attr["T"] = AttrValue::Type(DT_FLOAT);
+  def.node.push_back(std::move(id));
+  def.node.push_back(MakeNode("probe", "ConstantInputProbe", {"x", "w"}));
+  def.node.push_back(MakeNode("probe_fed", "ConstantInputProbe", {"x", "wp"}));
+  def.node.push_back(MakeNode("probe_id", "ConstantInputProbe", {"x", "wi"}));
+  ImportOptions io;
+  io.source_name = "probe.pbtxt";
+  auto g = ImportGraphDef(def, io);
+  EXPECT_TRUE(g.ok()) << g.status();
+  ShapeInferenceOptions so;
+  so.source_name = "probe.pbtxt";
+  EXPECT_TRUE(InferShapes(g->get(), so).ok());
+  return std::shared_ptr<const Graph>(std::move(*g));
+}
+
+std::unique_ptr<Session> MakeSession(bool optimize) {
+  SessionOptions options;
+  options.threads = 1;
+  options.optimize = optimize;
+  options.source_name = "probe.pbtxt";
+  auto s = Session::Create(ProbeGraph(), options);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return std::move(*s);
+}
+
+// The probe's output for one run.
+std::vector<float> Probe(
+    const Session& session,
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::string& fetch) {
+  auto out = session.Run(feeds, {fetch});
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (!out.ok()) return {};
+  const Tensor& y = (*out)[0];
+  return {y.data<float>()[0], y.data<float>()[1]};
+}
+
+TEST(ConstantInputTest, SessionConstantIsReported) {
+  for (bool optimize : {false, true}) {
+    SCOPED_TRACE(optimize ? "optimized" : "not optimized");
+    auto session = MakeSession(optimize);
+    EXPECT_EQ(Probe(*session, {{"x", Vec({0})}}, "probe"),
+              (std::vector<float>{1, 1}));
+    // A placeholder is no constant.
+    EXPECT_EQ(
+        Probe(*session, {{"x", Vec({0})}, {"wp", Vec({1, 2})}}, "probe_fed"),
+        (std::vector<float>{0, 0}));
+  }
+}
+
+// A signature that feeds the Const gives the kernel (made with the
+// constant, or shared with a signature that did not feed it) another
+// tensor: ConstantInputMatches is false there, in either order.
+TEST(ConstantInputTest, FedConstantDoesNotMatch) {
+  for (bool optimize : {false, true}) {
+    for (bool fed_first : {false, true}) {
+      SCOPED_TRACE(::testing::Message()
+                   << (optimize ? "optimized" : "not optimized")
+                   << (fed_first ? ", fed first" : ", constant first"));
+      auto session = MakeSession(optimize);
+      auto fed = [&] {
+        const std::vector<float> y =
+            Probe(*session, {{"x", Vec({0})}, {"w", Vec({5, 6})}}, "probe");
+        ASSERT_EQ(y.size(), 2u);
+        EXPECT_EQ(y[1], 0.0f);
+      };
+      auto constant = [&] {
+        EXPECT_EQ(Probe(*session, {{"x", Vec({0})}}, "probe"),
+                  (std::vector<float>{1, 1}));
+      };
+      if (fed_first) {
+        fed();
+        constant();
+      } else {
+        constant();
+        fed();
+      }
+    }
+  }
+}
+
+// Without the optimizer, an Identity of a Const runs as a kernel: its
+// output is no session constant.
+TEST(ConstantInputTest, ComputedInputIsNotConstant) {
+  auto session = MakeSession(/*optimize=*/false);
+  EXPECT_EQ(Probe(*session, {{"x", Vec({0})}}, "probe_id"),
+            (std::vector<float>{0, 0}));
+}
+
+// Kernels made through the registry see constants only inside a scope for
+// their own NodeDef; scopes nest and restore the outer one.
+TEST(ConstantInputTest, ScopeAppliesToItsNodeOnly) {
+  auto graph = ProbeGraph();
+  const Node* probe = graph->FindNode("probe");
+  const Node* other = graph->FindNode("probe_fed");
+  ASSERT_NE(probe, nullptr);
+  ASSERT_NE(other, nullptr);
+  CpuDevice device("cpu:0", nullptr);
+  Device* cpu = &device;
+  const Tensor w = Vec({3, 4});
+  EXPECT_EQ(ConstantInputScope::Current(), nullptr);
+  const std::vector<const Tensor*> constants = {nullptr, &w};
+  {
+    ConstantInputScope outer(&probe->def(), constants);
+    EXPECT_EQ(ConstantInputScope::Current(), &outer);
+    auto make = [&](const Node* n) {
+      OpKernelConstruction ctx(cpu, n->def(), n->op_def(), n->types(), nullptr);
+      return ctx.constant_input(1);
+    };
+    EXPECT_EQ(make(probe), &w);
+    EXPECT_EQ(make(other), nullptr);
+    {
+      const std::vector<const Tensor*> none = {nullptr, nullptr};
+      ConstantInputScope inner(&other->def(), none);
+      EXPECT_EQ(make(probe), nullptr);
+      EXPECT_EQ(make(other), nullptr);
+    }
+    EXPECT_EQ(ConstantInputScope::Current(), &outer);
+    EXPECT_EQ(make(probe), &w);
+  }
+  EXPECT_EQ(ConstantInputScope::Current(), nullptr);
+  OpKernelConstruction outside(cpu, probe->def(), probe->op_def(),
+                               probe->types(), nullptr);
+  EXPECT_EQ(outside.constant_input(1), nullptr);
+}
+
+}  // namespace constant_input_test
+}  // namespace weft
