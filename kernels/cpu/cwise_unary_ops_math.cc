@@ -21,6 +21,7 @@
 
 #include "kernels/cpu/cwise_unary_op.h"
 #include "kernels/cpu/erfc_float.h"
+#include "kernels/cpu/sigmoid_float.h"
 #include "kernels/kernel_registry.h"
 
 namespace weft {
@@ -116,6 +117,8 @@ struct ErfcFunctor {
 // ErfcFunctor<float>'s packet loop under another name, for the baseline
 // path of the UnaryRun specialization below.
 struct ErfcPackets : ErfcFunctor<float> {};
+// The same for SigmoidFunctor<float> (see the UnaryRun specialization).
+struct SigmoidPackets : SigmoidFunctor<float> {};
 
 // Eigen's vectorized float tanh, erf, sin and cos, called directly. Eigen
 // 3.4 advertises them (HasTanh, HasErf, HasSin, HasCos) only under
@@ -203,6 +206,9 @@ struct functor_traits<weft::SigmoidFunctor<C>> {
                    packet_traits<C>::HasDiv,
   };
 };
+template <>
+struct functor_traits<weft::SigmoidPackets>
+    : functor_traits<weft::SigmoidFunctor<float>> {};
 }  // namespace Eigen::internal
 
 namespace weft {
@@ -216,6 +222,18 @@ void cwise_internal::UnaryRun<float, ErfcFunctor<float>>(
     const float* in, float* out, int64_t n, const ErfcFunctor<float>&) {
   if (!ErfcFloatOnVectorPath(in, out, n)) {
     cwise_internal::UnaryRun<float>(in, out, n, ErfcPackets());
+  }
+}
+
+// float Sigmoid on the AVX2 and AVX-512 paths: sigmoid_float.h's loop
+// (SSE packets in the portable build made Sigmoid most of EfficientNet's
+// run); SigmoidFunctor's packets on the baseline path.
+
+template <>
+void cwise_internal::UnaryRun<float, SigmoidFunctor<float>>(
+    const float* in, float* out, int64_t n, const SigmoidFunctor<float>&) {
+  if (!SigmoidFloatOnVectorPath(in, out, n)) {
+    cwise_internal::UnaryRun<float>(in, out, n, SigmoidPackets());
   }
 }
 
