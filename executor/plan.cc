@@ -251,13 +251,15 @@ class PlanBuilder {
       Device* device = nullptr;
       {
         // The session constants its inputs read, for kernels that prepare
-        // them once (OpKernelConstruction::constant_input). Whether a
+        // them once (OpKernelConstruction::constant_input); none for a plan
+        // only inspected (BuildPlanOptions::upload_constants). Whether a
         // signature feeds one is left to the kernel's check in Compute: the
         // session's kernels serve every signature.
         std::vector<const Tensor*> constants;
         for (const Endpoint& e : pn.node->inputs()) {
-          constants.push_back(e.index == 0 ? resources_->ConstValue(e.node)
-                                           : nullptr);
+          constants.push_back(e.index == 0 && options_.upload_constants
+                                  ? resources_->ConstValue(e.node)
+                                  : nullptr);
         }
         ConstantInputScope scope(&pn.node->def(), constants);
         WEFT_RETURN_IF_ERROR_CTX(

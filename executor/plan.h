@@ -190,7 +190,10 @@ struct BuildPlanOptions {
   Allocator* host_allocator = nullptr;
   // Copy the constants that device kernels read into device memory now,
   // once, blocking until the copies are done. false (for a plan that is only
-  // inspected) copies them in every run instead.
+  // inspected) copies them in every run instead, and makes kernels without
+  // constant inputs (OpKernelConstruction::constant_input), so that they do
+  // not prepare weights (a packed copy of each) for a plan that may never
+  // run: an optimized session inspects the graph as given this way.
   bool upload_constants = true;
 };
 

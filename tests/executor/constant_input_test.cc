@@ -10,6 +10,8 @@
 
 #include "core/tensor.h"
 #include "device/cpu_device.h"
+#include "executor/const_values.h"
+#include "executor/plan.h"
 #include "executor/session.h"
 #include "graph/graph_def.h"
 #include "graph/import.h"
@@ -40,6 +42,8 @@ class ConstantInputProbeOp : public OpKernel {
       ctx->SetStatus(errors::Internal("input 0 reported constant"));
     }
   }
+  bool has_constant() const { return constant_ != nullptr; }
+
   void Compute(OpKernelContext* ctx) const override {
     Tensor* y = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({2}), &y));
@@ -62,6 +66,13 @@ Tensor Vec(std::vector<float> v) {
   return t;
 }
 
+// The fed x0, [[0]].
+Tensor X() {
+  Tensor t(DT_FLOAT, TensorShape({1, 1}));
+  t.data<float>()[0] = 0.0f;
+  return t;
+}
+
 NodeDef MakeNode(const std::string& name, const std::string& op,
                  std::vector<std::string> inputs) {
   NodeDef n;
@@ -71,22 +82,36 @@ NodeDef MakeNode(const std::string& name, const std::string& op,
   return n;
 }
 
-// x: Placeholder; w: Const [1, 2]; wp: Placeholder; wi: Identity(w);
-// probe(x, w), probe_fed(x, wp), probe_id(x, wi).
+NodeDef MakeConst(const std::string& name, const Tensor& value) {
+  NodeDef n = MakeNode(name, "Const", {});
+  n.attr["dtype"] = AttrValue::Type(DT_FLOAT);
+  n.attr["value"] = AttrValue::TensorValue(value);
+  return n;
+}
+
+// x0, wp: Placeholders; w: Const [2]; wi: Identity(w); x: BiasAdd(MatMul(x0,
+// [[1]]), [0]), which the optimizer fuses, so that an optimized session
+// runs a plan of its own rather than the one it inspects (which makes no
+// constant inputs: BuildPlanOptions::upload_constants); probe(x, w),
+// probe_fed(x, wp), probe_id(x, wi).
 std::shared_ptr<const Graph> ProbeGraph() {
   GraphDef def;
-  for (const char* name : {"x", "wp"}) {
+  for (const char* name : {"x0", "wp"}) {
     NodeDef p = MakeNode(name, "Placeholder", {});
     p.attr["dtype"] = AttrValue::Type(DT_FLOAT);
     def.node.push_back(std::move(p));
   }
-  NodeDef w = MakeNode("w", "Const", {});
-  w.attr["dtype"] = AttrValue::Type(DT_FLOAT);
-  w.attr["value"] = AttrValue::TensorValue(Vec({1, 2}));
-  def.node.push_back(std::move(w));
-  NodeDef id = MakeNode("wi", "Identity", {"w"});
-  id.attr["T"] = AttrValue::Type(DT_FLOAT);
-  def.node.push_back(std::move(id));
+  Tensor one(DT_FLOAT, TensorShape({1, 1}));
+  one.data<float>()[0] = 1.0f;
+  def.node.push_back(MakeConst("one", one));
+  def.node.push_back(MakeConst("zero", Vec({0})));
+  def.node.push_back(MakeConst("w", Vec({1, 2})));
+  for (NodeDef n : {MakeNode("x1", "MatMul", {"x0", "one"}),
+                    MakeNode("x", "BiasAdd", {"x1", "zero"}),
+                    MakeNode("wi", "Identity", {"w"})}) {
+    n.attr["T"] = AttrValue::Type(DT_FLOAT);
+    def.node.push_back(std::move(n));
+  }
   def.node.push_back(MakeNode("probe", "ConstantInputProbe", {"x", "w"}));
   def.node.push_back(MakeNode("probe_fed", "ConstantInputProbe", {"x", "wp"}));
   def.node.push_back(MakeNode("probe_id", "ConstantInputProbe", {"x", "wi"}));
@@ -126,12 +151,11 @@ TEST(ConstantInputTest, SessionConstantIsReported) {
   for (bool optimize : {false, true}) {
     SCOPED_TRACE(optimize ? "optimized" : "not optimized");
     auto session = MakeSession(optimize);
-    EXPECT_EQ(Probe(*session, {{"x", Vec({0})}}, "probe"),
+    EXPECT_EQ(Probe(*session, {{"x0", X()}}, "probe"),
               (std::vector<float>{1, 1}));
     // A placeholder is no constant.
-    EXPECT_EQ(
-        Probe(*session, {{"x", Vec({0})}, {"wp", Vec({1, 2})}}, "probe_fed"),
-        (std::vector<float>{0, 0}));
+    EXPECT_EQ(Probe(*session, {{"x0", X()}, {"wp", Vec({1, 2})}}, "probe_fed"),
+              (std::vector<float>{0, 0}));
   }
 }
 
@@ -147,12 +171,12 @@ TEST(ConstantInputTest, FedConstantDoesNotMatch) {
       auto session = MakeSession(optimize);
       auto fed = [&] {
         const std::vector<float> y =
-            Probe(*session, {{"x", Vec({0})}, {"w", Vec({5, 6})}}, "probe");
+            Probe(*session, {{"x0", X()}, {"w", Vec({5, 6})}}, "probe");
         ASSERT_EQ(y.size(), 2u);
         EXPECT_EQ(y[1], 0.0f);
       };
       auto constant = [&] {
-        EXPECT_EQ(Probe(*session, {{"x", Vec({0})}}, "probe"),
+        EXPECT_EQ(Probe(*session, {{"x0", X()}}, "probe"),
                   (std::vector<float>{1, 1}));
       };
       if (fed_first) {
@@ -170,8 +194,59 @@ TEST(ConstantInputTest, FedConstantDoesNotMatch) {
 // output is no session constant.
 TEST(ConstantInputTest, ComputedInputIsNotConstant) {
   auto session = MakeSession(/*optimize=*/false);
-  EXPECT_EQ(Probe(*session, {{"x", Vec({0})}}, "probe_id"),
+  EXPECT_EQ(Probe(*session, {{"x0", X()}}, "probe_id"),
             (std::vector<float>{0, 0}));
+}
+
+// The session's side of BuildPlan for these tests: kernels from the
+// registry, on one CPU device, and the graph's Const values.
+class TestResources : public PlanResources {
+ public:
+  explicit TestResources(const Graph& graph) : graph_(graph) {
+    EXPECT_TRUE(CollectConstValues(graph, "probe.pbtxt", &values_).ok());
+    kernels_.resize(graph.num_nodes());
+  }
+  Status GetKernel(const Node* node, const OpKernel** kernel,
+                   Device** device) override {
+    auto made = KernelRegistry::Global()->CreateKernel(
+        node->def(), node->op_def(), node->types(), &device_);
+    if (!made.ok()) return made.status();
+    kernels_[node->id()] = std::move(*made);
+    *kernel = kernels_[node->id()].get();
+    *device = &device_;
+    return Status();
+  }
+  const Tensor* ConstValue(const Node* node) const override {
+    return values_[node->id()];
+  }
+  const OpKernel* kernel(const std::string& name) const {
+    return kernels_[graph_.FindNode(name)->id()].get();
+  }
+
+ private:
+  const Graph& graph_;
+  CpuDevice device_{"cpu:0", nullptr};
+  std::vector<const Tensor*> values_;
+  std::vector<std::unique_ptr<OpKernel>> kernels_;
+};
+
+// A plan only inspected (upload_constants false, as an optimized session's
+// plan of the graph as given) makes kernels without constant inputs: they
+// would prepare (pack) weights for a plan that may never run.
+TEST(ConstantInputTest, InspectedPlanGivesNoConstants) {
+  auto graph = ProbeGraph();
+  for (bool upload : {true, false}) {
+    TestResources resources(*graph);
+    BuildPlanOptions options;
+    options.source_name = "probe.pbtxt";
+    options.upload_constants = upload;
+    auto plan = BuildPlan(*graph, {"x0"}, {"probe"}, {}, &resources, options);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    auto* probe =
+        dynamic_cast<const ConstantInputProbeOp*>(resources.kernel("probe"));
+    ASSERT_NE(probe, nullptr);
+    EXPECT_EQ(probe->has_constant(), upload);
+  }
 }
 
 // Kernels made through the registry see constants only inside a scope for
