@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include <immintrin.h>
+
 #include "device/cpu_isa.h"
 
 namespace weft {
