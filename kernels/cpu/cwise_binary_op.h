@@ -136,10 +136,11 @@ using ArrayMap =
     Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>, Eigen::Unaligned>;
 
 // out[i] = f(x[i * xs], y[i * ys]) for i < n, where each stride is 0 or 1
-// and not both 0. `out` may alias an input with stride 1.
+// and not both 0. `out` may alias an input with stride 1. The loop of every
+// functor; BinaryRun below, the entry point, picks wider ones for a few.
 template <typename In, typename Out, typename Functor>
-void BinaryRun(const In* x, int64_t xs, const In* y, int64_t ys, Out* out,
-               int64_t n, const Functor& f) {
+void BinaryRunGeneric(const In* x, int64_t xs, const In* y, int64_t ys,
+                      Out* out, int64_t n, const Functor& f) {
   if constexpr (!Eigen::internal::functor_traits<Functor>::PacketAccess) {
     // Nothing to vectorize by hand: plain loops, which compile much faster
     // than Eigen expressions and which the compiler vectorizes where it can.
@@ -166,6 +167,27 @@ void BinaryRun(const In* x, int64_t xs, const In* y, int64_t ys, Out* out,
     z = ConstArrayMap<In>(x, n).binaryExpr(ConstArrayMap<In>(y, n), f);
   }
 }
+
+// As BinaryRunGeneric.
+template <typename In, typename Out, typename Functor>
+void BinaryRun(const In* x, int64_t xs, const In* y, int64_t ys, Out* out,
+               int64_t n, const Functor& f) {
+  BinaryRunGeneric(x, xs, y, ys, out, n, f);
+}
+
+// float Add, Sub, Mul and RealDiv: binary_float.h's 8- or 16-wide loops on
+// the AVX2 and AVX-512 paths, BinaryRunGeneric's on the baseline path
+// (binary_float.cc). The same IEEE operation per element either way.
+#define WEFT_DECLARE_FLOAT_BINARY_RUN(F)                                  \
+  template <>                                                             \
+  void BinaryRun<float, float, Eigen::internal::F<float, float>>(         \
+      const float* x, int64_t xs, const float* y, int64_t ys, float* out, \
+      int64_t n, const Eigen::internal::F<float, float>& f);
+WEFT_DECLARE_FLOAT_BINARY_RUN(scalar_sum_op)
+WEFT_DECLARE_FLOAT_BINARY_RUN(scalar_difference_op)
+WEFT_DECLARE_FLOAT_BINARY_RUN(scalar_product_op)
+WEFT_DECLARE_FLOAT_BINARY_RUN(scalar_quotient_op)
+#undef WEFT_DECLARE_FLOAT_BINARY_RUN
 
 }  // namespace cwise_internal
 

@@ -1,0 +1,64 @@
+// The vector paths' float Add, Sub, Mul and RealDiv (binary_float.h), and
+// the element-wise kernels' BinaryRun for them (cwise_binary_op.h).
+#include "kernels/cpu/binary_float.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "device/cpu_isa.h"
+#include "kernels/cpu/cwise_binary_op.h"
+
+namespace weft {
+namespace {
+
+namespace avx2 {
+WEFT_ISA_AVX2_BEGIN
+constexpr int kFloats = 8;
+#include "kernels/cpu/binary_float.inc"
+WEFT_ISA_END
+}  // namespace avx2
+
+namespace avx512 {
+WEFT_ISA_AVX512_BEGIN
+constexpr int kFloats = 16;
+#include "kernels/cpu/binary_float.inc"
+WEFT_ISA_END
+}  // namespace avx512
+
+}  // namespace
+
+bool BinaryFloatOnVectorPath(BinaryFloatOp op, const float* x, int64_t xs,
+                             const float* y, int64_t ys, float* out,
+                             int64_t n) {
+  switch (ActiveCpuIsa()) {
+    case CpuIsa::kAvx512:
+      avx512::BinaryRun(op, x, xs, y, ys, out, n);
+      return true;
+    case CpuIsa::kAvx2:
+      avx2::BinaryRun(op, x, xs, y, ys, out, n);
+      return true;
+    case CpuIsa::kBaseline:
+      break;
+  }
+  return false;
+}
+
+namespace cwise_internal {
+
+#define WEFT_DEFINE_FLOAT_BINARY_RUN(F, OP)                                  \
+  template <>                                                                \
+  void BinaryRun<float, float, Eigen::internal::F<float, float>>(            \
+      const float* x, int64_t xs, const float* y, int64_t ys, float* out,    \
+      int64_t n, const Eigen::internal::F<float, float>& f) {                \
+    if (!BinaryFloatOnVectorPath(BinaryFloatOp::OP, x, xs, y, ys, out, n)) { \
+      BinaryRunGeneric(x, xs, y, ys, out, n, f);                             \
+    }                                                                        \
+  }
+WEFT_DEFINE_FLOAT_BINARY_RUN(scalar_sum_op, kAdd)
+WEFT_DEFINE_FLOAT_BINARY_RUN(scalar_difference_op, kSub)
+WEFT_DEFINE_FLOAT_BINARY_RUN(scalar_product_op, kMul)
+WEFT_DEFINE_FLOAT_BINARY_RUN(scalar_quotient_op, kDiv)
+#undef WEFT_DEFINE_FLOAT_BINARY_RUN
+
+}  // namespace cwise_internal
+}  // namespace weft
