@@ -90,6 +90,7 @@ class GraphOptimizer {
   bool PerChannel(const Node* n, int input, int64_t channels, int max_rank,
                   std::vector<float>* values) const;
   void TryFuse(const Node* head);
+  void TrySwish(const Node* mul);
   bool FoldScaleIntoFilter(const Node* head, const std::vector<float>& scale,
                            int64_t channels, Tensor* filter) const;
   // Rebuilding.
@@ -115,6 +116,13 @@ class GraphOptimizer {
   std::vector<int> fusion_last_;  // per node: index into fusions_, or -1
   std::vector<char> absorbed_;
   absl::flat_hash_map<int, PadFold> pad_folds_;  // by convolution node id
+  // x * Sigmoid(beta * x) made one _Swish node, by the Mul's id (TrySwish).
+  struct Swish {
+    const Node* x;
+    int x_index;
+    float beta;
+  };
+  absl::flat_hash_map<int, Swish> swish_;
   absl::flat_hash_set<std::string> taken_names_;
   GraphOptimizerStats stats_;
 };
@@ -622,6 +630,81 @@ void GraphOptimizer::TryFuse(const Node* head) {
   fusions_.push_back(std::move(f));
 }
 
+// x * Sigmoid(beta * x) (Keras' swish, SiLU; TensorFlow's tf.nn.silu
+// writes beta * x even for beta = 1) as one _Swish node: one pass over x
+// instead of two or three, and no tensor in between. Float on the CPU only;
+// beta is a constant scalar, and each absorbed node's value goes to the next
+// alone. The node computes the same operations per element (beta * x
+// rounded, its sigmoid rounded, the product), so its results are
+// bit-identical to the nodes'.
+void GraphOptimizer::TrySwish(const Node* mul) {
+  const int mid = mul->id();
+  if (mul->op() != "Mul" || !keep_[mid] || !live_[mid] || fed_node_[mid] ||
+      !folded_[mid].empty() || absorbed_[mid] || fusion_head_[mid] >= 0 ||
+      fusion_last_[mid] >= 0 || mul->num_inputs() != 2 ||
+      mul->output_type(0) != DT_FLOAT) {
+    return;
+  }
+  // A node whose value goes only to the next node of the pattern.
+  auto absorbable = [&](const Node* n) {
+    return IsChainLink(n) && !protected_[n->id()] &&
+           n->control_outputs().empty() && KeptConsumers(n, 0) == 1;
+  };
+  for (int s = 0; s < 2; ++s) {
+    const Node* sig = mul->input(s).node;
+    const Node* x = mul->input(1 - s).node;
+    const int x_index = mul->input(1 - s).index;
+    if (sig->op() != "Sigmoid" || mul->input(s).index != 0 ||
+        !absorbable(sig)) {
+      continue;
+    }
+    std::vector<const Node*> absorbed = {sig};
+    float beta = 1.0f;
+    const Node* arg = sig->input(0).node;
+    if (arg != x || sig->input(0).index != x_index) {
+      // Sigmoid(beta * x), beta a constant scalar.
+      if (arg->op() != "Mul" || sig->input(0).index != 0 || !absorbable(arg)) {
+        continue;
+      }
+      int b = -1;
+      for (int i = 0; i < 2; ++i) {
+        if (arg->input(1 - i).node == x && arg->input(1 - i).index == x_index) {
+          b = i;
+        }
+      }
+      if (b < 0) continue;
+      const Tensor* c = ConstValueOf(arg->input(b).node, arg->input(b).index);
+      if (c == nullptr || c->dtype() != DT_FLOAT || c->NumElements() != 1 ||
+          c->dims() > 0) {
+        continue;
+      }
+      beta = c->data<float>()[0];
+      absorbed.insert(absorbed.begin(), arg);
+    }
+    if (options_.place) {
+      Device* d = options_.place(mul);
+      if (d == nullptr || d->device_type() != "CPU") return;
+      bool same = true;
+      for (const Node* a : absorbed) same &= options_.place(a) == d;
+      if (!same) return;
+    }
+    swish_[mid] = {x, x_index, beta};
+    Fusion f;
+    f.head = absorbed.front();
+    for (const Node* a : absorbed) absorbed_[a->id()] = 1;
+    absorbed.push_back(mul);
+    f.absorbed = absorbed;
+    std::vector<std::string> parts;
+    for (const Node* a : absorbed) parts.push_back(a->name());
+    f.name = UniqueName(absl::StrJoin(parts, "+"));
+    fusion_last_[mid] = static_cast<int>(fusions_.size());
+    fusions_.push_back(std::move(f));
+    ++stats_.fused;
+    stats_.fused_away += static_cast<int>(absorbed.size()) - 1;
+    return;
+  }
+}
+
 // ---- rebuilding -----------------------------------------------------------
 
 std::string GraphOptimizer::UniqueName(const std::string& base) {
@@ -754,6 +837,27 @@ StatusOr<std::unique_ptr<OptimizedGraph>> GraphOptimizer::Emit(
       def.node.push_back(std::move(fused));
       continue;
     }
+    auto swish = swish_.find(id);
+    if (swish != swish_.end()) {
+      NodeDef fused;
+      fused.name = NodeName(n);
+      fused.op = "_Swish";
+      fused.device = n->requested_device();
+      fused.attr["T"] = AttrValue::Type(DT_FLOAT);
+      fused.attr["beta"] = AttrValue::Float(swish->second.beta);
+      fused.input.push_back(InputName(swish->second.x, swish->second.x_index));
+      for (const Node* c : n->control_inputs()) {
+        fused.input.push_back(absl::StrCat("^", NodeName(c)));
+      }
+      std::vector<std::string> originals;
+      for (const Node* a : fusions_[fusion_last_[id]].absorbed) {
+        originals.push_back(a->name());
+      }
+      fused.attr[kFusedNodesAttr] = AttrValue::StringList(originals);
+      shapes[fused.name] = original_shapes(n);
+      def.node.push_back(std::move(fused));
+      continue;
+    }
     NodeDef copy = n->def();
     copy_inputs(n, &copy, n->num_inputs());
     ApplyPadFold(n, &copy);
@@ -815,6 +919,7 @@ StatusOr<std::unique_ptr<OptimizedGraph>> GraphOptimizer::Run(
   }
   for (int id : order_) TryFoldPad(g_.node(id));
   for (int id : order_) TryFuse(g_.node(id));
+  for (int id : order_) TrySwish(g_.node(id));
   // Nothing to rewrite (a chain of Identity nodes, a graph without
   // constants or convolutions): building a copy of the graph, a second plan
   // and a second set of kernels would only make Prepare slower.

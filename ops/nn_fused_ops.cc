@@ -68,4 +68,15 @@ REGISTER_OP("_FusedMatMul")
     .Attr("leakyrelu_alpha: float = 0.2")
     .SetShapeFn(shape_inference::MatMulShape);
 
+// x * Sigmoid(beta * x) (Keras' swish, SiLU) in one pass: the optimizer's
+// rewrite of a Sigmoid, of x or of a constant beta times x, whose value goes
+// only to a Mul by x. TensorFlow's oneDNN build has the same fusion
+// (_MklSwish).
+REGISTER_OP("_Swish")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {float}")
+    .Attr("beta: float = 1.0")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
 }  // namespace weft

@@ -28,13 +28,28 @@ WEFT_ISA_END
 
 }  // namespace
 
+bool SwishFloatOnVectorPath(const float* in, float* out, int64_t n,
+                            float beta) {
+  switch (ActiveCpuIsa()) {
+    case CpuIsa::kAvx512:
+      avx512::SigmoidRun<true>(in, out, n, beta);
+      return true;
+    case CpuIsa::kAvx2:
+      avx2::SigmoidRun<true>(in, out, n, beta);
+      return true;
+    case CpuIsa::kBaseline:
+      break;
+  }
+  return false;
+}
+
 bool SigmoidFloatOnVectorPath(const float* in, float* out, int64_t n) {
   switch (ActiveCpuIsa()) {
     case CpuIsa::kAvx512:
-      avx512::SigmoidRun(in, out, n);
+      avx512::SigmoidRun<false>(in, out, n, 1.0f);
       return true;
     case CpuIsa::kAvx2:
-      avx2::SigmoidRun(in, out, n);
+      avx2::SigmoidRun<false>(in, out, n, 1.0f);
       return true;
     case CpuIsa::kBaseline:
       break;

@@ -25,6 +25,11 @@ namespace weft {
 // `in`; returns false, writing nothing, on the baseline path.
 bool SigmoidFloatOnVectorPath(const float* in, float* out, int64_t n);
 
+// out[i] = in[i] * sigmoid(beta * in[i]), each of the three operations
+// rounded as the Mul, Sigmoid and Mul nodes it stands for round them (the
+// sigmoid above), as above.
+bool SwishFloatOnVectorPath(const float* in, float* out, int64_t n, float beta);
+
 }  // namespace weft
 
 #endif  // WEFT_KERNELS_CPU_SIGMOID_FLOAT_H_

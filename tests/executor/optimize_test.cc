@@ -3,6 +3,7 @@
 // outputs as running the graph's nodes as they are (SessionOptions.optimize
 // = false), keep fetched and fed tensors' meaning, and leave alone what they
 // must not rewrite.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -873,6 +874,142 @@ TEST(OptimizeTest, SummaryCountsFoldedPads) {
   ASSERT_TRUE(callable.ok()) << callable.status();
   EXPECT_THAT((*callable)->optimizer_summary(),
               HasSubstr("1 Pads folded into convolutions"));
+}
+
+// ---- swish ------------------------------------------------------------------
+
+// x * Sigmoid(x) and x * Sigmoid(beta * x), either operand order, after a
+// fused convolution (Keras' EfficientNet block) and on a plain input, over
+// values that reach the sigmoid's tails, +-inf, NaN and -0: one _Swish node,
+// bit-identical to the Sigmoid and Mul it replaces, at 1 and 2 threads. 67
+// elements per image row: neither a multiple of a vector nor a single one.
+TEST(OptimizeTest, SwishIsOneNodeBitIdenticalToSigmoidTimesX) {
+  for (bool sigmoid_first : {false, true}) {
+    SCOPED_TRACE(sigmoid_first);
+    Builder b;
+    b.Placeholder("x", TensorShape({2, 5, 67, 3}));
+    b.Const("w", Random(TensorShape({1, 1, 3, 4}), -1, 1, 21));
+    b.Const("b", Random(TensorShape({4}), -1, 1, 22));
+    b.Conv("conv", "x", "w");
+    b.Op("bias", "BiasAdd", {"conv", "b"});
+    b.Op("sig", "Sigmoid", {"bias"});
+    b.Op("swish", "Mul",
+         sigmoid_first ? std::vector<std::string>{"sig", "bias"}
+                       : std::vector<std::string>{"bias", "sig"});
+    b.Op("sig2", "Sigmoid", {"x"});
+    b.Op("swish2", "Mul", {"x", "sig2"});
+    // tf.nn.silu's form, Sigmoid(beta * x): beta 1 (Keras) and 1.5.
+    const auto scalar = [](float v) {
+      Tensor t(DT_FLOAT, TensorShape({}));
+      t.data<float>()[0] = v;
+      return t;
+    };
+    b.Const("one", scalar(1.0f));
+    b.Const("beta", scalar(1.5f));
+    b.Op("bx", "Mul", {"x", "one"});
+    b.Op("sig3", "Sigmoid", {"bx"});
+    b.Op("swish3", "Mul", {"sig3", "x"});
+    b.Op("bx4", "Mul", {"beta", "bias"});
+    b.Op("sig4", "Sigmoid", {"bx4"});
+    b.Op("swish4", "Mul", {"bias", "sig4"});
+    auto g = b.Build();
+    Tensor x = Random(TensorShape({2, 5, 67, 3}), -120, 120, 23);
+    float* v = x.data<float>();
+    v[0] = std::numeric_limits<float>::infinity();
+    v[1] = -std::numeric_limits<float>::infinity();
+    v[2] = std::numeric_limits<float>::quiet_NaN();
+    v[3] = -0.0f;
+    v[4] = -90.0f;  // a sigmoid below the smallest normal float
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(threads);
+      const std::vector<std::string> fetches = {"swish", "swish2", "swish3",
+                                                "swish4"};
+      Outcome off = RunGraph(g, false, {{"x", x}}, fetches);
+      auto session = MakeSession(g, true, threads);
+      auto callable = session->Prepare({"x"}, fetches);
+      ASSERT_TRUE(callable.ok()) << callable.status();
+      std::vector<Tensor> on;
+      RunOptions options;
+      options.trace = true;
+      RunMetadata metadata;
+      ASSERT_TRUE(session->Run(**callable, {x}, &on, options, &metadata).ok());
+      std::vector<std::string> ops;
+      for (const NodeTrace& t : metadata.node_traces) {
+        ops.push_back(t.node->op());
+      }
+      EXPECT_EQ(std::count(ops.begin(), ops.end(), "_Swish"), 4);
+      EXPECT_EQ(std::count(ops.begin(), ops.end(), "Sigmoid"), 0);
+      EXPECT_EQ(std::count(ops.begin(), ops.end(), "Mul"), 0);
+      // Bit for bit, except that a NaN may have another sign or payload.
+      for (int k = 0; k < 4; ++k) {
+        ASSERT_EQ(on[k].shape(), off.outputs[k].shape());
+        const float* a = on[k].data<float>();
+        const float* e = off.outputs[k].data<float>();
+        int differ = 0;
+        for (int64_t i = 0; i < on[k].NumElements(); ++i) {
+          const bool same = std::isnan(e[i])
+                                ? std::isnan(a[i])
+                                : std::memcmp(&a[i], &e[i], sizeof(float)) == 0;
+          differ += !same;
+        }
+        EXPECT_EQ(differ, 0) << k;
+      }
+    }
+    // The special values, from the definition: inf * 1, -inf * 0 is NaN
+    // (as Mul gives), NaN, -0 * 0.5.
+    Outcome on = RunGraph(g, true, {{"x", x}}, {"swish2"});
+    const float* y = on.outputs[0].data<float>();
+    EXPECT_EQ(y[0], std::numeric_limits<float>::infinity());
+    EXPECT_TRUE(std::isnan(y[1]));
+    EXPECT_TRUE(std::isnan(y[2]));
+    EXPECT_EQ(y[3], 0.0f);
+    EXPECT_TRUE(std::signbit(y[3]));
+  }
+}
+
+TEST(OptimizeTest, SwishPatternsThatMustNotFuse) {
+  Tensor x = Random(TensorShape({4, 33}), -8, 8, 31);
+  {
+    // The Sigmoid's value also goes elsewhere.
+    Builder b;
+    b.Placeholder("x", TensorShape({4, 33}));
+    b.Op("sig", "Sigmoid", {"x"});
+    b.Op("swish", "Mul", {"x", "sig"});
+    b.Op("other", "Neg", {"sig"});
+    b.Op("sum", "AddV2", {"swish", "other"});
+    auto g = b.Build();
+    Outcome on = RunGraph(g, true, {{"x", x}}, {"sum"});
+    Outcome off = RunGraph(g, false, {{"x", x}}, {"sum"});
+    EXPECT_EQ(CountFused(on.ran), 0);
+    EXPECT_TRUE(Ran(on, "sig"));
+    ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+  }
+  {
+    // The Mul's other operand is not the Sigmoid's input.
+    Builder b;
+    b.Placeholder("x", TensorShape({4, 33}));
+    b.Placeholder("z", TensorShape({4, 33}));
+    b.Op("sig", "Sigmoid", {"x"});
+    b.Op("gate", "Mul", {"z", "sig"});
+    auto g = b.Build();
+    Outcome on = RunGraph(g, true, {{"x", x}, {"z", x}}, {"gate"});
+    EXPECT_TRUE(Ran(on, "sig"));
+    EXPECT_TRUE(Ran(on, "gate"));
+  }
+  {
+    // The Sigmoid is fetched: its value must stay.
+    Builder b;
+    b.Placeholder("x", TensorShape({4, 33}));
+    b.Op("sig", "Sigmoid", {"x"});
+    b.Op("swish", "Mul", {"x", "sig"});
+    auto g = b.Build();
+    Outcome on = RunGraph(g, true, {{"x", x}}, {"swish", "sig"});
+    Outcome off = RunGraph(g, false, {{"x", x}}, {"swish", "sig"});
+    EXPECT_TRUE(Ran(on, "sig"));
+    EXPECT_TRUE(Ran(on, "swish"));
+    ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+    ExpectClose(on.outputs[1], off.outputs[1], 0, 0);
+  }
 }
 
 }  // namespace
