@@ -112,9 +112,9 @@ void Gemm(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
 // concurrent runs may share it. Memory: on the AVX2 and AVX-512 paths about
 // a copy of op(b), k x n floats with n rounded up to the micro-kernel's
 // width (16 or 32 columns) and k to a multiple of its blocks; nothing on the
-// baseline path, which multiplies from `b` where it is, so `b`'s memory must
-// outlive it. In the layout of the process's CPU path. `parallel`, when
-// given, packs through it.
+// baseline path, which multiplies from `b` where it is (as few-row products
+// of a narrow op(b) do on the others), so `b`'s memory must outlive it. In the
+// layout of the process's CPU path. `parallel`, when given, packs through it.
 class GemmPackedRhs {
  public:
   GemmPackedRhs(int64_t k, int64_t n, GemmOperand<float> b,
