@@ -13,6 +13,7 @@
 #include "device/cpu_isa.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/image_layout.h"
+#include "kernels/op_kernel.h"
 
 namespace weft {
 namespace {
@@ -228,8 +229,7 @@ Conv2DPackedFilter::~Conv2DPackedFilter() = default;
 
 const Conv2DPackedFilter* Conv2DPackedFilter::For(
     const Tensor& filter, const Conv2DGeometry& s) const {
-  return filter.SharesBufferWith(filter_) &&
-                 filter.shape() == filter_.shape() && s.groups == groups()
+  return ConstantInputMatches(filter, filter_) && s.groups == groups()
              ? this
              : nullptr;
 }
@@ -257,19 +257,23 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   auto group_filter = [&](int64_t g) {
     return GemmOperand<float>{filter + g * cout, ldo};
   };
+  // Group g's product of all m rows of `a` (m x k) into its output columns,
+  // by the filter packed ahead when there is one.
+  auto group_product = [&](int64_t g, GemmOperand<float> a, int64_t k) {
+    if (packed != nullptr) {
+      Gemm(parallel, m, a, packed->group(g), out + g * cout, ldo,
+           group_epilogue(g));
+    } else {
+      Gemm(parallel, m, k, cout, a, group_filter(g), out + g * cout, ldo,
+           group_epilogue(g));
+    }
+  };
 
   if (Pointwise(s)) {
     // The input already is the [m, in_depth] patch matrix: one product per
     // group, split by the GEMM itself.
     for (int64_t g = 0; g < s.groups; ++g) {
-      const GemmOperand<float> a{in + g * cin, s.in_depth};
-      if (packed != nullptr) {
-        Gemm(parallel, m, a, packed->group(g), out + g * cout, ldo,
-             group_epilogue(g));
-      } else {
-        Gemm(parallel, m, cin, cout, a, group_filter(g), out + g * cout, ldo,
-             group_epilogue(g));
-      }
+      group_product(g, GemmOperand<float>{in + g * cin, s.in_depth}, cin);
     }
     return;
   }
@@ -286,14 +290,7 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
     PatchLease patches(m * k);
     for (int64_t g = 0; g < s.groups; ++g) {
       GatherPatches(s, col_taps.data(), in, 0, m, g, patches.data());
-      const GemmOperand<float> a{patches.data(), k};
-      if (packed != nullptr) {
-        Gemm(parallel, m, a, packed->group(g), out + g * cout, ldo,
-             group_epilogue(g));
-      } else {
-        Gemm(parallel, m, k, cout, a, group_filter(g), out + g * cout, ldo,
-             group_epilogue(g));
-      }
+      group_product(g, GemmOperand<float>{patches.data(), k}, k);
     }
     return;
   }

@@ -12,6 +12,7 @@
 #include "core/tensor.h"
 #include "core/types.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/op_kernel.h"
 
 namespace weft {
 
@@ -33,8 +34,7 @@ class MatMulPackedRhs {
   // The packing when `b` (the op's input in this run) is the packed tensor,
   // else null (a signature that feeds it: pack per call).
   const GemmPackedRhs* For(const Tensor& b) const {
-    return b.SharesBufferWith(b_) && b.shape() == b_.shape() ? &packed_
-                                                             : nullptr;
+    return ConstantInputMatches(b, b_) ? &packed_ : nullptr;
   }
 
  private:
