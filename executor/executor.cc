@@ -151,6 +151,7 @@ class RunState {
         Distribute(&ready, Spawn::kGroup);
         Drain(&ready, Spawn::kGroup);
       }
+      tsan::EnteringWait();
       group.wait();
       tsan::Acquire(this);
       group_ = nullptr;
