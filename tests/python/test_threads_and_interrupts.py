@@ -1,5 +1,6 @@
 """Runs release the GIL (threads run sessions at once) and Ctrl-C cancels."""
 
+import ctypes
 import os
 import signal
 import threading
@@ -88,6 +89,71 @@ def test_gil_is_released_during_a_run(long_run):
     assert ticks > 100, f"{ticks} ticks in {elapsed:.2f} s"
 
 
+class CtrlCDuringRun:
+    """Sends SIGINT to this process once the run under way has put weft's
+    handler in place (the C-level SIGINT handler changes), then reports what
+    happened when the run did not end in the expected exception.
+
+    The tests once fired a threading.Timer 0.2 s after starting a 2 s run;
+    on CI that failed once with "DID NOT RAISE" and the timer cancelled
+    unfired, which could not be reproduced. Waiting for the handler makes
+    the test independent of how soon the sending thread gets scheduled, and
+    a failure now says which step did not come."""
+
+    _libc = ctypes.CDLL(None, use_errno=True)
+
+    @classmethod
+    def c_handler(cls):
+        # glibc's struct sigaction starts with the handler; 512 bytes is
+        # more than the whole struct on every Linux ABI.
+        buf = ctypes.create_string_buffer(512)
+        if cls._libc.sigaction(signal.SIGINT, None, buf) != 0:
+            return None
+        return buf.raw[: ctypes.sizeof(ctypes.c_void_p)]
+
+    def __init__(self):
+        self.before = self.c_handler()
+        self.start = self.seen = self.sent = self.ended = None
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._send, daemon=True)
+
+    def _send(self):
+        while not self._done.wait(0.001):
+            if time.monotonic() - self.start > 30:
+                return
+            if self.c_handler() != self.before:
+                self.seen = time.monotonic()
+                os.kill(os.getpid(), signal.SIGINT)
+                self.sent = time.monotonic()
+                return
+
+    def run(self, fn, expected):
+        """Runs fn() while sending SIGINT; returns the seconds from the
+        signal to `expected` being raised, or fails the test."""
+        self.start = time.monotonic()
+        self._thread.start()
+        try:
+            fn()
+        except expected:
+            self.ended = time.monotonic()
+            assert self.sent is not None, "raised with no SIGINT sent"
+            return self.ended - self.sent
+        finally:
+            self._done.set()
+            self._thread.join()
+        self.ended = time.monotonic()
+        pytest.fail(f"the run ended without {expected.__name__}: {self}")
+
+    def __str__(self):
+        def at(t):
+            return "never" if t is None else f"at +{t - self.start:.3f} s"
+
+        return (
+            f"run ended at +{self.ended - self.start:.3f} s; weft's handler "
+            f"seen {at(self.seen)}; SIGINT sent {at(self.sent)}"
+        )
+
+
 def test_ctrl_c_cancels_a_run_on_the_main_thread(long_run):
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("KeyboardInterrupt reaches the main thread only")
@@ -98,31 +164,19 @@ def test_ctrl_c_cancels_a_run_on_the_main_thread(long_run):
         session.run(feeds, [last], timeout=1.0)
     assert time.monotonic() - start >= 1.0
 
-    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
-    start = time.monotonic()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            session.run(feeds, [last])
-    finally:
-        timer.cancel()
-    elapsed = time.monotonic() - start
+    ctrl_c = CtrlCDuringRun()
+    elapsed = ctrl_c.run(lambda: session.run(feeds, [last]), KeyboardInterrupt)
     # One MatMul of 768x768 takes milliseconds; the run stops at the next.
-    assert elapsed < 1.0, f"cancelled after {elapsed:.2f} s"
+    assert elapsed < 1.0, f"cancelled {elapsed:.2f} s after the signal: {ctrl_c}"
     # The handler that was there before the run is back.
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert CtrlCDuringRun.c_handler() == ctrl_c.before
 
     # The same for a prepared callable.
     predict = session.callable(feeds=["x", "w"], fetches=[last])
-    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
-    start = time.monotonic()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            predict(feeds["x"], feeds["w"])
-    finally:
-        timer.cancel()
-    assert time.monotonic() - start < 1.0
+    ctrl_c = CtrlCDuringRun()
+    elapsed = ctrl_c.run(lambda: predict(feeds["x"], feeds["w"]), KeyboardInterrupt)
+    assert elapsed < 1.0, f"cancelled {elapsed:.2f} s after the signal: {ctrl_c}"
 
 
 def test_ctrl_c_with_a_custom_handler(long_run):
@@ -139,15 +193,11 @@ def test_ctrl_c_with_a_custom_handler(long_run):
         raise Stop()
 
     previous = signal.signal(signal.SIGINT, handler)
-    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
     try:
-        start = time.monotonic()
-        timer.start()
-        with pytest.raises(Stop):
-            session.run(feeds, [last])
-        assert time.monotonic() - start < 1.0
+        ctrl_c = CtrlCDuringRun()
+        elapsed = ctrl_c.run(lambda: session.run(feeds, [last]), Stop)
+        assert elapsed < 1.0, f"stopped {elapsed:.2f} s after the signal: {ctrl_c}"
         assert seen == [signal.SIGINT]
         assert signal.getsignal(signal.SIGINT) is handler
     finally:
-        timer.cancel()
         signal.signal(signal.SIGINT, previous)
