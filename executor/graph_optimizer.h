@@ -1,36 +1,46 @@
 // Graph optimization for one prepared signature (feeds, fetches, targets):
 // the session runs it once per Session::Prepare, never in Run. It rewrites
 // the nodes the signature needs into a new Graph that the plan is built
-// from, leaving the session's graph untouched:
+// from, leaving the session's graph untouched.
 //
-//  1. Constant folding. A node whose data inputs are all constants (Consts,
-//     or nodes folded before it), that is not stateful, not a placeholder
-//     and not fed, is evaluated once with its CPU kernel and becomes a Const
-//     of the same name (output i > 0 becomes a Const of its own). Results
-//     larger than GraphOptimizerOptions::max_folded_bytes stay computed at
-//     run time. A node whose kernel is missing or fails is left as it is, so
-//     the run reports exactly what it would have without the optimizer.
+// The rewrites are rules, one file each under executor/optimizer/, run in
+// this fixed order (executor/optimizer/rule_pipeline.h), each a pass over
+// the whole graph that sees what the rules before it recorded:
 //
-//  2. Fusion, float32 only. A Conv2D, DepthwiseConv2dNative or MatMul (NHWC
-//     for the convolutions) followed by a chain of per-channel affine nodes
-//     with constant operands, BiasAdd, Add/AddV2, Sub, Mul and inference-
-//     mode FusedBatchNormV3, and then optionally Relu, Relu6, Elu or
-//     LeakyRelu, becomes one _FusedConv2D / _FusedDepthwiseConv2dNative /
-//     _FusedMatMul (ops/nn_fused_ops.cc). Multiplications (the batch-norm
-//     scale) are folded into a new constant filter, so they need a constant
-//     filter; additions become the bias. Every intermediate tensor of the
-//     chain must have exactly one consumer and be neither fed nor fetched,
-//     and nodes in it must carry no control edges.
+//  1. Constant folding (constant_folding_rule.h). A node whose data inputs
+//     are all constants (Consts, or nodes folded before it), that is not
+//     stateful, not a placeholder and not fed, is evaluated once with its
+//     CPU kernel and becomes a Const of the same name (output i > 0 becomes
+//     a Const of its own). Results larger than
+//     GraphOptimizerOptions::max_folded_bytes stay computed at run time. A
+//     node whose kernel is missing or fails is left as it is, so the run
+//     reports exactly what it would have without the optimizer.
 //
-//  3. Pad folding, before fusion. A Pad (or PadV2 of float zeros) of
-//     constant, non-negative amounts on H and W only, whose output only
-//     feeds input 0 of a CPU Conv2D or DepthwiseConv2dNative with padding
-//     VALID or EXPLICIT and is neither fed nor fetched, is removed: the
-//     convolution reads the Pad's input with padding EXPLICIT and the
-//     amounts (added to its own) as explicit_paddings. Keras emits such
-//     Pads before its stride-2 convolutions. Results are the same, except
-//     that padded zeros no longer turn an infinite or NaN filter tap into
-//     NaN at the border.
+//  2. Pad folding, before fusion (pad_folding_rule.h). A Pad (or PadV2 of
+//     float zeros) of constant, non-negative amounts on H and W only, whose
+//     output only feeds input 0 of a CPU Conv2D or DepthwiseConv2dNative
+//     with padding VALID or EXPLICIT and is neither fed nor fetched, is
+//     removed: the convolution reads the Pad's input with padding EXPLICIT
+//     and the amounts (added to its own) as explicit_paddings. Keras emits
+//     such Pads before its stride-2 convolutions. Results are the same,
+//     except that padded zeros no longer turn an infinite or NaN filter tap
+//     into NaN at the border.
+//
+//  3. Fusion, float32 only (fusion_rule.h). A Conv2D, DepthwiseConv2dNative
+//     or MatMul (NHWC for the convolutions) followed by a chain of
+//     per-channel affine nodes with constant operands, BiasAdd, Add/AddV2,
+//     Sub, Mul and inference-mode FusedBatchNormV3, and then optionally
+//     Relu, Relu6, Elu or LeakyRelu, becomes one _FusedConv2D /
+//     _FusedDepthwiseConv2dNative / _FusedMatMul (ops/nn_fused_ops.cc).
+//     Multiplications (the batch-norm scale) are folded into a new constant
+//     filter, so they need a constant filter; additions become the bias.
+//     Every intermediate tensor of the chain must have exactly one consumer
+//     and be neither fed nor fetched, and nodes in it must carry no control
+//     edges.
+//
+//  4. Swish (swish_rule.h). x * Sigmoid(beta * x), beta a constant float
+//     scalar, or x * Sigmoid(x), on the CPU becomes one _Swish node whose
+//     results are bit-identical to the nodes'.
 //
 // A fused node is named after what it replaces, "<first node>+<op>+<op>"
 // ("conv1/Conv2D+BiasAdd+Relu"), so that traces map back to the original
@@ -115,20 +125,23 @@ class OptimizedGraph : public PlanResources {
   const Tensor* ConstValue(const Node* node) const override;
 
  private:
-  friend class GraphOptimizer;
+  // Fills the private members below (executor/optimizer/graph_rebuilder.h).
+  friend class GraphRebuilder;
   std::unique_ptr<Graph> graph_;
   std::function<Device*(const Node*)> place_;
   std::function<StatusOr<std::unique_ptr<OpKernel>>(const Graph&, const Node*,
                                                     Device*)>
       create_kernel_;
   std::vector<std::unique_ptr<OpKernel>> kernels_;
-  std::vector<const Tensor*> const_values_;  // by node id; Emit fills it
+  // By node id; GraphRebuilder fills it.
+  std::vector<const Tensor*> const_values_;
   std::vector<std::string> fetches_;
   std::vector<std::string> targets_;
   GraphOptimizerStats stats_;
 };
 
-// The fusion rule's vocabulary, also read by `weft ops --used-by`
+// The fusion rule's vocabulary (defined in executor/optimizer/fusion_rule.cc,
+// with the rule), also read by `weft ops --used-by`
 // (tools/ops_to_register.cc), which must predict what this optimizer makes:
 // a head (Conv2D, DepthwiseConv2dNative, MatMul) becomes FusedOpName(head)
 // when a chain of IsFusionLink ops (bias and per-channel scale adds and

@@ -1,0 +1,39 @@
+// Fusion of a product with what follows it, float32 only: a Conv2D,
+// DepthwiseConv2dNative or MatMul (NHWC for the convolutions) followed by a
+// chain of per-channel affine nodes with constant operands (BiasAdd,
+// Add/AddV2, Sub, Mul and inference-mode FusedBatchNormV3), and then
+// optionally Relu, Relu6, Elu or LeakyRelu, becomes one _FusedConv2D /
+// _FusedDepthwiseConv2dNative / _FusedMatMul (ops/nn_fused_ops.cc).
+// Multiplications (the batch-norm scale) are folded into a new constant
+// filter, so they need a constant filter; additions become the bias. A
+// chain of scales only becomes the head's own op with the scaled filter.
+//
+// Every intermediate tensor of the chain must have exactly one consumer and
+// be neither fed nor fetched, and nodes in it must carry no control edges:
+// the fused node computes only the chain's last value. The head must be
+// placed on the CPU, the only device with fused kernels.
+//
+// The fused node is named "<head>+<op>+<op>" ("conv1/Conv2D+BiasAdd+Relu")
+// and lists the nodes it replaces (with a Pad folded into the head before)
+// in its kFusedNodesAttr; it stands in for the chain's last node.
+//
+// The op vocabulary (IsFusionHead, IsFusionLink, FusedOpName) is declared
+// in executor/graph_optimizer.h for `weft ops --used-by`, and defined with
+// this rule.
+#ifndef WEFT_EXECUTOR_OPTIMIZER_FUSION_RULE_H_
+#define WEFT_EXECUTOR_OPTIMIZER_FUSION_RULE_H_
+
+#include "executor/optimizer/rewrite_rule.h"
+
+namespace weft {
+
+class FusionRule : public RewriteRule {
+ public:
+  absl::string_view name() const override { return "fusion"; }
+  // Visits heads: the chain is followed downstream from the product.
+  void Visit(const Node* node, RewriteContext* context) const override;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_EXECUTOR_OPTIMIZER_FUSION_RULE_H_

@@ -1,0 +1,157 @@
+#include "executor/optimizer/rewrite_context.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "device/device.h"
+#include "executor/const_values.h"
+#include "graph/import.h"
+
+namespace weft {
+
+RewriteContext::RewriteContext(const Graph& graph,
+                               const GraphOptimizerOptions& options)
+    : graph_(graph), options_(options) {}
+
+Status RewriteContext::MarkSignature(const std::vector<const Node*>& live,
+                                     const std::vector<std::string>& feeds,
+                                     const std::vector<std::string>& fetches,
+                                     const std::vector<std::string>& targets) {
+  WEFT_ASSIGN_OR_RETURN(order_, graph_.TopologicalOrder());
+  const int n = graph_.num_nodes();
+  live_.assign(n, 0);
+  keep_.assign(n, 0);
+  fed_node_.assign(n, 0);
+  protected_.assign(n, 0);
+  folded_.resize(n);
+  folded_names_.resize(n);
+  absorbed_.assign(n, 0);
+  replacement_.resize(n);
+  stand_in_.resize(n);
+  patches_.resize(n);
+  merged_.resize(n);
+  for (const Node* node : live) live_[node->id()] = 1;
+  stats_.nodes_before = static_cast<int>(live.size());
+
+  auto endpoint = [&](const std::string& name) -> StatusOr<EndpointKey> {
+    WEFT_ASSIGN_OR_RETURN(ParsedInput parsed, ParseNodeInput(name));
+    const Node* node = graph_.FindNode(parsed.node);
+    if (node == nullptr) {
+      return errors::Internal("optimizer: no node named '", parsed.node, "'");
+    }
+    return EndpointKey{node->id(), parsed.index};
+  };
+  std::vector<int> stack;
+  for (const std::string& f : feeds) {
+    WEFT_ASSIGN_OR_RETURN(EndpointKey k, endpoint(f));
+    fed_.insert(k);
+    fed_node_[k.first] = 1;
+    // A feed names its node even when no fetch needs it.
+    stack.push_back(k.first);
+  }
+  for (const std::string& f : fetches) {
+    WEFT_ASSIGN_OR_RETURN(EndpointKey k, endpoint(f));
+    protected_[k.first] = 1;
+    stack.push_back(k.first);
+  }
+  for (const std::string& t : targets) {
+    const Node* node = graph_.FindNode(t);
+    if (node == nullptr) {
+      return errors::Internal("optimizer: no node named '", t, "'");
+    }
+    protected_[node->id()] = 1;
+    stack.push_back(node->id());
+  }
+  // Everything the fetched nodes reach stays, also upstream of feeds and
+  // constants: BuildPlan prunes it again, and the optimized graph keeps
+  // every name the signature and the kept nodes' inputs refer to.
+  for (const Node* node : live) stack.push_back(node->id());
+  while (!stack.empty()) {
+    const int id = stack.back();
+    stack.pop_back();
+    if (keep_[id]) continue;
+    keep_[id] = 1;
+    const Node* node = graph_.node(id);
+    for (const Endpoint& e : node->inputs()) stack.push_back(e.node->id());
+    for (const Node* c : node->control_inputs()) stack.push_back(c->id());
+  }
+  for (const auto& node : graph_.nodes()) taken_names_.insert(node->name());
+  return Status();
+}
+
+int RewriteContext::KeptConsumers(const Node* n, int output) const {
+  int count = 0;
+  for (const Endpoint& c : n->consumers(output)) count += keep_[c.node->id()];
+  return count;
+}
+
+const Tensor* RewriteContext::ConstValueOf(const Node* n, int output) const {
+  if (fed_.contains(EndpointKey{n->id(), output})) return nullptr;
+  if (!folded_[n->id()].empty()) return &folded_[n->id()][output];
+  // A Const with a control input runs after it (const_values.h): folding
+  // its consumers would drop that order.
+  if (n->op() != "Const" || !n->control_inputs().empty()) return nullptr;
+  // Session::Create has rejected bad Consts; one here is not a constant.
+  StatusOr<const Tensor*> value = ConstNodeValue(*n, options_.source_name);
+  return value.ok() ? *value : nullptr;
+}
+
+bool RewriteContext::IsUnrewrittenFloatNode(const Node* n) const {
+  const int id = n->id();
+  return live_[id] && !fed_node_[id] && folded_[id].empty() &&
+         replacement_[id] == nullptr && !absorbed_[id] &&
+         n->control_inputs().empty() && n->num_outputs() >= 1 &&
+         n->output_type(0) == DT_FLOAT;
+}
+
+bool RewriteContext::PlacedOnCpu(const Node* n) const {
+  if (!options_.place) return true;
+  Device* d = options_.place(n);
+  return d != nullptr && d->device_type() == "CPU";
+}
+
+std::string RewriteContext::UniqueName(const std::string& base) {
+  std::string name = base;
+  for (int i = 1; taken_names_.contains(name); ++i) {
+    name = absl::StrCat(base, "_", i);
+  }
+  taken_names_.insert(name);
+  return name;
+}
+
+void RewriteContext::RecordFold(const Node* n, std::vector<Tensor> values) {
+  const int id = n->id();
+  folded_[id] = std::move(values);
+  ++stats_.folded;
+  if (n->num_outputs() > 1) {
+    folded_names_[id] = UniqueName(n->name() + "/_folded_output_");
+    // Each output gets "<prefix><index>"; reserve those names.
+    for (int o = 1; o < n->num_outputs(); ++o) {
+      taken_names_.insert(folded_names_[id] + std::to_string(o));
+    }
+  }
+}
+
+std::string RewriteContext::FoldedOutputName(const Node* n, int output) const {
+  return folded_names_[n->id()] + std::to_string(output);
+}
+
+void RewriteContext::Absorb(const Node* n) { absorbed_[n->id()] = 1; }
+
+void RewriteContext::Replace(const Node* n, ReplacementFn replacement) {
+  replacement_[n->id()] = std::move(replacement);
+}
+
+void RewriteContext::StandIn(const Node* n, std::string name) {
+  stand_in_[n->id()] = std::move(name);
+}
+
+void RewriteContext::Patch(const Node* n, NodeDefPatch patch) {
+  patches_[n->id()].push_back(std::move(patch));
+}
+
+void RewriteContext::RecordMerged(const Node* into, const Node* merged) {
+  merged_[into->id()].push_back(merged);
+}
+
+}  // namespace weft

@@ -1,0 +1,169 @@
+// What the rewrite rules of one OptimizeGraph call share: the signature's
+// marks on the session's graph (which nodes run, stay, are fed or are
+// fetched), the constant values known so far, and the rewrites recorded so
+// far, which GraphRebuilder (graph_rebuilder.h) turns into the optimized
+// graph. Rules read it to decide and write to it to record; nothing here
+// changes the session's graph.
+#ifndef WEFT_EXECUTOR_OPTIMIZER_REWRITE_CONTEXT_H_
+#define WEFT_EXECUTOR_OPTIMIZER_REWRITE_CONTEXT_H_
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "executor/graph_optimizer.h"
+#include "graph/graph.h"
+
+namespace weft {
+
+class GraphRebuilder;
+
+// Writes the node(s) that take a replaced node's place in the optimized
+// graph (a fused node and its new constants) through `rebuilder`. Called
+// once, at the replaced node's position in topological order. Errors are
+// internal ones: the rule checked its pattern when it recorded it.
+using ReplacementFn =
+    std::function<Status(const Node* node, GraphRebuilder* rebuilder)>;
+
+// Edits the NodeDef written for a node, whichever way it is written (as a
+// copy or by another rule's replacement): Pad folding redirects a
+// convolution's input and padding this way, and fusion then keeps that.
+using NodeDefPatch =
+    std::function<void(const GraphRebuilder& rebuilder, NodeDef* def)>;
+
+class RewriteContext {
+ public:
+  // `graph` and `options` must outlive the context.
+  RewriteContext(const Graph& graph, const GraphOptimizerOptions& options);
+  RewriteContext(const RewriteContext&) = delete;
+  RewriteContext& operator=(const RewriteContext&) = delete;
+
+  // Marks what the signature runs and needs (see OptimizeGraph for the
+  // arguments). Must be called once, before any rule runs.
+  Status MarkSignature(const std::vector<const Node*>& live,
+                       const std::vector<std::string>& feeds,
+                       const std::vector<std::string>& fetches,
+                       const std::vector<std::string>& targets);
+
+  const Graph& graph() const { return graph_; }
+  const GraphOptimizerOptions& options() const { return options_; }
+  // Node ids in topological order: the order rules visit and the
+  // optimized graph lists nodes in.
+  const std::vector<int>& order() const { return order_; }
+  // Rules count their rewrites here; OptimizeGraph returns null when no
+  // rule counted any.
+  GraphOptimizerStats& stats() { return stats_; }
+  const GraphOptimizerStats& stats() const { return stats_; }
+
+  // ---- The signature's marks, fixed by MarkSignature.
+
+  // The signature runs it.
+  bool IsLive(const Node* n) const { return live_[n->id()]; }
+  // It appears in the optimized graph unless a rule absorbs it: the
+  // signature's nodes and everything they reach, also upstream of feeds.
+  bool IsKept(const Node* n) const { return keep_[n->id()]; }
+  // Some output of it is fed: its value is the caller's, not its own.
+  bool IsFed(const Node* n) const { return fed_node_[n->id()]; }
+  // Some output of it is fetched, or it is a target: its value and name
+  // must stay.
+  bool IsProtected(const Node* n) const { return protected_[n->id()]; }
+  // The consumers of output `output` of `n` that stay in the graph.
+  int KeptConsumers(const Node* n, int output) const;
+
+  // ---- The rewrites recorded so far.
+
+  bool IsFolded(const Node* n) const { return !folded_[n->id()].empty(); }
+  bool IsAbsorbed(const Node* n) const { return absorbed_[n->id()]; }
+  bool IsReplaced(const Node* n) const {
+    return replacement_[n->id()] != nullptr;
+  }
+  // Output `output` of `n` as a constant: a Const without control inputs
+  // or a folded node, and not fed. Null when it is not one. The tensor
+  // lives as long as the context (and the session's graph).
+  const Tensor* ConstValueOf(const Node* n, int output) const;
+  const Tensor* ConstInput(const Node* n, int input) const {
+    return ConstValueOf(n->input(input).node, n->input(input).index);
+  }
+  // A node a fusion may absorb or start from: it runs, is not fed, no rule
+  // has rewritten it yet, it has no control inputs, and its output 0 is
+  // float32. (Whether its value goes elsewhere is the rule's question.)
+  bool IsUnrewrittenFloatNode(const Node* n) const;
+  // True when the session places `n` on a CPU device, or when no placement
+  // is given: only the CPU device has the fused and explicit-padding
+  // kernels the rules rewrite into.
+  bool PlacedOnCpu(const Node* n) const;
+  // `base`, or `base_1`, `base_2`, ...: a name no node of the graph and
+  // no name handed out before has. Rules call it in a fixed order, so the
+  // optimized graph's names are the same on every run.
+  std::string UniqueName(const std::string& base);
+
+  // ---- Recording rewrites.
+
+  // `n` is computed once now: `values`, one per output, replace it. Output
+  // 0 keeps its name; the others get names of their own.
+  void RecordFold(const Node* n, std::vector<Tensor> values);
+  // `n` is no longer written on its own: another node does its work.
+  void Absorb(const Node* n);
+  // `n`'s place in the optimized graph is taken by what `replacement`
+  // writes.
+  void Replace(const Node* n, ReplacementFn replacement);
+  // Every output of `n` is read from the node named `name` (a fused node
+  // standing in for the last node of its chain); fetches and targets
+  // naming `n` follow it.
+  void StandIn(const Node* n, std::string name);
+  // Edits the NodeDef written for `n`, in the order patches are added.
+  void Patch(const Node* n, NodeDefPatch patch);
+  // `merged` was folded into `into` (a Pad into its convolution): a fused
+  // node made from `into` lists it among the nodes it replaces.
+  void RecordMerged(const Node* into, const Node* merged);
+
+  // ---- Read by GraphRebuilder.
+
+  const std::vector<Tensor>& folded_values(const Node* n) const {
+    return folded_[n->id()];
+  }
+  // The name of folded output `output` > 0 of `n`.
+  std::string FoldedOutputName(const Node* n, int output) const;
+  const ReplacementFn& replacement(const Node* n) const {
+    return replacement_[n->id()];
+  }
+  // Empty when nothing stands in for `n`.
+  const std::string& stand_in(const Node* n) const {
+    return stand_in_[n->id()];
+  }
+  const std::vector<NodeDefPatch>& patches(const Node* n) const {
+    return patches_[n->id()];
+  }
+  const std::vector<const Node*>& merged_into(const Node* n) const {
+    return merged_[n->id()];
+  }
+
+ private:
+  using EndpointKey = std::pair<int, int>;  // (node id, output index)
+
+  const Graph& graph_;
+  const GraphOptimizerOptions& options_;
+  std::vector<int> order_;
+  std::vector<char> live_;
+  std::vector<char> keep_;
+  std::vector<char> fed_node_;
+  std::vector<char> protected_;
+  absl::flat_hash_set<EndpointKey> fed_;
+  std::vector<std::vector<Tensor>> folded_;  // per node: its values
+  std::vector<std::string> folded_names_;    // per node: prefix of outputs > 0
+  std::vector<char> absorbed_;
+  std::vector<ReplacementFn> replacement_;
+  std::vector<std::string> stand_in_;
+  std::vector<std::vector<NodeDefPatch>> patches_;
+  std::vector<std::vector<const Node*>> merged_;
+  absl::flat_hash_set<std::string> taken_names_;
+  GraphOptimizerStats stats_;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_EXECUTOR_OPTIMIZER_REWRITE_CONTEXT_H_

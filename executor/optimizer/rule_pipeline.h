@@ -1,0 +1,46 @@
+// The rule list OptimizeGraph runs, and running any list of rules: the
+// seam tests use to exercise one rule alone
+// (tests/executor/*_rule_test.cc).
+//
+// The order, fixed:
+//  1. constant_folding (constant_folding_rule.h): first, so that every
+//     later rule sees computed weights and amounts as constants.
+//  2. pad_folding (pad_folding_rule.h): before fusion, which keeps the
+//     convolution's new padding when it fuses the convolution.
+//  3. fusion (fusion_rule.h): conv / matmul + bias / scale / batch norm +
+//     activation.
+//  4. swish (swish_rule.h): last, so that a Mul fusion absorbed as a
+//     per-channel scale is not also taken for a swish.
+// Each rule is one pass over the whole graph in topological order; names
+// the rules hand out depend on this order, so it must not change without
+// a reason (the optimized graph's node names appear in traces).
+#ifndef WEFT_EXECUTOR_OPTIMIZER_RULE_PIPELINE_H_
+#define WEFT_EXECUTOR_OPTIMIZER_RULE_PIPELINE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "executor/graph_optimizer.h"
+#include "executor/optimizer/rewrite_rule.h"
+#include "graph/graph.h"
+
+namespace weft {
+
+// The rules above, in that order.
+std::vector<std::unique_ptr<RewriteRule>> DefaultRewriteRules();
+
+// OptimizeGraph with `rules` (run in the order given) instead of the
+// default list. Returns null when no rule rewrote anything.
+StatusOr<std::unique_ptr<OptimizedGraph>> OptimizeGraphWithRules(
+    const Graph& graph, const std::vector<const Node*>& live,
+    const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets,
+    const GraphOptimizerOptions& options,
+    const std::vector<const RewriteRule*>& rules);
+
+}  // namespace weft
+
+#endif  // WEFT_EXECUTOR_OPTIMIZER_RULE_PIPELINE_H_
