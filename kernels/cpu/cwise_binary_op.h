@@ -27,7 +27,6 @@
 
 #include <Eigen/Core>
 
-#include "absl/container/inlined_vector.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "kernels/common/broadcast.h"
@@ -197,21 +196,58 @@ WEFT_DECLARE_FLOAT_BINARY_RUN(scalar_quotient_op)
 // this small anyway (its smallest block is larger).
 inline constexpr int64_t kInlineCycles = 4096;
 
+namespace cwise_internal {
+
+// BinaryRun<In, Out, Functor> with its types erased. The loops are the only
+// code that must exist once per dtype and functor; the drivers below (the
+// split into ParallelFor blocks, the broadcast's row walk, the kernel's
+// shape cases and output allocation) are compiled once, in
+// cwise_binary_op.cc, and reach the loop through `run`. Instantiating those
+// drivers for each of the ~200 binary kernels was most of the compile time
+// of the element-wise kernel files; an indirect call per block or row is
+// all it costs at run time.
+struct ErasedBinaryRun {
+  // out[i] = f(x[i * xs], y[i * ys]) for i < n, as BinaryRun, with `f` the
+  // functor object below.
+  void (*run)(const void* f, const void* x, int64_t xs, const void* y,
+              int64_t ys, void* out, int64_t n);
+  const void* functor;
+  int64_t in_bytes;   // sizeof(In)
+  int64_t out_bytes;  // sizeof(Out)
+};
+
+template <typename In, typename Out, typename Functor>
+void RunErased(const void* f, const void* x, int64_t xs, const void* y,
+               int64_t ys, void* out, int64_t n) {
+  BinaryRun(static_cast<const In*>(x), xs, static_cast<const In*>(y), ys,
+            static_cast<Out*>(out), n, *static_cast<const Functor*>(f));
+}
+
+template <typename In, typename Out, typename Functor>
+constexpr ErasedBinaryRun EraseBinaryRun(const Functor& f) {
+  return {&RunErased<In, Out, Functor>, &f, sizeof(In), sizeof(Out)};
+}
+
+// The drivers (cwise_binary_op.cc); see the typed wrappers below.
+void BinaryFlatCompute(const OpKernelContext& ctx, const void* x, int64_t xs,
+                       const void* y, int64_t ys, void* out, int64_t n,
+                       int64_t cost_per_element, const ErasedBinaryRun& run);
+void BinaryBroadcastCompute(const OpKernelContext& ctx,
+                            const BinaryBroadcast& bcast, const void* x,
+                            const void* y, void* out, int64_t cost_per_element,
+                            const ErasedBinaryRun& run);
+
+}  // namespace cwise_internal
+
 // out[i] = f(x[i * xs], y[i * ys]) for the n elements of a flat range (each
 // stride 0 or 1), split through `ctx` when large enough to pay for it.
 template <typename In, typename Out, typename Functor>
 void BinaryFlatCompute(const OpKernelContext& ctx, const In* x, int64_t xs,
                        const In* y, int64_t ys, Out* out, int64_t n,
                        int64_t cost_per_element, const Functor& f) {
-  using cwise_internal::BinaryRun;
-  if (n * cost_per_element <= kInlineCycles) {
-    BinaryRun(x, xs, y, ys, out, n, f);
-    return;
-  }
-  ctx.ParallelFor(n, cost_per_element, [&](int64_t begin, int64_t end) {
-    BinaryRun(x + begin * xs, xs, y + begin * ys, ys, out + begin, end - begin,
-              f);
-  });
+  cwise_internal::BinaryFlatCompute(
+      ctx, x, xs, y, ys, out, n, cost_per_element,
+      cwise_internal::EraseBinaryRun<In, Out, Functor>(f));
 }
 
 // Writes f(x, y) broadcast by `bcast` into `out` (output_size() elements),
@@ -222,57 +258,9 @@ void BinaryBroadcastCompute(const OpKernelContext& ctx,
                             const BinaryBroadcast& bcast, const In* x,
                             const In* y, Out* out, int64_t cost_per_element,
                             const Functor& f = Functor()) {
-  using cwise_internal::BinaryRun;
-  const int64_t total = bcast.output_size();
-  if (total == 0) return;
-  // One flat range: same shapes, or a scalar against anything. A scalar is
-  // read with stride 0 (it may also be complete, when both are scalars).
-  if ((bcast.x_complete() || bcast.x_is_scalar()) &&
-      (bcast.y_complete() || bcast.y_is_scalar())) {
-    const int64_t xs = bcast.x_complete() ? 1 : 0;
-    const int64_t ys = bcast.y_complete() ? 1 : 0;
-    BinaryFlatCompute(ctx, x, xs, y, ys, out, total, cost_per_element, f);
-    return;
-  }
-  // A real broadcast: rows of the innermost merged dimension, each row one
-  // flat run. The reduced rank is at least 2 here, since a single merged
-  // dimension means each input is complete or a scalar.
-  const absl::Span<const int64_t> dims = bcast.reduced_dims();
-  const absl::Span<const int64_t> xst = bcast.x_strides();
-  const absl::Span<const int64_t> yst = bcast.y_strides();
-  const int outer_rank = static_cast<int>(dims.size()) - 1;
-  const int64_t inner = dims[outer_rank];
-  const int64_t rows = total / inner;
-  const int64_t x_inner = xst[outer_rank];
-  const int64_t y_inner = yst[outer_rank];
-  ctx.ParallelFor(rows, cost_per_element * inner,
-                  [&](int64_t begin, int64_t end) {
-                    // The row's index in the outer dimensions, and the inputs'
-                    // offsets.
-                    absl::InlinedVector<int64_t, 6> index(outer_rank, 0);
-                    int64_t x_off = 0;
-                    int64_t y_off = 0;
-                    int64_t r = begin;
-                    for (int d = outer_rank - 1; d >= 0; --d) {
-                      index[d] = r % dims[d];
-                      r /= dims[d];
-                      x_off += index[d] * xst[d];
-                      y_off += index[d] * yst[d];
-                    }
-                    for (int64_t row = begin; row < end; ++row) {
-                      BinaryRun(x + x_off, x_inner, y + y_off, y_inner,
-                                out + row * inner, inner, f);
-                      // Odometer step to the next row.
-                      for (int d = outer_rank - 1; d >= 0; --d) {
-                        x_off += xst[d];
-                        y_off += yst[d];
-                        if (++index[d] < dims[d]) break;
-                        x_off -= xst[d] * dims[d];
-                        y_off -= yst[d] * dims[d];
-                        index[d] = 0;
-                      }
-                    }
-                  });
+  cwise_internal::BinaryBroadcastCompute(
+      ctx, bcast, x, y, out, cost_per_element,
+      cwise_internal::EraseBinaryRun<In, Out, Functor>(f));
 }
 
 // ---- the kernel -------------------------------------------------------------
@@ -289,12 +277,27 @@ template <typename Functor>
 struct HasCheckInputs<Functor, std::void_t<decltype(&Functor::CheckInputs)>>
     : std::true_type {};
 
+// What BinaryCwiseOp<T, Functor> hands its untyped Compute.
+struct BinaryKernelSpec {
+  ErasedBinaryRun run;
+  // Functor::CheckInputs, or null.
+  Status (*check_inputs)(const Tensor& x, const Tensor& y);
+  // The output may take over an input's buffer (same dtype).
+  bool forwardable;
+  int64_t cost;  // cycles per element
+};
+
+// BinaryCwiseOp's Compute, compiled once (cwise_binary_op.cc).
+void BinaryCwiseCompute(OpKernelContext* ctx, const BinaryKernelSpec& spec);
+
 }  // namespace cwise_internal
 
 // z = f(x, y) with broadcasting. The output dtype is what the functor
 // returns (T for arithmetic, bool for comparisons); z takes over x's or y's
 // buffer when it has the same dtype, that input covers the whole output and
-// nothing else holds it.
+// nothing else holds it. Equal shapes and a one-element operand take one
+// flat loop with no broadcast analysis; a functor's CheckInputs runs before
+// a non-empty output is computed.
 template <typename T, typename Functor>
 class BinaryCwiseOp : public OpKernel {
  public:
@@ -304,67 +307,24 @@ class BinaryCwiseOp : public OpKernel {
   explicit BinaryCwiseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) const override {
-    const Tensor& x = ctx->input(0);
-    const Tensor& y = ctx->input(1);
-    // The common cases need no broadcast analysis: equal shapes, or one
-    // operand a single element of rank at most the other's (all its sizes
-    // are 1), so that the output has the other's shape. One flat loop, the
-    // same one BinaryBroadcastCompute runs for them.
-    if (x.shape() == y.shape()) {
-      ComputeFlat(ctx, x, 1, y, 1, x.shape());
-      return;
-    }
-    if (y.NumElements() == 1 && y.dims() <= x.dims()) {
-      ComputeFlat(ctx, x, 1, y, 0, x.shape());
-      return;
-    }
-    if (x.NumElements() == 1 && x.dims() <= y.dims()) {
-      ComputeFlat(ctx, x, 0, y, 1, y.shape());
-      return;
-    }
-    BinaryBroadcast bcast;
-    OP_REQUIRES_OK(ctx, bcast.Init(x.shape(), y.shape()));
-    if constexpr (cwise_internal::HasCheckInputs<Functor>::value) {
-      if (bcast.output_size() > 0) {
-        OP_REQUIRES_OK(ctx, Functor::CheckInputs(x, y));
-      }
-    }
-    Tensor* z = nullptr;
-    if constexpr (std::is_same_v<Out, T>) {
-      OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
-                              {0, 1}, 0, bcast.output_shape(), &z));
-    } else {
-      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, bcast.output_shape(), &z));
-    }
-    BinaryBroadcastCompute<T, Out, Functor>(*ctx, bcast, x.data<T>(),
-                                            y.data<T>(), z->data<Out>(), kCost);
+    cwise_internal::BinaryCwiseCompute(ctx, kSpec);
   }
 
  private:
-  // The output has `shape` (x's or y's); each input is read with stride
-  // `xs`/`ys` (1: complete, 0: one element repeated).
-  void ComputeFlat(OpKernelContext* ctx, const Tensor& x, int64_t xs,
-                   const Tensor& y, int64_t ys,
-                   const TensorShape& shape) const {
-    const int64_t n = shape.num_elements();
+  static constexpr Status (*CheckInputsOrNull())(const Tensor&, const Tensor&) {
     if constexpr (cwise_internal::HasCheckInputs<Functor>::value) {
-      if (n > 0) OP_REQUIRES_OK(ctx, Functor::CheckInputs(x, y));
-    }
-    Tensor* z = nullptr;
-    if constexpr (std::is_same_v<Out, T>) {
-      OP_REQUIRES_OK(
-          ctx, ctx->forward_input_or_allocate_output({0, 1}, 0, shape, &z));
+      return &Functor::CheckInputs;
     } else {
-      OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &z));
+      return nullptr;
     }
-    if (n == 0) return;
-    BinaryFlatCompute(*ctx, x.data<T>(), xs, y.data<T>(), ys, z->data<Out>(), n,
-                      kCost, Functor());
   }
 
+  static inline const Functor kFunctor{};
   // Cycles per element: the functor plus two loads and a store.
-  static constexpr int64_t kCost =
-      Eigen::internal::functor_traits<Functor>::Cost + 3;
+  static constexpr cwise_internal::BinaryKernelSpec kSpec{
+      cwise_internal::EraseBinaryRun<T, Out, Functor>(kFunctor),
+      CheckInputsOrNull(), std::is_same_v<Out, T>,
+      Eigen::internal::functor_traits<Functor>::Cost + 3};
 };
 
 }  // namespace weft
