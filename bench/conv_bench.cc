@@ -70,6 +70,7 @@ void RegisterConv(const ConvShape& c, bool depthwise, int threads) {
     QueueSgemmReference(reference, 1, c.n * ho * wo, c.co, c.kh * c.kw * c.ci,
                         threads);
     ReferencePairs().push_back({name, reference, kGflops});
+    ReferencePairs().push_back({name, FmaPeakReference(threads), kGflops});
   }
 }
 

@@ -153,6 +153,11 @@ std::string CopyReference(int64_t n, int threads);
 std::string TriadReference(int64_t n, int threads);
 std::string ReadReference(int64_t n, int threads);
 
+// The name of the FMA-peak reference (fma_peak_bench.cc) on the active CPU
+// path for `threads` threads, registered on first request: products and
+// convolutions are paired with it for their fraction of the machine's peak.
+std::string FmaPeakReference(int threads);
+
 // Each family's registration (one per *_bench.cc), called by main.
 void RegisterMatMulBenchmarks();
 void RegisterConvBenchmarks();

@@ -1,7 +1,8 @@
 // weft_kernels_bench: weft's CPU kernels run one at a time through the
 // OpKernel API, beside the references that tell how good a figure is
-// (OpenBLAS sgemm for products and convolutions, STREAM-style loops for
-// memory-bound ops), all measured in the same run.
+// (OpenBLAS sgemm for products and convolutions, the machine's FMA peak on
+// the active CPU path for the same, STREAM-style loops for memory-bound
+// ops), all measured in the same run.
 //
 //   build/bench/weft_kernels_bench                       # everything
 //   build/bench/weft_kernels_bench --benchmark_filter='MatMul|sgemm/n'

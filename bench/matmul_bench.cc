@@ -28,6 +28,7 @@ void RegisterMatMul(int64_t n, int threads) {
   const std::string reference = "OpenBLAS_sgemm" + suffix;
   QueueSgemmReference(reference, 1, n, n, n, threads);
   ReferencePairs().push_back({name, reference, kGflops});
+  ReferencePairs().push_back({name, FmaPeakReference(threads), kGflops});
 }
 
 // x [batch, m, k] times y [batch, k, n], or y [k, n] broadcast over the
@@ -57,6 +58,7 @@ void RegisterBatchMatMul(int64_t batch, int64_t m, int64_t k, int64_t n,
   QueueSgemmReference(reference, broadcast_y ? 1 : batch,
                       broadcast_y ? batch * m : m, n, k, threads);
   ReferencePairs().push_back({name, reference, kGflops});
+  ReferencePairs().push_back({name, FmaPeakReference(threads), kGflops});
 }
 
 }  // namespace
