@@ -189,7 +189,7 @@ def median(values):
 
 def run_entry(entry, args, log_dir):
     """Loads, checks and times one graph on the three engines."""
-    tag = "%s_b%d_t%d" % (entry["name"], entry["batch"], args.threads)
+    tag = "%s_b%d_t%d" % (entry.get("work_name", entry["name"]), entry["batch"], args.threads)
     result = {"name": entry["name"], "kind": entry["kind"], "batch": entry["batch"],
               "threads": args.threads, "engines": {}}
     if entry["kind"] == "stress":

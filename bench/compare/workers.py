@@ -62,6 +62,7 @@ the Python binding's per-call cost, as a Python user of either engine pays.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -593,6 +594,11 @@ def saved_model_entries(item, args, batches):
 
     directory = os.path.abspath(item)
     name = os.path.basename(os.path.normpath(directory))
+    # Work files (frozen graph, ONNX conversion, inputs, logs) are keyed by
+    # the directory, not its name alone: a tests/models fixture or another
+    # SavedModel of the same name in one work folder must not hand this one
+    # its cached ONNX model or its input file.
+    work_name = "%s-%s" % (name, hashlib.sha1(directory.encode()).hexdigest()[:8])
     stamp = os.path.join(directory, "saved_model.pb")
     function = tf.saved_model.load(directory, tags=args.tag.split(",")).signatures[args.signature]
     inputs = function.structured_input_signature[1]
@@ -606,7 +612,7 @@ def saved_model_entries(item, args, batches):
                          % (directory, key, spec.dtype.name, spec.shape))
     outputs = sorted(function.structured_outputs)
 
-    frozen_pb = os.path.join(args.work, "frozen", name + ".pb")
+    frozen_pb = os.path.join(args.work, "frozen", work_name + ".pb")
     frozen_meta = frozen_pb[:-3] + ".json"
     if up_to_date(frozen_meta, stamp):
         with open(frozen_meta) as f:
@@ -618,7 +624,7 @@ def saved_model_entries(item, args, batches):
         with open(frozen_meta, "w") as f:
             json.dump(meta, f)
 
-    onnx_path = os.path.join(args.work, "onnx", name + ".onnx")
+    onnx_path = os.path.join(args.work, "onnx", work_name + ".onnx")
     onnx_error, onnx_input, onnx_outputs, notes = None, None, None, []
     try:
         if not up_to_date(onnx_path, stamp):
@@ -653,10 +659,10 @@ def saved_model_entries(item, args, batches):
     entries = []
     rng = np.random.default_rng(0)
     for batch in batches:
-        input_path = os.path.join(args.work, "inputs", "%s_b%d.npy" % (name, batch))
+        input_path = os.path.join(args.work, "inputs", "%s_b%d.npy" % (work_name, batch))
         np.save(input_path, rng.uniform(0.0, 1.0, [batch] + dims).astype(np.float32))
         entries.append({
-            "name": name, "kind": "saved_model", "batch": batch,
+            "name": name, "work_name": work_name, "kind": "saved_model", "batch": batch,
             "saved_model": directory, "signature": args.signature, "tag": args.tag,
             "input": key, "outputs": outputs, "input_file": input_path,
             "graph": frozen_pb, "frozen_input": meta["inputs"][0],
