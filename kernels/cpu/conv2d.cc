@@ -27,9 +27,31 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // gather and the product.
 constexpr int64_t kPatchElements = int64_t{1} << 16;
 constexpr int64_t kMinChunkRows = 16;
+// The most patch elements gathered at once when the filter is worth it
+// (16 MiB of float; see ChunkRowsForFilter).
+constexpr int64_t kMaxGatherAllElements = int64_t{1} << 22;
 
 int64_t ChunkRows(int64_t m, int64_t k) {
   return std::min(m, std::max(kMinChunkRows, kPatchElements / k));
+}
+
+// ChunkRows for the float path, whose chunks each stream the whole packed
+// k x n filter through the GEMM: few output rows against a large filter (a
+// network's late layers at batch 1; VGG16's 12x12 layers at 96x96 input
+// read a 9.4 MB filter once per 16-row chunk, 9 times) are cheaper gathered
+// at once, although the m x k patches then outgrow L2 and cost one more
+// pass. In units of k floats: chunked, the filter costs n per chunk;
+// gathered at once, the patches about 2m more, the filter n. The choice
+// depends on the shape alone, so it is the same at every thread count; on
+// the vector paths an element's k-sum does not depend on the rows around it
+// (gemm.h), so the results are the same bits either way.
+int64_t ChunkRowsForFilter(int64_t m, int64_t k, int64_t n) {
+  const int64_t rows = ChunkRows(m, k);
+  if (rows < m && m * k <= kMaxGatherAllElements &&
+      2 * m + n < CeilDiv(m, rows) * n) {
+    return m;
+  }
+  return rows;
 }
 
 // The valid taps [lo, hi) of each output position along one dimension,
@@ -279,7 +301,7 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   }
 
   const int64_t k = s.patch_size();
-  const int64_t chunk = ChunkRows(m, k);
+  const int64_t chunk = ChunkRowsForFilter(m, k, cout);
   const int64_t num_chunks = CeilDiv(m, chunk);
   const std::vector<TapRange> col_taps = TapTable(s.cols);
   if (num_chunks == 1) {

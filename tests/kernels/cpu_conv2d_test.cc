@@ -169,6 +169,16 @@ std::vector<Case> Cases() {
   c.name = "few_pixels_deep";  // one chunk: the product is split by Gemm
   c.n = 1, c.h = c.w = 2, c.cin = 64, c.cout = 96;
   v.push_back(c);
+  c = Case();
+  // 64 pixels of 4608-element patches would be 4 chunks of 16 rows, each
+  // streaming the whole filter; gathered at once instead (ChunkRowsForFilter).
+  c.name = "deep_filter_gathered_at_once";
+  c.h = c.w = 8, c.cin = 512, c.cout = 64;
+  v.push_back(c);
+  c = Case();
+  c.name = "deep_filter_grouped_gathered_at_once";
+  c.h = c.w = 8, c.cin = 512, c.cout = 256, c.groups = 2;
+  v.push_back(c);
   return v;
 }
 
