@@ -154,7 +154,19 @@ class CtrlCDuringRun:
         )
 
 
-def test_ctrl_c_cancels_a_run_on_the_main_thread(long_run):
+@pytest.fixture
+def python_sigint_handler():
+    """Python's own SIGINT handler for the test. A process started in the
+    background by a non-interactive shell (`cmd &` in a script) inherits
+    SIGINT ignored, and Python then installs no handler; weft leaves an
+    ignored or default disposition alone, so the test would see no handler
+    of weft's to wait for. An interactive user has Python's handler."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_cancels_a_run_on_the_main_thread(long_run, python_sigint_handler):
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("KeyboardInterrupt reaches the main thread only")
     session, feeds, last = long_run
