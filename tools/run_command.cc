@@ -27,6 +27,7 @@ namespace {
 constexpr char kHelp[] =
     "usage: weft run GRAPH [--input NAME=SOURCE ...] [--output NAME ...]\n"
     "                [--save DIR] [--threads N] [--trace FILE.json]\n"
+    "                [--warmup N]\n"
     "                [--top K] [--device DEV] [--load LIB.so ...]\n"
     "                [--no-optimize] [--allow-tf32]\n"
     "                [--host-memory-limit BYTES]\n"
@@ -59,6 +60,10 @@ constexpr char kHelp[] =
     "  --trace FILE    write per-node timings as Chrome trace-event JSON\n"
     "                  (open in Perfetto or chrome://tracing); a fused node\n"
     "                  is named after the nodes it replaces\n"
+    "  --warmup N      run N times first, untimed and unsaved, so outputs\n"
+    "                  and --trace come from a warm run: buffers already\n"
+    "                  touched, weights packed, caches filled (default 0:\n"
+    "                  the trace then shows first-run costs too)\n"
     "  --no-optimize   run the graph's nodes as they are: no constant\n"
     "                  folding, no fusion\n"
     "  --allow-tf32    with a CUDA device, let float32 matrix products use\n"
@@ -183,6 +188,7 @@ int RunMain(const std::vector<std::string>& argv) {
   args.Flag("threads", true);
   args.Flag("trace", true);
   args.Flag("top", true);
+  args.Flag("warmup", true);
   args.Flag("no-optimize", false);
   args.Flag("allow-tf32", false);
   args.Flag("host-memory-limit", true);
@@ -224,6 +230,14 @@ int RunMain(const std::vector<std::string>& argv) {
           "run", absl::StrCat("--top '", text, "': expected a count >= 1"));
     }
   }
+  int warmup = 0;
+  if (args.Has("warmup")) {
+    std::string text = args.Get("warmup");
+    if (!absl::SimpleAtoi(text, &warmup) || warmup < 0) {
+      return UsageError(
+          "run", absl::StrCat("--warmup '", text, "': expected a count >= 0"));
+    }
+  }
   std::vector<InputSpec> inputs;
   for (const std::string& text : args.GetAll("input")) {
     auto spec = ParseInputSpec(text);
@@ -254,10 +268,14 @@ int RunMain(const std::vector<std::string>& argv) {
   auto callable = (*session)->Prepare(setup->feed_names, setup->fetches);
   if (!callable.ok()) return ReportError("run", callable.status());
 
+  std::vector<Tensor> outputs;
+  for (int k = 0; k < warmup; ++k) {
+    Status s = (*session)->Run(**callable, setup->feeds, &outputs);
+    if (!s.ok()) return ReportError("run", AddContext(s, "warm-up run"));
+  }
   RunOptions run_options;
   run_options.trace = args.Has("trace");
   RunMetadata metadata;
-  std::vector<Tensor> outputs;
   Status run = (*session)->Run(**callable, setup->feeds, &outputs, run_options,
                                &metadata);
   if (!run.ok()) return ReportError("run", run);

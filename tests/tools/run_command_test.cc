@@ -197,6 +197,27 @@ TEST_F(RunCommandTest, TraceIsChromeJson) {
   EXPECT_THAT(json, HasSubstr("\"ph\": \"X\""));
 }
 
+// --warmup N: the printed outputs and the trace come from the run after N
+// untimed ones (the same values: the graph is deterministic); a count that
+// is not >= 0 is a usage error.
+TEST_F(RunCommandTest, WarmupRunsComeBeforeTheTracedRun) {
+  fs::path trace = dir_ / "warm_trace.json";
+  const std::string feeds = " --input x=random:4,3 --input n=zeros";
+  CliResult cold = Run("run " + AddRelu() + feeds + " --threads 0");
+  CliResult warm = Run("run " + AddRelu() + feeds +
+                       " --threads 0 --warmup 3 --trace " + trace.string());
+  ASSERT_EQ(cold.code, 0) << cold.err;
+  ASSERT_EQ(warm.code, 0) << warm.err;
+  EXPECT_EQ(warm.out, cold.out);
+  EXPECT_THAT(ReadFileBytes(trace), HasSubstr("\"name\": \"layer/relu\""));
+  for (const char* bad : {"-1", "x"}) {
+    CliResult r = Run("run " + AddRelu() + feeds + " --warmup " + bad);
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_THAT(r.err, HasSubstr(std::string("--warmup '") + bad +
+                                 "': expected a count >= 0"));
+  }
+}
+
 // Every failure: exit 1 and one line on stderr that names what to fix.
 TEST_F(RunCommandTest, ErrorsNameTheProblem) {
   Tensor ints(DT_INT32, {1, 3});
