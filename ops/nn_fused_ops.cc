@@ -6,7 +6,10 @@
 // files do not contain them (the leading underscore marks them internal).
 //
 //   fused_ops  what follows the product, in order: an optional "BiasAdd"
-//              (then `args` holds the bias, one value per output channel)
+//              (then `args` holds the bias, one value per output channel),
+//              for _FusedConv2D and _FusedMatMul an optional "Add" (then
+//              the last of `args` is a residual of the output's shape,
+//              added after the bias: the AddV2 of a residual connection),
 //              and an optional activation: "Relu", "Relu6", "Elu" or
 //              "LeakyRelu" (with `leakyrelu_alpha`).
 //

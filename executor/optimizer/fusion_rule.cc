@@ -55,6 +55,10 @@ struct Fusion {
   // the head's own filter input is used.
   Tensor filter;
   Tensor bias;  // uninitialized: no bias
+  // The residual added after the bias (an AddV2 of two tensors of the
+  // output's shape): the producer's output, or null for none.
+  const Node* residual = nullptr;
+  int residual_output = 0;
   std::string activation;
   float alpha = 0.2f;
   std::string name;
@@ -85,6 +89,28 @@ bool PerChannel(const Node* n, int input, int64_t channels, int max_rank,
     return true;
   }
   return false;
+}
+
+// Whether input `input` of the AddV2 `add` can be the residual a product
+// adds before its activation: a float tensor whose inferred shape is the
+// product's output shape `shape` (so the AddV2 does not broadcast), known
+// except perhaps its first (batch) dimension. Two unknown batch dimensions
+// are taken as equal; the fused kernel checks the shapes it is given.
+bool IsResidual(const Node* add, int input, const PartialTensorShape& shape,
+                const RewriteContext& ctx) {
+  if (add->input_type(input) != DT_FLOAT || shape.unknown_rank()) {
+    return false;
+  }
+  const Endpoint& src = add->input(input);
+  const PartialTensorShape& other =
+      ctx.graph().output_shape(src.node, src.index);
+  if (other != shape || ctx.graph().output_shape(add, 0) != shape) {
+    return false;
+  }
+  for (int d = 1; d < shape.dims(); ++d) {
+    if (shape.dim_size(d) < 0) return false;
+  }
+  return true;
 }
 
 // The head's filter times `scale` per output channel, into a new tensor.
@@ -137,6 +163,7 @@ Status EmitFusion(const Fusion& f, const Node* n, GraphRebuilder* rebuilder) {
   fused.device = n->requested_device();
   std::vector<std::string> fused_ops;
   if (f.bias.IsInitialized()) fused_ops.push_back("BiasAdd");
+  if (f.residual != nullptr) fused_ops.push_back("Add");
   if (!f.activation.empty()) fused_ops.push_back(f.activation);
   // A chain of scales only is the base op with the scaled filter.
   fused.op = fused_ops.empty() ? n->op() : FusedOpName(n->op());
@@ -167,6 +194,11 @@ Status EmitFusion(const Fusion& f, const Node* n, GraphRebuilder* rebuilder) {
       rebuilder->AddConst(bias, f.bias, n->requested_device());
       fused.input.insert(fused.input.begin() + 2, bias);
       num_args = 1;
+    }
+    if (f.residual != nullptr) {
+      fused.input.insert(fused.input.begin() + 2 + num_args,
+                         rebuilder->InputName(f.residual, f.residual_output));
+      ++num_args;
     }
     fused.attr["num_args"] = AttrValue::Int(num_args);
     fused.attr["fused_ops"] = AttrValue::StringList(fused_ops);
@@ -238,6 +270,9 @@ void FusionRule::Visit(const Node* head, RewriteContext* ctx) const {
     if (next == nullptr || !ctx->IsUnrewrittenFloatNode(next)) break;
     const std::string& nop = next->op();
     if (!IsFusionLink(nop)) break;
+    // After a residual only the activation may follow: a bias or scale
+    // would apply to the sum, not the product.
+    if (f.residual != nullptr && !IsActivation(nop)) break;
     if (IsActivation(nop)) {
       f.activation = nop;
       if (nop == "LeakyRelu") {
@@ -257,7 +292,19 @@ void FusionRule::Visit(const Node* head, RewriteContext* ctx) const {
       has_bias = true;
     } else if (IsBiasLink(nop)) {  // Add, AddV2, Sub
       if (nop == "Sub" && slot != 0) break;
-      if (!PerChannel(next, 1 - slot, channels, out_rank, *ctx, &v)) break;
+      if (!PerChannel(next, 1 - slot, channels, out_rank, *ctx, &v)) {
+        // Not per channel: a residual connection (ResNet's shortcut), which
+        // the Conv2D and MatMul kernels add in their epilogue.
+        if (nop == "Sub" || op == "DepthwiseConv2dNative" ||
+            !IsResidual(next, 1 - slot, shape, *ctx)) {
+          break;
+        }
+        f.residual = next->input(1 - slot).node;
+        f.residual_output = next->input(1 - slot).index;
+        f.absorbed.push_back(next);
+        cur = next;
+        continue;
+      }
       const float sign = nop == "Sub" ? -1.0f : 1.0f;
       for (int64_t c = 0; c < channels; ++c) bias[c] += sign * v[c];
       has_bias = true;

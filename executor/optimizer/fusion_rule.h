@@ -7,6 +7,13 @@
 // Multiplications (the batch-norm scale) are folded into a new constant
 // filter, so they need a constant filter; additions become the bias. A
 // chain of scales only becomes the head's own op with the scaled filter.
+// After a Conv2D or MatMul, an AddV2 / Add of another tensor of the same
+// shape (a residual connection: ResNet's shortcut, MobileNetV2's and
+// EfficientNet's inverted residuals) is absorbed too, as fused_ops "Add"
+// with that tensor as the last input; only the activation may follow it.
+// The shapes must be known but for the batch dimension, so that the Add
+// does not broadcast. The sum is the same float operations in the same
+// order, so the fused result equals the separate nodes' bit for bit.
 //
 // Every intermediate tensor of the chain must have exactly one consumer and
 // be neither fed nor fetched, and nodes in it must carry no control edges:

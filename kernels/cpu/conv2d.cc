@@ -270,11 +270,10 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   const int64_t cin = s.filter_depth;
   const int64_t cout = s.out_depth_per_group();
   const int64_t ldo = s.out_depth;
-  // Group g owns output columns [g * cout, (g + 1) * cout) and their biases.
+  // Group g owns output columns [g * cout, (g + 1) * cout), their biases
+  // and their part of the residual.
   auto group_epilogue = [&](int64_t g) {
-    GemmEpilogue e = epilogue;
-    if (e.bias != nullptr) e.bias += g * cout;
-    return e;
+    return EpilogueAt(epilogue, 0, g * cout);
   };
   auto group_filter = [&](int64_t g) {
     return GemmOperand<float>{filter + g * cout, ldo};
@@ -340,7 +339,7 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
             GatherPatches(s, col_taps.data(), in, r0, rows, g, patches.data());
             GemmSerial(rows, GemmOperand<float>{patches.data(), k},
                        *group_rhs[g], out + r0 * ldo + g * cout, ldo,
-                       group_epilogue(g));
+                       EpilogueAt(epilogue, r0, g * cout));
           }
         }
       });

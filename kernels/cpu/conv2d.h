@@ -80,7 +80,9 @@ class Conv2DPackedFilter {
 // out = epilogue(in * filter) for NHWC float `in` and `out` of geometry
 // `s`; `filter` as the op's input. `out` must not overlap the operands. A
 // default GemmEpilogue gives the plain convolution; epilogue.bias, when set,
-// has out_depth values. An input without channels gives epilogue(0).
+// has out_depth values; epilogue.residual, when set, is a tensor of the
+// output's shape (residual_ld = out_depth) that does not overlap `out`. An
+// input without channels gives epilogue(0).
 // `packed`, when given, is `filter` packed for s.groups groups
 // (Conv2DPackedFilter::For): the result is the same bit for bit, without
 // packing the filter.

@@ -6,7 +6,9 @@
 //
 // _FusedConv2D is Conv2D's convolution (conv2d.h, shared with conv_ops.cc)
 // with the epilogue handed to the GEMM, which applies it to each tile as it
-// finishes it, and a constant filter packed once as Conv2D packs it.
+// finishes it, and a constant filter packed once as Conv2D packs it. Its
+// epilogue may add a residual (fused_ops "Add": a tensor of the output's
+// shape, the last input) before the activation.
 //
 // The depthwise convolution is depthwise_conv.h's, shared with
 // DepthwiseConv2dNative, which applies the epilogue to each output row while
@@ -29,6 +31,20 @@
 namespace weft {
 namespace {
 
+// The residual input (the last of `args`) checked against the output's
+// shape: the optimizer fuses an AddV2 only between tensors of one shape, so
+// another shape here is a graph whose shapes changed under it.
+Status CheckResidual(const Tensor& residual, const TensorShape& output,
+                     int index) {
+  if (residual.shape() != output) {
+    return errors::InvalidArgument("residual (input ", index, ") has shape ",
+                                   residual.shape().DebugString(),
+                                   " but must be the output's shape ",
+                                   output.DebugString());
+  }
+  return Status();
+}
+
 // The bias input (args[0]) checked against the output depth.
 Status CheckBias(const OpKernelContext& ctx, int64_t channels) {
   const Tensor& bias = ctx.input(2);
@@ -44,7 +60,11 @@ class FusedConv2DOp : public OpKernel {
  public:
   explicit FusedConv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
-    OP_REQUIRES_OK(ctx, ReadFusedOps(ctx, &epilogue_, &has_bias_));
+    OP_REQUIRES_OK(ctx,
+                   ReadFusedOps(ctx, &epilogue_, &has_bias_, &has_residual_));
+    OP_REQUIRES(ctx, !has_residual_ || attrs_.format == TensorFormat::kNHWC,
+                errors::Unimplemented(
+                    "fused_ops with Add (a residual) need data_format NHWC"));
     // As Conv2D: a constant filter is packed once, for ungrouped
     // convolutions.
     if (const Tensor* f = ctx->constant_input(1)) {
@@ -65,8 +85,15 @@ class FusedConv2DOp : public OpKernel {
                             FormatShape(attrs_.format, s.batch, s.rows.output,
                                         s.cols.output, s.out_depth),
                             &output));
-    if (output->NumElements() == 0) return;
     GemmEpilogue epilogue = epilogue_;
+    if (has_residual_) {
+      const int index = has_bias_ ? 3 : 2;
+      const Tensor& residual = ctx->input(index);
+      OP_REQUIRES_OK(ctx, CheckResidual(residual, output->shape(), index));
+      epilogue.residual = residual.data<float>();
+      epilogue.residual_ld = s.out_depth;
+    }
+    if (output->NumElements() == 0) return;
     epilogue.bias = has_bias_ ? ctx->input(2).data<float>() : nullptr;
     // An input without channels gives epilogue(0) (Conv2DNhwc).
     WithNhwc(ctx, attrs_.format, input, output,
@@ -81,6 +108,7 @@ class FusedConv2DOp : public OpKernel {
   WindowAttrs attrs_;
   GemmEpilogue epilogue_;
   bool has_bias_ = false;
+  bool has_residual_ = false;
   std::unique_ptr<Conv2DPackedFilter> packed_;  // null: packed per call
 };
 

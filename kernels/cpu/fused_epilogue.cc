@@ -13,13 +13,18 @@ namespace {
 
 using Act = GemmEpilogue::Activation;
 
-// The bias, then the activation, over one row. Written as plain loops over
-// selects so that the compiler vectorizes them (compare and blend) and NaN
-// passes through the comparisons as the standalone kernels let it.
+// The bias, the residual, then the activation, over one row. Written as
+// plain loops over selects so that the compiler vectorizes them (compare
+// and blend) and NaN passes through the comparisons as the standalone
+// kernels let it.
 template <Act kAct>
-void Row(const float* bias, float alpha, float* x, int64_t n) {
+void Row(const float* bias, const float* residual, float alpha, float* x,
+         int64_t n) {
   if (bias != nullptr) {
     for (int64_t i = 0; i < n; ++i) x[i] += bias[i];
+  }
+  if (residual != nullptr) {
+    for (int64_t i = 0; i < n; ++i) x[i] += residual[i];
   }
   if constexpr (kAct == Act::kRelu) {
     for (int64_t i = 0; i < n; ++i) x[i] = x[i] < 0.0f ? 0.0f : x[i];
@@ -45,14 +50,16 @@ template <Act kAct>
 void Rows(const GemmEpilogue& e, float* data, int64_t rows, int64_t channels,
           int64_t ld) {
   for (int64_t r = 0; r < rows; ++r) {
-    Row<kAct>(e.bias, e.alpha, data + r * ld, channels);
+    Row<kAct>(e.bias,
+              e.residual != nullptr ? e.residual + r * e.residual_ld : nullptr,
+              e.alpha, data + r * ld, channels);
   }
 }
 
 }  // namespace
 
 Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
-                    bool* has_bias) {
+                    bool* has_bias, bool* has_residual) {
   *epilogue = GemmEpilogue();
   Act* activation = &epilogue->activation;
   float* alpha = &epilogue->alpha;
@@ -68,6 +75,12 @@ Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
     *has_bias = true;
     ++i;
   }
+  bool residual = false;
+  if (i < ops.size() && ops[i] == "Add" && has_residual != nullptr) {
+    residual = true;
+    ++i;
+  }
+  if (has_residual != nullptr) *has_residual = residual;
   if (i < ops.size()) {
     const std::string& a = ops[i];
     if (a == "Relu") {
@@ -86,21 +99,23 @@ Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
   if (i != ops.size()) {
     return errors::Unimplemented(
         "fused_ops [", absl::StrJoin(ops, ", "),
-        "] is not supported; expected an optional BiasAdd followed by an "
-        "optional Relu, Relu6, Elu or LeakyRelu");
+        "] is not supported; expected an optional BiasAdd",
+        has_residual != nullptr ? ", an optional Add" : "",
+        " and an optional Relu, Relu6, Elu or LeakyRelu");
   }
-  if (num_args != (*has_bias ? 1 : 0)) {
+  const int64_t args = (*has_bias ? 1 : 0) + (residual ? 1 : 0);
+  if (num_args != args) {
     return errors::InvalidArgument("num_args is ", num_args, " but fused_ops [",
-                                   absl::StrJoin(ops, ", "), "] needs ",
-                                   *has_bias ? 1 : 0);
+                                   absl::StrJoin(ops, ", "), "] needs ", args);
   }
   return Status();
 }
 
 void ApplyEpilogueRows(const GemmEpilogue& e, float* data, int64_t rows,
                        int64_t channels, int64_t ld) {
-  if ((e.bias == nullptr && e.activation == Act::kNone) || rows <= 0 ||
-      channels <= 0) {
+  if ((e.bias == nullptr && e.residual == nullptr &&
+       e.activation == Act::kNone) ||
+      rows <= 0 || channels <= 0) {
     return;
   }
   switch (e.activation) {

@@ -14,17 +14,19 @@
 
 namespace weft {
 
-// Reads `fused_ops` (an optional "BiasAdd", then an optional "Relu",
-// "Relu6", "Elu" or "LeakyRelu"), `num_args` (1 with a bias, else 0) and
-// `leakyrelu_alpha` into `epilogue` (its bias stays null: the kernel points
-// it at its bias input per run) and *has_bias. Errors say what is
-// unsupported.
+// Reads `fused_ops` (an optional "BiasAdd", then an optional "Add" when
+// has_residual is not null, then an optional "Relu", "Relu6", "Elu" or
+// "LeakyRelu"), `num_args` (one per BiasAdd and Add: the bias, then the
+// residual) and `leakyrelu_alpha` into `epilogue` (its bias and residual
+// stay null: the kernel points them at its inputs per run), *has_bias and
+// *has_residual. Errors say what is unsupported.
 Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
-                    bool* has_bias);
+                    bool* has_bias, bool* has_residual = nullptr);
 
 // rows x channels values at `data` (row r at data + r * ld) get
-// epilogue.bias added and the activation applied, in place, computed as the
-// standalone BiasAdd and activation kernels compute them:
+// epilogue.bias added, then row r of epilogue.residual (at residual + r *
+// residual_ld), and the activation applied, in place, computed as the
+// standalone BiasAdd, AddV2 and activation kernels compute them:
 //   Relu       x < 0 ? 0 : x               (NaN and -0 pass through)
 //   Relu6      x < 0 ? 0 : (x > 6 ? 6 : x) (NaN passes through)
 //   Elu        x < 0 ? exp(x) - 1 : x      (Eigen's vectorized exp)

@@ -3,8 +3,9 @@
 // ops/nn_fused_ops.cc).
 //
 // The product is the shared Gemm (gemm.h) with its epilogue, which adds the
-// bias and applies the activation to each output tile as it is finished,
-// while it is in cache. A constant b is packed once, as MatMul packs it.
+// bias (and a residual, fused_ops "Add") and applies the activation to each
+// output tile as it is finished, while it is in cache. A constant b is
+// packed once, as MatMul packs it.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -26,7 +27,8 @@ class FusedMatMulOp : public OpKernel {
   explicit FusedMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_a", &transpose_a_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("transpose_b", &transpose_b_));
-    OP_REQUIRES_OK(ctx, ReadFusedOps(ctx, &epilogue_, &has_bias_));
+    OP_REQUIRES_OK(ctx,
+                   ReadFusedOps(ctx, &epilogue_, &has_bias_, &has_residual_));
     if (const Tensor* b = ctx->constant_input(1)) {
       packed_b_ = MatMulPackedRhs::Make(*b, transpose_b_);
     }
@@ -46,6 +48,18 @@ class FusedMatMulOp : public OpKernel {
                       "bias (input 2) has shape ", bias.shape().DebugString(),
                       " but must be [", n, "], one value per output column"));
       epilogue.bias = bias.data<float>();
+    }
+    if (has_residual_) {
+      // The optimizer fuses an AddV2 only between tensors of one shape.
+      const int index = has_bias_ ? 3 : 2;
+      const Tensor& residual = ctx->input(index);
+      OP_REQUIRES(ctx, residual.shape() == TensorShape({m, n}),
+                  errors::InvalidArgument(
+                      "residual (input ", index, ") has shape ",
+                      residual.shape().DebugString(),
+                      " but must be the output's shape [", m, ",", n, "]"));
+      epilogue.residual = residual.data<float>();
+      epilogue.residual_ld = n;
     }
     Tensor* c = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &c));
@@ -70,6 +84,7 @@ class FusedMatMulOp : public OpKernel {
   bool transpose_b_ = false;
   GemmEpilogue epilogue_;
   bool has_bias_ = false;
+  bool has_residual_ = false;
   // A constant b packed once; null: packed per call (gemm.h).
   std::unique_ptr<MatMulPackedRhs> packed_b_;
 };

@@ -109,7 +109,8 @@ void ReferenceSerial(int64_t m, int64_t k, int64_t n, GemmOperand<T> a,
 }
 
 // Bands of output rows (m >= n) or columns through `parallel`; `band_fn`
-// computes one band (m', n', a', b', c').
+// computes one band (m', n', a', b', c', and the row and column of c where
+// c' starts).
 template <typename T, typename BandFn>
 void ForEachBand(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
                  GemmOperand<T> a, GemmOperand<T> b, T* c, int64_t ldc,
@@ -129,24 +130,34 @@ void ForEachBand(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
       const int64_t start = i * band;
       const int64_t len = std::min(band, extent - start);
       if (split_rows) {
-        band_fn(len, n, RowsFrom(a, start), b, c + start * ldc, int64_t{0});
+        band_fn(len, n, RowsFrom(a, start), b, c + start * ldc, start,
+                int64_t{0});
       } else {
-        band_fn(m, len, a, ColsFrom(b, start), c + start, start);
+        band_fn(m, len, a, ColsFrom(b, start), c + start, int64_t{0}, start);
       }
     }
   });
 }
 
 // ---------------------------------------------------------------------------
-// The epilogue, on a rows x cols block of c whose first column is column
-// `col0` of the whole output.
+// The epilogue, on a rows x cols block of c whose first element is element
+// (row0, col0) of the whole output.
 
-// x + bias[j] (when there is a bias) then the activation, as scalar code
-// that compilers turn into compares and blends. Adding a zero bias would
-// turn -0 into +0, hence the two loops.
+// (x + bias[j]) + residual[j] (each when there is one) then the
+// activation, as scalar code that compilers turn into compares and blends.
+// Adding a zero bias would turn -0 into +0, hence the separate loops.
 template <typename Act>
-void BiasAndActivate(float* row, const float* bias, int64_t cols, Act act) {
-  if (bias != nullptr) {
+void BiasAndActivate(float* row, const float* bias, const float* residual,
+                     int64_t cols, Act act) {
+  if (residual != nullptr) {
+    if (bias != nullptr) {
+      for (int64_t j = 0; j < cols; ++j) {
+        row[j] = act((row[j] + bias[j]) + residual[j]);
+      }
+    } else {
+      for (int64_t j = 0; j < cols; ++j) row[j] = act(row[j] + residual[j]);
+    }
+  } else if (bias != nullptr) {
     for (int64_t j = 0; j < cols; ++j) row[j] = act(row[j] + bias[j]);
   } else {
     for (int64_t j = 0; j < cols; ++j) row[j] = act(row[j]);
@@ -178,40 +189,40 @@ void EluRow(float* row, int64_t cols) {
 }
 
 bool HasEpilogue(const GemmEpilogue& ep) {
-  return ep.bias != nullptr || ep.activation != GemmEpilogue::Activation::kNone;
+  return ep.bias != nullptr || ep.residual != nullptr ||
+         ep.activation != GemmEpilogue::Activation::kNone;
 }
 
-void ApplyEpilogue(const GemmEpilogue& ep, int64_t col0, float* c, int64_t ldc,
-                   int64_t rows, int64_t cols) {
+void ApplyEpilogue(const GemmEpilogue& ep, int64_t row0, int64_t col0, float* c,
+                   int64_t ldc, int64_t rows, int64_t cols) {
   using Act = GemmEpilogue::Activation;
   const float* bias = ep.bias != nullptr ? ep.bias + col0 : nullptr;
   for (int64_t i = 0; i < rows; ++i) {
     float* row = c + i * ldc;
+    const float* res = ep.residual != nullptr
+                           ? ep.residual + (row0 + i) * ep.residual_ld + col0
+                           : nullptr;
     switch (ep.activation) {
       case Act::kNone:
-        if (bias != nullptr) {
-          BiasAndActivate(row, bias, cols, [](float x) { return x; });
-        }
+        BiasAndActivate(row, bias, res, cols, [](float x) { return x; });
         break;
       case Act::kRelu:
-        BiasAndActivate(row, bias, cols,
+        BiasAndActivate(row, bias, res, cols,
                         [](float x) { return x < 0.0f ? 0.0f : x; });
         break;
       case Act::kRelu6:
-        BiasAndActivate(row, bias, cols, [](float x) {
+        BiasAndActivate(row, bias, res, cols, [](float x) {
           return x < 0.0f ? 0.0f : (x > 6.0f ? 6.0f : x);
         });
         break;
       case Act::kLeakyRelu: {
         const float alpha = ep.alpha;
-        BiasAndActivate(row, bias, cols,
+        BiasAndActivate(row, bias, res, cols,
                         [alpha](float x) { return x > 0.0f ? x : x * alpha; });
         break;
       }
       case Act::kElu:
-        if (bias != nullptr) {
-          BiasAndActivate(row, bias, cols, [](float x) { return x; });
-        }
+        BiasAndActivate(row, bias, res, cols, [](float x) { return x; });
         EluRow(row, cols);
         break;
     }
@@ -382,9 +393,10 @@ void FallbackFloat(const ParallelForFn* parallel, int64_t m, int64_t k,
                    int64_t n, GemmOperand<float> a, GemmOperand<float> b,
                    float* c, int64_t ldc, const GemmEpilogue& ep) {
   auto band = [&](int64_t bm, int64_t bn, GemmOperand<float> ba,
-                  GemmOperand<float> bb, float* bc, int64_t col0) {
+                  GemmOperand<float> bb, float* bc, int64_t row0,
+                  int64_t col0) {
     ReferenceSerial<float>(bm, k, bn, ba, bb, bc, ldc);
-    if (HasEpilogue(ep)) ApplyEpilogue(ep, col0, bc, ldc, bm, bn);
+    if (HasEpilogue(ep)) ApplyEpilogue(ep, row0, col0, bc, ldc, bm, bn);
   };
   ForEachBand(parallel != nullptr ? *parallel : SerialFor(), m, k, n, a, b, c,
               ldc, band);
@@ -473,10 +485,11 @@ void Gemm(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
   if constexpr (std::is_same_v<T, float>) {
     FloatGemm(&parallel, m, k, n, a, b, c, ldc, GemmEpilogue());
   } else {
-    ForEachBand(
-        parallel, m, k, n, a, b, c, ldc,
-        [&](int64_t bm, int64_t bn, GemmOperand<T> ba, GemmOperand<T> bb, T* bc,
-            int64_t) { ReferenceSerial<T>(bm, k, bn, ba, bb, bc, ldc); });
+    ForEachBand(parallel, m, k, n, a, b, c, ldc,
+                [&](int64_t bm, int64_t bn, GemmOperand<T> ba,
+                    GemmOperand<T> bb, T* bc, int64_t, int64_t) {
+                  ReferenceSerial<T>(bm, k, bn, ba, bb, bc, ldc);
+                });
   }
 }
 

@@ -77,10 +77,12 @@ void Gemm(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
           GemmOperand<T> a, GemmOperand<T> b, T* c, int64_t ldc);
 
 // What a fused kernel applies to each output element after the product,
-// while the tile is still in cache: c[i][j] = act(sum_k(...) + bias[j]).
+// while the tile is still in cache:
+//   c[i][j] = act((sum_k(...) + bias[j]) + residual[i * residual_ld + j]).
 // Exactly the separate ops' results: the bias is one float addition after
-// the complete sum over k (BiasAdd), then the activation, as TensorFlow's
-// kernels compute it:
+// the complete sum over k (BiasAdd), the residual one more (the AddV2 of a
+// residual connection, ResNet's shortcut), then the activation, as
+// TensorFlow's kernels compute it:
 //   kNone       x
 //   kRelu       x < 0 ? 0 : x            (NaN and -0 pass through, as Relu)
 //   kRelu6      x < 0 ? 0 : (x > 6 ? 6 : x)           (NaN passes, Relu6)
@@ -94,7 +96,25 @@ struct GemmEpilogue {
   Activation activation = Activation::kNone;
   // LeakyRelu's slope, already rounded to float.
   float alpha = 0.2f;
+  // A tensor of the output's shape added before the activation: element
+  // (i, j) of the (m x n) output at residual[i * residual_ld + j]; null:
+  // none. It must not overlap c (c holds partial sums over k before the
+  // epilogue runs).
+  const float* residual = nullptr;
+  int64_t residual_ld = 0;
 };
+
+// The part of `ep` for the block of output whose first element is (row,
+// col): its bias and residual moved there. How a caller that computes an
+// output in blocks (a convolution's chunks of rows, a group's columns)
+// hands each block its epilogue.
+inline GemmEpilogue EpilogueAt(const GemmEpilogue& ep, int64_t row,
+                               int64_t col) {
+  GemmEpilogue e = ep;
+  if (e.bias != nullptr) e.bias += col;
+  if (e.residual != nullptr) e.residual += row * e.residual_ld + col;
+  return e;
+}
 
 // c = epilogue(op(a) * op(b)), float only; otherwise as GemmSerial / Gemm
 // above. A default GemmEpilogue gives the plain product, bit for bit.

@@ -17,6 +17,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/tensor.h"
 #include "executor/graph_optimizer.h"
 #include "executor/session.h"
@@ -502,6 +503,130 @@ TEST(OptimizeTest, FusedPatternsMatchTheUnoptimizedGraph) {
       EXPECT_EQ(on.num_nodes, p.nodes_after);
       EXPECT_EQ(on.ran, (std::vector<std::string>{p.fused_name}));
     }
+  }
+}
+
+// A residual connection joins the product before it: ResNet's identity
+// and projection shortcuts, a Dense layer's, an unknown batch dimension.
+// The fused epilogue does the same float operations in the same order, so
+// the results equal the unoptimized graph's bit for bit.
+TEST(OptimizeTest, ResidualAddsJoinTheProductBitForBit) {
+  AttrMap unknown_batch;
+  unknown_batch["dtype"] = AttrValue::Type(DT_FLOAT);
+  unknown_batch["shape"] = AttrValue::Shape(PartialTensorShape({-1, 9, 9, 8}));
+  const Tensor x = Random(TensorShape({2, 9, 9, 8}), -2, 2, 61);
+  for (bool known_batch : {true, false}) {
+    SCOPED_TRACE(known_batch ? "known batch" : "unknown batch");
+    {
+      // Identity shortcut: relu(conv2(relu(conv1(x) + b1)) + b2 + x).
+      Builder b;
+      if (known_batch) {
+        b.Placeholder("x", TensorShape({2, 9, 9, 8}));
+      } else {
+        b.Node("x", "Placeholder", {}, unknown_batch);
+      }
+      b.Const("w1", Random(TensorShape({3, 3, 8, 8}), -1, 1, 62));
+      b.Const("b1", Random(TensorShape({8}), -1, 1, 63));
+      b.Const("w2", Random(TensorShape({1, 1, 8, 8}), -1, 1, 64));
+      b.Const("b2", Random(TensorShape({8}), -1, 1, 65));
+      b.Conv("conv1", "x", "w1");
+      b.Op("bias1", "BiasAdd", {"conv1", "b1"});
+      b.Op("relu1", "Relu", {"bias1"});
+      b.Conv("conv2", "relu1", "w2");
+      b.Op("bias2", "BiasAdd", {"conv2", "b2"});
+      b.Op("add", "AddV2", {"bias2", "x"});
+      b.Op("out", "Relu", {"add"});
+      auto g = b.Build();
+      Outcome on = RunGraph(g, true, {{"x", x}}, {"out"});
+      Outcome off = RunGraph(g, false, {{"x", x}}, {"out"});
+      std::set<std::string> ran(on.ran.begin(), on.ran.end());
+      EXPECT_EQ(ran, (std::set<std::string>{"conv1+BiasAdd+Relu",
+                                            "conv2+BiasAdd+AddV2+Relu"}));
+      ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+    }
+    {
+      // Projection shortcut, the residual as AddV2's first operand, no
+      // activation after it: one of the two chains takes the sum.
+      Builder b;
+      if (known_batch) {
+        b.Placeholder("x", TensorShape({2, 9, 9, 8}));
+      } else {
+        b.Node("x", "Placeholder", {}, unknown_batch);
+      }
+      b.Const("ws", Random(TensorShape({1, 1, 8, 6}), -1, 1, 66));
+      b.Const("bs", Random(TensorShape({6}), -1, 1, 67));
+      b.Const("wm", Random(TensorShape({3, 3, 8, 6}), -1, 1, 68));
+      b.Const("bm", Random(TensorShape({6}), -1, 1, 69));
+      b.Conv("short", "x", "ws", 2);
+      b.Op("short_bias", "BiasAdd", {"short", "bs"});
+      b.Conv("main", "x", "wm", 2);
+      b.Op("main_bias", "BiasAdd", {"main", "bm"});
+      b.Op("sum", "AddV2", {"short_bias", "main_bias"});
+      auto g = b.Build();
+      Outcome on = RunGraph(g, true, {{"x", x}}, {"sum"});
+      Outcome off = RunGraph(g, false, {{"x", x}}, {"sum"});
+      EXPECT_EQ(on.num_nodes, 2);
+      EXPECT_EQ(CountFused(on.ran), 2);
+      EXPECT_TRUE(Ran(on, "short+BiasAdd+AddV2") ||
+                  Ran(on, "main+BiasAdd+AddV2"))
+          << absl::StrJoin(on.ran, ", ");
+      ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+    }
+  }
+  {
+    // A Dense layer with a residual: relu6(x @ w + b + x).
+    Builder b;
+    b.Placeholder("x", TensorShape({3, 16}));
+    b.Const("w", Random(TensorShape({16, 16}), -1, 1, 70));
+    b.Const("b", Random(TensorShape({16}), -1, 1, 71));
+    b.Op("mm", "MatMul", {"x", "w"});
+    b.Op("bias", "BiasAdd", {"mm", "b"});
+    b.Op("add", "Add", {"x", "bias"});
+    b.Op("act", "Relu6", {"add"});
+    auto g = b.Build();
+    const Tensor xd = Random(TensorShape({3, 16}), -4, 4, 72);
+    Outcome on = RunGraph(g, true, {{"x", xd}}, {"act"});
+    Outcome off = RunGraph(g, false, {{"x", xd}}, {"act"});
+    EXPECT_EQ(on.ran, (std::vector<std::string>{"mm+BiasAdd+Add+Relu6"}));
+    ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+  }
+}
+
+// Adds that are not a residual of the product's shape stay separate: a
+// broadcast operand, a depthwise head, and what follows a residual other
+// than an activation.
+TEST(OptimizeTest, ResidualsThatMustNotFuse) {
+  const Tensor x = Random(TensorShape({2, 9, 9, 8}), -2, 2, 81);
+  Builder b;
+  b.Placeholder("x", TensorShape({2, 9, 9, 8}));
+  b.Placeholder("y", TensorShape({1, 1, 1, 8}));
+  b.Const("w", Random(TensorShape({3, 3, 8, 8}), -1, 1, 82));
+  b.Const("dw", Random(TensorShape({3, 3, 8, 1}), -1, 1, 83));
+  b.Const("b", Random(TensorShape({8}), -1, 1, 84));
+  b.Const("s", Random(TensorShape({8}), 0.5, 2, 85));
+  // The operand broadcasts (one value per channel, not a constant).
+  b.Conv("conv_a", "x", "w");
+  b.Op("bias_a", "BiasAdd", {"conv_a", "b"});
+  b.Op("add_a", "AddV2", {"bias_a", "y"});
+  // A depthwise convolution takes no residual.
+  b.Conv("conv_b", "x", "dw", 1, "SAME", "DepthwiseConv2dNative");
+  b.Op("bias_b", "BiasAdd", {"conv_b", "b"});
+  b.Op("add_b", "AddV2", {"bias_b", "x"});
+  // A scale after the residual applies to the sum: it stays.
+  b.Conv("conv_c", "x", "w");
+  b.Op("add_c", "AddV2", {"conv_c", "x"});
+  b.Op("scaled_c", "Mul", {"add_c", "s"});
+  auto g = b.Build();
+  const Tensor y = Random(TensorShape({1, 1, 1, 8}), -1, 1, 86);
+  const std::vector<std::string> fetches = {"add_a", "add_b", "scaled_c"};
+  Outcome on = RunGraph(g, true, {{"x", x}, {"y", y}}, fetches);
+  Outcome off = RunGraph(g, false, {{"x", x}, {"y", y}}, fetches);
+  std::set<std::string> ran(on.ran.begin(), on.ran.end());
+  EXPECT_EQ(ran,
+            (std::set<std::string>{"conv_a+BiasAdd", "add_a", "conv_b+BiasAdd",
+                                   "add_b", "conv_c+AddV2", "scaled_c"}));
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    ExpectClose(on.outputs[i], off.outputs[i], 0, 0);
   }
 }
 

@@ -205,19 +205,34 @@ std::vector<Epilogue> Epilogues() {
       {"bias_elu",
        {"BiasAdd", "Elu"},
        [](double x) { return x < 0 ? std::exp(x) - 1 : x; }},
+      // With a residual (the last input, of the output's shape).
+      {"bias_residual_relu",
+       {"BiasAdd", "Add", "Relu"},
+       [](double x) { return x < 0 ? 0.0 : x; }},
+      {"residual", {"Add"}, [](double x) { return x; }},
+      {"bias_residual_elu",
+       {"BiasAdd", "Add", "Elu"},
+       [](double x) { return x < 0 ? std::exp(x) - 1 : x; }},
   };
+}
+
+bool HasResidual(const Epilogue& e) {
+  return std::find(e.fused_ops.begin(), e.fused_ops.end(), "Add") !=
+         e.fused_ops.end();
 }
 
 StatusOr<std::vector<Tensor>> RunFused(const Case& c, const Epilogue& e,
                                        const Tensor& x, const Tensor& f,
-                                       const Tensor& bias, int threads) {
+                                       const Tensor& bias, int threads,
+                                       const Tensor& residual = Tensor()) {
   AttrMap a = c.Attrs();
   a["fused_ops"] = AttrValue::StringList(e.fused_ops);
   const bool has_bias = !e.fused_ops.empty() && e.fused_ops[0] == "BiasAdd";
-  a["num_args"] = AttrValue::Int(has_bias ? 1 : 0);
+  a["num_args"] = AttrValue::Int((has_bias ? 1 : 0) + (HasResidual(e) ? 1 : 0));
   a["leakyrelu_alpha"] = AttrValue::Float(0.25f);
   std::vector<Tensor> inputs = {x, f};
   if (has_bias) inputs.push_back(bias);
+  if (HasResidual(e)) inputs.push_back(residual);
   return OpRunner("_FusedConv2D", a, threads).Run(inputs);
 }
 
@@ -236,6 +251,8 @@ TEST(SharedConv2DTest, MatchesReferenceAtEveryThreadCount) {
     const Tensor f = AsTensor<float>(fv, fs);
     const Tensor bias = AsTensor<float>(bv, TensorShape({c.cout}));
     const Reference r = Convolve(c, xv, fv);
+    const std::vector<float> rv = Grid(r.shape.num_elements(), 8, &rng);
+    const Tensor residual = AsTensor<float>(rv, r.shape);
 
     std::vector<float> plain(r.value.begin(), r.value.end());
     for (int threads : {0, 1, 2}) {
@@ -250,19 +267,21 @@ TEST(SharedConv2DTest, MatchesReferenceAtEveryThreadCount) {
       const bool has_bias = !e.fused_ops.empty() && e.fused_ops[0] == "BiasAdd";
       std::vector<double> want(r.value.size());
       for (size_t i = 0; i < want.size(); ++i) {
-        want[i] = e.act(r.value[i] + (has_bias ? bv[i % c.cout] : 0.0));
+        want[i] = e.act(r.value[i] + (has_bias ? bv[i % c.cout] : 0.0) +
+                        (HasResidual(e) ? rv[i] : 0.0));
       }
       std::vector<Tensor> results;
       for (int threads : {0, 1, 2}) {
         SCOPED_TRACE(threads);
-        StatusOr<std::vector<Tensor>> out = RunFused(c, e, x, f, bias, threads);
+        StatusOr<std::vector<Tensor>> out =
+            RunFused(c, e, x, f, bias, threads, residual);
         ASSERT_TRUE(out.ok()) << out.status();
         ASSERT_EQ((*out)[0].shape(), r.shape);
         results.push_back((*out)[0]);
       }
       ExpectTensorEqual(results[1], results[0]);
       ExpectTensorEqual(results[2], results[0]);
-      if (e.name == "bias_elu") {
+      if (e.name == "bias_elu" || e.name == "bias_residual_elu") {
         const float* got = results[0].data<float>();
         for (size_t i = 0; i < want.size(); ++i) {
           ASSERT_NEAR(got[i], want[i], 4e-7 * std::max(1.0, std::fabs(want[i])))
@@ -298,6 +317,40 @@ TEST(SharedConv2DTest, FusedEmptyBatchAndNoInputChannels) {
   for (int i = 0; i < 4; ++i) want.insert(want.end(), {0, 0.5f, 2});
   ExpectTensorEqual((*out)[0],
                     AsTensor<float>(want, TensorShape({1, 2, 2, 3})));
+}
+
+// A residual whose shape is not the output's is refused with both shapes
+// named; one without channels gives relu(bias + residual).
+TEST(SharedConv2DTest, FusedResidualShapes) {
+  Case c;
+  c.h = c.w = 2, c.cin = 2, c.cout = 3;
+  const Epilogue e = {
+      "bias_residual_relu", {"BiasAdd", "Add", "Relu"}, nullptr};
+  const Tensor bias = AsTensor<float>({-1, 0.5f, 2}, TensorShape({3}));
+  const Tensor f =
+      AsTensor<float>(std::vector<float>(54, 1), TensorShape({3, 3, 2, 3}));
+  const Tensor x(DT_FLOAT, TensorShape({1, 2, 2, 2}));
+  for (const TensorShape& bad : {TensorShape({1, 1, 1, 3}),
+                                 TensorShape({2, 2, 2, 3}), TensorShape({3})}) {
+    StatusOr<std::vector<Tensor>> out =
+        RunFused(c, e, x, f, bias, 0, Tensor(DT_FLOAT, bad));
+    ASSERT_FALSE(out.ok()) << bad.DebugString();
+    EXPECT_NE(std::string(out.status().message())
+                  .find("residual (input 3) has shape " + bad.DebugString() +
+                        " but must be the output's shape [1,2,2,3]"),
+              std::string::npos)
+        << out.status();
+  }
+  c.cin = 0;
+  const std::vector<float> rv = {1, -1, 0, -3, 0.5f, 0.25f, 0, 0, 0, 2, -2, -2};
+  StatusOr<std::vector<Tensor>> out = RunFused(
+      c, e, Tensor(DT_FLOAT, TensorShape({1, 2, 2, 0})),
+      AsTensor<float>(std::vector<float>(27, 1), TensorShape({3, 3, 1, 3})),
+      bias, 0, AsTensor<float>(rv, TensorShape({1, 2, 2, 3})));
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectTensorEqual((*out)[0],
+                    AsTensor<float>({0, 0, 2, 0, 1, 2.25f, 0, 0.5f, 2, 1, 0, 0},
+                                    TensorShape({1, 2, 2, 3})));
 }
 
 // NaN and Inf in a patch reach the outputs whose windows hold them, through

@@ -118,9 +118,16 @@ TEST(CpuGemmPackedRhsTest, ParallelPackedEqualsUnpacked) {
           GemmEpilogue relu;
           relu.bias = bias.data();
           relu.activation = GemmEpilogue::Activation::kRelu;
-          for (const GemmEpilogue& ep : {GemmEpilogue(), relu}) {
+          // A residual with its own leading dimension.
+          const std::vector<float> residual = Random(m * (n + 3) + 1, seed++);
+          GemmEpilogue residual_relu = relu;
+          residual_relu.residual = residual.data();
+          residual_relu.residual_ld = n + 3;
+          for (const GemmEpilogue& ep : {GemmEpilogue(), relu, residual_relu}) {
             const std::string w =
-                what + (ep.bias != nullptr ? " bias+relu" : "");
+                what + (ep.residual != nullptr ? " bias+residual+relu"
+                        : ep.bias != nullptr   ? " bias+relu"
+                                               : "");
             std::vector<float> want(m * n + 1, -7.0f);
             Gemm(SerialFor(), m, k, n, lhs, rhs, want.data(), n, ep);
             std::vector<float> got(m * n + 1, -7.0f);

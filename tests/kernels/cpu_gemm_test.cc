@@ -413,8 +413,9 @@ TEST(CpuGemmTest, NanAndInfinityPropagate) {
   }
 }
 
-// The epilogue against BiasAdd and the activation ops run on the plain
-// product: equal bit for bit, NaN included.
+// The epilogue against BiasAdd, AddV2 (the residual) and the activation ops
+// run on the plain product: equal bit for bit, NaN and infinities included,
+// with op(b) in place (the few-row path) and transposed (packed).
 TEST(CpuGemmTest, EpilogueEqualsSeparateOps) {
   using Act = GemmEpilogue::Activation;
   std::mt19937 rng(7);
@@ -433,24 +434,43 @@ TEST(CpuGemmTest, EpilogueEqualsSeparateOps) {
   };
   for (const Shape& s : {Shape{1, 40, 37}, Shape{9, 300, 70}, Shape{45, 20, 33},
                          Shape{300, 270, 130}}) {
-    for (bool with_bias : {false, true}) {
+    for (int variant = 0; variant < 8; ++variant) {
+      const bool with_bias = variant & 1;
+      const bool with_residual = variant & 2;
+      const bool tb = !(variant & 4);
       for (const Case& cs : cases) {
         // Scaled so that Relu6's upper clamp and Elu's exp are exercised.
         Matrix a = RandomMatrix(s.m, s.k, false, 0, &rng);
-        Matrix b = RandomMatrix(s.k, s.n, true, 0, &rng);
+        Matrix b = RandomMatrix(s.k, s.n, tb, 0, &rng);
         for (float& x : a.data) x *= 3.0f;
         a.at(s.m - 1, 0) = std::numeric_limits<float>::quiet_NaN();
         std::vector<float> bias(s.n);
         std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
         for (float& x : bias) x = dist(rng);
+        // The residual, rows n + 3 floats apart, with an infinity in it.
+        const int64_t rld = s.n + 3;
+        std::vector<float> residual(s.m * rld, std::nanf(""));
+        std::vector<float> packed_residual(s.m * s.n);
+        for (int64_t i = 0; i < s.m; ++i) {
+          for (int64_t j = 0; j < s.n; ++j) {
+            residual[i * rld + j] = packed_residual[i * s.n + j] = dist(rng);
+          }
+        }
+        residual[0] = packed_residual[0] =
+            -std::numeric_limits<float>::infinity();
 
         GemmEpilogue ep;
         ep.bias = with_bias ? bias.data() : nullptr;
         ep.activation = cs.act;
         ep.alpha = 0.3f;
-        const std::string what = Describe(s.m, s.k, s.n, false, true) +
+        if (with_residual) {
+          ep.residual = residual.data();
+          ep.residual_ld = rld;
+        }
+        const std::string what = Describe(s.m, s.k, s.n, false, tb) +
                                  (cs.op ? std::string(" ") + cs.op : "") +
-                                 (with_bias ? " bias" : "");
+                                 (with_bias ? " bias" : "") +
+                                 (with_residual ? " residual" : "");
 
         // Expected: the plain product, then the separate ops.
         std::vector<float> plain(s.m * s.n);
@@ -461,6 +481,14 @@ TEST(CpuGemmTest, EpilogueEqualsSeparateOps) {
           OpRunner bias_add("BiasAdd");
           auto out = bias_add.Run(
               {expected, AsTensor<float>(bias, TensorShape({s.n}))});
+          ASSERT_TRUE(out.ok()) << out.status();
+          expected = (*out)[0];
+        }
+        if (with_residual) {
+          OpRunner add("AddV2");
+          auto out =
+              add.Run({expected, AsTensor<float>(packed_residual,
+                                                 TensorShape({s.m, s.n}))});
           ASSERT_TRUE(out.ok()) << out.status();
           expected = (*out)[0];
         }
