@@ -70,6 +70,19 @@ std::vector<TapRange> TapTable(const WindowDim& d) {
   return table;
 }
 
+// Where GatherPatches writes: element (rr, l) of the rows gathered (rr =
+// r - r0) at patches + (l / block_depth) * block_floats + rr * row_stride +
+// l % block_depth. Row-major im2col: block_depth = row_stride = k (one
+// block); the packed GEMM's own layout (gemm.h's GemmLhsLayout), which
+// spares it copying the patches again.
+struct PatchLayout {
+  int64_t block_depth;
+  int64_t block_floats;
+  int64_t row_stride;
+};
+
+PatchLayout RowMajor(int64_t k) { return {k, 0, k}; }
+
 // Element runs of the gather: a few to a few hundred elements each (Cin, or
 // a filter row's kw * Cin), too short for memcpy's call and size dispatch to
 // pay off, so the vector paths move floats with whole-register moves, the
@@ -150,23 +163,26 @@ inline void ZeroRun(float* dst, int64_t n) {
 WEFT_ISA_END
 }  // namespace avx512
 
-// Rows [r0, r0 + rows) of group g's im2col matrix into `patches`
-// (conv2d_gather.inc), on the active path for float, else the baseline.
+// Rows [r0, r0 + rows) of group g's im2col matrix into `patches` in
+// `layout` (conv2d_gather.inc), on the active path for float, else the
+// baseline.
 template <typename S, typename A>
 void GatherPatches(const Conv2DGeometry& s, const TapRange* col_taps,
-                   const S* in, int64_t r0, int64_t rows, int64_t g,
-                   A* patches) {
+                   const S* in, int64_t r0, int64_t rows, int64_t g, A* patches,
+                   const PatchLayout& layout) {
   if constexpr (std::is_same_v<S, float> && std::is_same_v<A, float>) {
     switch (ActiveCpuIsa()) {
       case CpuIsa::kAvx512:
-        return avx512::GatherPatches(s, col_taps, in, r0, rows, g, patches);
+        return avx512::GatherPatches(s, col_taps, in, r0, rows, g, patches,
+                                     layout);
       case CpuIsa::kAvx2:
-        return avx2::GatherPatches(s, col_taps, in, r0, rows, g, patches);
+        return avx2::GatherPatches(s, col_taps, in, r0, rows, g, patches,
+                                   layout);
       case CpuIsa::kBaseline:
         break;
     }
   }
-  baseline::GatherPatches(s, col_taps, in, r0, rows, g, patches);
+  baseline::GatherPatches(s, col_taps, in, r0, rows, g, patches, layout);
 }
 
 // A float buffer reused by the chunks a thread runs, call after call: a
@@ -300,7 +316,15 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   }
 
   const int64_t k = s.patch_size();
-  const int64_t chunk = ChunkRowsForFilter(m, k, cout);
+  // Where the vector paths have one, chunks of patches are gathered in the
+  // packed GEMM's own layout (GemmLhsLayout), which spares the product its
+  // copy of them, and hold a multiple of the micro-kernel's rows.
+  GemmLhsLayout lhs;
+  const bool gathered = GemmGatheredLhsLayout(k, &lhs);
+  int64_t chunk = ChunkRowsForFilter(m, k, cout);
+  if (gathered && chunk < m) {
+    chunk = std::max(lhs.row_tile, chunk / lhs.row_tile * lhs.row_tile);
+  }
   const int64_t num_chunks = CeilDiv(m, chunk);
   const std::vector<TapRange> col_taps = TapTable(s.cols);
   if (num_chunks == 1) {
@@ -310,7 +334,8 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
     // filter it would use for a handful of rows.
     PatchLease patches(m * k);
     for (int64_t g = 0; g < s.groups; ++g) {
-      GatherPatches(s, col_taps.data(), in, 0, m, g, patches.data());
+      GatherPatches(s, col_taps.data(), in, 0, m, g, patches.data(),
+                    RowMajor(k));
       group_product(g, GemmOperand<float>{patches.data(), k}, k);
     }
     return;
@@ -331,15 +356,25 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   }
   parallel(
       num_chunks, chunk * k * s.out_depth, [&](int64_t first, int64_t last) {
-        PatchLease patches(chunk * k);
+        PatchLease patches(gathered ? lhs.Size(chunk, k) : chunk * k);
         for (int64_t c = first; c < last; ++c) {
           const int64_t r0 = c * chunk;
           const int64_t rows = std::min(chunk, m - r0);
           for (int64_t g = 0; g < s.groups; ++g) {
-            GatherPatches(s, col_taps.data(), in, r0, rows, g, patches.data());
-            GemmSerial(rows, GemmOperand<float>{patches.data(), k},
-                       *group_rhs[g], out + r0 * ldo + g * cout, ldo,
-                       EpilogueAt(epilogue, r0, g * cout));
+            float* const ct = out + r0 * ldo + g * cout;
+            const GemmEpilogue ep = EpilogueAt(epilogue, r0, g * cout);
+            if (gathered) {
+              GatherPatches(s, col_taps.data(), in, r0, rows, g, patches.data(),
+                            PatchLayout{lhs.block_depth, rows * lhs.row_stride,
+                                        lhs.row_stride});
+              GemmSerialGathered(rows, patches.data(), *group_rhs[g], ct, ldo,
+                                 ep);
+            } else {
+              GatherPatches(s, col_taps.data(), in, r0, rows, g, patches.data(),
+                            RowMajor(k));
+              GemmSerial(rows, GemmOperand<float>{patches.data(), k},
+                         *group_rhs[g], ct, ldo, ep);
+            }
           }
         }
       });
@@ -387,7 +422,8 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
             dst = result.data();
           }
           for (int64_t g = 0; g < s.groups; ++g) {
-            GatherPatches(s, col_taps.data(), in, r0, rows, g, patches.data());
+            GatherPatches(s, col_taps.data(), in, r0, rows, g, patches.data(),
+                          RowMajor(k));
             GemmSerial<A>(rows, k, cout, GemmOperand<A>{patches.data(), k},
                           GemmOperand<A>{filter + g * cout, ldo},
                           dst + g * cout, ldo);

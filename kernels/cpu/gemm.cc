@@ -458,6 +458,33 @@ void PackedRhsGemm(const ParallelForFn* parallel, int64_t m,
 
 }  // namespace
 
+bool GemmGatheredLhsLayout(int64_t k, GemmLhsLayout* layout) {
+  switch (ActiveCpuIsa()) {
+    case CpuIsa::kAvx512:
+      *layout = avx512::GatheredLhsLayout(k);
+      return true;
+    case CpuIsa::kAvx2:
+      *layout = avx2::GatheredLhsLayout(k);
+      return true;
+    case CpuIsa::kBaseline:
+      break;
+  }
+  return false;
+}
+
+void GemmSerialGathered(int64_t m, const float* a, const GemmPackedRhs& b,
+                        float* c, int64_t ldc, const GemmEpilogue& epilogue) {
+  switch (ActiveCpuIsa()) {
+    case CpuIsa::kAvx512:
+      return avx512::MultiplyGathered(m, a, b, c, ldc, epilogue);
+    case CpuIsa::kAvx2:
+      return avx2::MultiplyGathered(m, a, b, c, ldc, epilogue);
+    case CpuIsa::kBaseline:
+      break;
+  }
+  std::abort();  // no gathered layout on this path (GemmGatheredLhsLayout)
+}
+
 void GemmSerial(int64_t m, GemmOperand<float> a, const GemmPackedRhs& b,
                 float* c, int64_t ldc, const GemmEpilogue& epilogue) {
   PackedRhsGemm(nullptr, m, a, b, c, ldc, epilogue);

@@ -171,6 +171,42 @@ void Gemm(const ParallelForFn& parallel, int64_t m, GemmOperand<float> a,
           const GemmPackedRhs& b, float* c, int64_t ldc,
           const GemmEpilogue& epilogue = GemmEpilogue());
 
+// The layout in which a caller may gather op(a) itself, straight into what
+// the packed float GEMM multiplies from, sparing the product its copy of
+// op(a) (a convolution's patches: the gather writes them anyway). An m x k
+// op(a) is cut into blocks of `block_depth` columns (the GEMM's k blocks,
+// which depend on k alone); block b holds rows of its columns `row_stride`
+// floats apart, and starts m * row_stride floats after block b - 1:
+// element (i, l) at Offset(m, i, l). `row_tile` is the micro-kernel's
+// height: products of a multiple of it many rows waste no pass on a short
+// tile.
+struct GemmLhsLayout {
+  int64_t block_depth = 0;
+  int64_t row_stride = 0;
+  int64_t row_tile = 0;
+
+  int64_t Offset(int64_t m, int64_t i, int64_t l) const {
+    return (l / block_depth) * m * row_stride + i * row_stride +
+           l % block_depth;
+  }
+  // Floats an m x k op(a) takes.
+  int64_t Size(int64_t m, int64_t k) const {
+    return (k + block_depth - 1) / block_depth * m * row_stride;
+  }
+};
+
+// The layout for a k-column op(a) on the active CPU path, or false on the
+// baseline path (which multiplies from a row-major op(a): use Gemm). k > 0.
+bool GemmGatheredLhsLayout(int64_t k, GemmLhsLayout* layout);
+
+// c = epilogue(op(a) * op(b)) on the calling thread for op(a) m x b.k()
+// gathered at `a` in the layout GemmGatheredLhsLayout(b.k()) gave: bit for
+// bit what GemmSerial(m, row-major op(a), b, c, ldc, epilogue) gives. Only
+// where that layout exists; m > 0, b.n() > 0.
+void GemmSerialGathered(int64_t m, const float* a, const GemmPackedRhs& b,
+                        float* c, int64_t ldc,
+                        const GemmEpilogue& epilogue = GemmEpilogue());
+
 #define WEFT_DECLARE_GEMM(T)                                                   \
   extern template void GemmSerial<T>(                                          \
       int64_t, int64_t, int64_t, GemmOperand<T>, GemmOperand<T>, T*, int64_t); \

@@ -179,6 +179,21 @@ std::vector<Case> Cases() {
   c.name = "deep_filter_grouped_gathered_at_once";
   c.h = c.w = 8, c.cin = 512, c.cout = 256, c.groups = 2;
   v.push_back(c);
+  c = Case();
+  // Many chunks, each gathered in the GEMM's own layout (GemmLhsLayout):
+  // k = 288 is two blocks of 144 columns, so the second filter row's taps
+  // (columns 96 to 191) and the zeros of the padded border are split
+  // between blocks.
+  c.name = "chunks_in_gemm_layout";
+  c.n = 2, c.h = c.w = 24, c.cin = 32, c.cout = 40;
+  v.push_back(c);
+  c = Case();
+  // The same with one tap per run (groups, dilation), k = 600 in three
+  // blocks of 200.
+  c.name = "chunks_in_gemm_layout_grouped_dilated";
+  c.h = c.w = 30, c.cin = 48, c.cout = 32, c.groups = 2, c.kh = c.kw = 5,
+  c.dh = c.dw = 2;
+  v.push_back(c);
   return v;
 }
 
