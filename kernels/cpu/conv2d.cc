@@ -406,33 +406,33 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   const int64_t chunk = ChunkRows(m, k);
   const int64_t num_chunks = CeilDiv(m, chunk);
   const std::vector<TapRange> col_taps = TapTable(s.cols);
-  parallel(
-      num_chunks, chunk * k * s.out_depth, [&](int64_t first, int64_t last) {
-        std::vector<A> patches(chunk * k);
-        // half and bfloat16 sum into float rows, rounded once at the end.
-        std::vector<A> result;
-        if constexpr (!std::is_same_v<S, A>) result.resize(chunk * ldo);
-        for (int64_t c = first; c < last; ++c) {
-          const int64_t r0 = c * chunk;
-          const int64_t rows = std::min(chunk, m - r0);
-          A* dst;
-          if constexpr (std::is_same_v<S, A>) {
-            dst = out + r0 * ldo;
-          } else {
-            dst = result.data();
-          }
-          for (int64_t g = 0; g < s.groups; ++g) {
-            GatherPatches(s, col_taps.data(), in, r0, rows, g, patches.data(),
-                          RowMajor(k));
-            GemmSerial<A>(rows, k, cout, GemmOperand<A>{patches.data(), k},
-                          GemmOperand<A>{filter + g * cout, ldo},
-                          dst + g * cout, ldo);
-          }
-          if constexpr (!std::is_same_v<S, A>) {
-            ConvertElements(result.data(), out + r0 * ldo, rows * ldo);
-          }
-        }
-      });
+  parallel(num_chunks, chunk * k * s.out_depth,
+           [&](int64_t first, int64_t last) {
+             std::vector<A> patches(chunk * k);
+             // half and bfloat16 sum into float rows, rounded once at the end.
+             std::vector<A> result;
+             if constexpr (!std::is_same_v<S, A>) result.resize(chunk * ldo);
+             for (int64_t c = first; c < last; ++c) {
+               const int64_t r0 = c * chunk;
+               const int64_t rows = std::min(chunk, m - r0);
+               A* dst;
+               if constexpr (std::is_same_v<S, A>) {
+                 dst = out + r0 * ldo;
+               } else {
+                 dst = result.data();
+               }
+               for (int64_t g = 0; g < s.groups; ++g) {
+                 GatherPatches(s, col_taps.data(), in, r0, rows, g,
+                               patches.data(), RowMajor(k));
+                 GemmSerial<A>(rows, k, cout, GemmOperand<A>{patches.data(), k},
+                               GemmOperand<A>{filter + g * cout, ldo},
+                               dst + g * cout, ldo);
+               }
+               if constexpr (!std::is_same_v<S, A>) {
+                 ConvertElements(result.data(), out + r0 * ldo, rows * ldo);
+               }
+             }
+           });
 }
 
 template void Conv2DNhwc<double, double>(const ParallelForFn&,

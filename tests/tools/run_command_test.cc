@@ -45,7 +45,6 @@ class RunCommandTest : public CliTestBase {
     const float* p = t.data<float>();
     return std::vector<float>(p, p + t.NumElements());
   }
-
 };
 
 TEST_F(RunCommandTest, HelpAndUsageErrors) {
