@@ -31,20 +31,6 @@
 namespace weft {
 namespace {
 
-// The residual input (the last of `args`) checked against the output's
-// shape: the optimizer fuses an AddV2 only between tensors of one shape, so
-// another shape here is a graph whose shapes changed under it.
-Status CheckResidual(const Tensor& residual, const TensorShape& output,
-                     int index) {
-  if (residual.shape() != output) {
-    return errors::InvalidArgument("residual (input ", index, ") has shape ",
-                                   residual.shape().DebugString(),
-                                   " but must be the output's shape ",
-                                   output.DebugString());
-  }
-  return Status();
-}
-
 // The bias input (args[0]) checked against the output depth.
 Status CheckBias(const OpKernelContext& ctx, int64_t channels) {
   const Tensor& bias = ctx.input(2);
@@ -87,11 +73,8 @@ class FusedConv2DOp : public OpKernel {
                             &output));
     GemmEpilogue epilogue = epilogue_;
     if (has_residual_) {
-      const int index = has_bias_ ? 3 : 2;
-      const Tensor& residual = ctx->input(index);
-      OP_REQUIRES_OK(ctx, CheckResidual(residual, output->shape(), index));
-      epilogue.residual = residual.data<float>();
-      epilogue.residual_ld = s.out_depth;
+      OP_REQUIRES_OK(ctx, SetResidual(*ctx, has_bias_, output->shape(),
+                                      s.out_depth, &epilogue));
     }
     if (output->NumElements() == 0) return;
     epilogue.bias = has_bias_ ? ctx->input(2).data<float>() : nullptr;

@@ -111,6 +111,22 @@ Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
   return Status();
 }
 
+Status SetResidual(const OpKernelContext& ctx, bool has_bias,
+                   const TensorShape& output, int64_t ld,
+                   GemmEpilogue* epilogue) {
+  const int index = has_bias ? 3 : 2;
+  const Tensor& residual = ctx.input(index);
+  if (residual.shape() != output) {
+    return errors::InvalidArgument("residual (input ", index, ") has shape ",
+                                   residual.shape().DebugString(),
+                                   " but must be the output's shape ",
+                                   output.DebugString());
+  }
+  epilogue->residual = residual.data<float>();
+  epilogue->residual_ld = ld;
+  return Status();
+}
+
 void ApplyEpilogueRows(const GemmEpilogue& e, float* data, int64_t rows,
                        int64_t channels, int64_t ld) {
   if ((e.bias == nullptr && e.residual == nullptr &&

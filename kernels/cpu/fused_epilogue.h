@@ -23,6 +23,15 @@ namespace weft {
 Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
                     bool* has_bias, bool* has_residual = nullptr);
 
+// Points epilogue->residual at a fused kernel's residual input (the last of
+// `args`: input 3 after a bias, else 2), rows `ld` floats apart, once it
+// is checked to have the output's shape: the optimizer fuses an AddV2 only
+// between tensors of one shape, so another shape here is a graph whose
+// shapes changed under it. The error names both shapes.
+Status SetResidual(const OpKernelContext& ctx, bool has_bias,
+                   const TensorShape& output, int64_t ld,
+                   GemmEpilogue* epilogue);
+
 // rows x channels values at `data` (row r at data + r * ld) get
 // epilogue.bias added, then row r of epilogue.residual (at residual + r *
 // residual_ld), and the activation applied, in place, computed as the

@@ -50,16 +50,8 @@ class FusedMatMulOp : public OpKernel {
       epilogue.bias = bias.data<float>();
     }
     if (has_residual_) {
-      // The optimizer fuses an AddV2 only between tensors of one shape.
-      const int index = has_bias_ ? 3 : 2;
-      const Tensor& residual = ctx->input(index);
-      OP_REQUIRES(ctx, residual.shape() == TensorShape({m, n}),
-                  errors::InvalidArgument(
-                      "residual (input ", index, ") has shape ",
-                      residual.shape().DebugString(),
-                      " but must be the output's shape [", m, ",", n, "]"));
-      epilogue.residual = residual.data<float>();
-      epilogue.residual_ld = n;
+      OP_REQUIRES_OK(
+          ctx, SetResidual(*ctx, has_bias_, TensorShape({m, n}), n, &epilogue));
     }
     Tensor* c = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({m, n}), &c));
