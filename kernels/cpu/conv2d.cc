@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -241,6 +242,105 @@ bool Pointwise(const Conv2DGeometry& s) {
          s.cols.output == s.cols.input;
 }
 
+// Where the vector paths can, a convolution whose output rows are at
+// least kStridedMinOutputCols pixels wide and whose filter is at most
+// kStridedMaxFilterFloats (16 MiB) is multiplied from the input where it
+// lies (StridedConv2D) rather than from gathered patches: the gather, a
+// copy of kh * kw times the input, costs about what the product does when
+// k is small (a stem's 27 or 147) and 5 to 15% of it when it is large. The
+// micro-kernel's tiles do not cross output rows there, so narrower rows
+// would run short tiles; each unit of output rows reads the whole filter,
+// so a filter far beyond the caches is left to the chunks that read it
+// once. Measured on the Intel Xeon of bench/RESULTS.md section 19 (1 and
+// 2 threads, batch 1 and 8): a 256 KiB limit gained less than 1, 4 and
+// 16 MiB on VGG16, ResNet50 and InceptionV3.
+constexpr int64_t kStridedMaxFilterFloats = int64_t{1} << 22;
+constexpr int64_t kStridedMinOutputCols = 8;
+// About this many output pixels per unit of work of StridedConv2D (whole
+// output rows, at least one), and at least kStridedMinItems units where
+// there are that many output rows, so that threads share a small batch.
+constexpr int64_t kStridedItemPixels = 256;
+constexpr int64_t kStridedMinItems = 4;
+
+bool UseStridedConv2D(const Conv2DGeometry& s) {
+  return s.groups == 1 && s.cols.dilation == 1 && s.rows.pad_before >= 0 &&
+         s.cols.pad_before >= 0 && s.cols.output >= kStridedMinOutputCols &&
+         s.patch_size() * s.out_depth <= kStridedMaxFilterFloats &&
+         GemmStridedLhsSupported();
+}
+
+// Extent of the zero-padded input along `d` that holds every tap of every
+// output (and the input itself).
+int64_t PaddedExtent(const WindowDim& d) {
+  return std::max(d.pad_before + d.input,
+                  (d.output - 1) * d.stride + (d.window - 1) * d.dilation + 1);
+}
+
+// The convolution as products of the (zero-padded) input read in place:
+// the patch of output pixel (n, oh, ow) is, per filter row kh, the
+// kw * Cin contiguous floats of padded input row oh * sh + kh * dh from
+// column ow * sw on, so the GEMM reads it as a GemmStridedLhs and nothing
+// is gathered. Units of whole output rows of one image; each element's
+// sum is the gathered path's (gemm.h), whatever the split.
+void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
+                   const float* in, const GemmPackedRhs& filter,
+                   const GemmEpilogue& epilogue, float* out) {
+  const int64_t c = s.in_depth;
+  const int64_t h = s.rows.input;
+  const int64_t w = s.cols.input;
+  const int64_t hp = PaddedExtent(s.rows);
+  const int64_t wp = PaddedExtent(s.cols);
+  const float* padded = in;
+  std::optional<PatchLease> lease;
+  if (hp != h || wp != w) {
+    lease.emplace(s.batch * hp * wp * c);
+    float* dst = lease->data();
+    const int64_t top = s.rows.pad_before;
+    const int64_t left = s.cols.pad_before;
+    parallel(s.batch * hp, wp * c, [&](int64_t first, int64_t last) {
+      for (int64_t row = first; row < last; ++row) {
+        const int64_t n = row / hp;
+        const int64_t ih = row % hp - top;
+        float* d = dst + row * wp * c;
+        if (ih < 0 || ih >= h) {
+          std::fill_n(d, wp * c, 0.0f);
+          continue;
+        }
+        std::fill_n(d, left * c, 0.0f);
+        std::copy_n(in + (n * h + ih) * w * c, w * c, d + left * c);
+        std::fill_n(d + (left + w) * c, (wp - left - w) * c, 0.0f);
+      }
+    });
+    padded = dst;
+  }
+  const int64_t oh_count = s.rows.output;
+  const int64_t ow_count = s.cols.output;
+  const int64_t rows_per_item =
+      std::max<int64_t>(1, std::min({oh_count, kStridedItemPixels / ow_count,
+                                     s.batch * oh_count / kStridedMinItems}));
+  const int64_t items_per_image = CeilDiv(oh_count, rows_per_item);
+  const int64_t ldo = s.out_depth;
+  parallel(s.batch * items_per_image,
+           rows_per_item * ow_count * s.patch_size() * ldo,
+           [&](int64_t first, int64_t last) {
+             for (int64_t item = first; item < last; ++item) {
+               const int64_t n = item / items_per_image;
+               const int64_t oh0 = (item % items_per_image) * rows_per_item;
+               const int64_t rows = std::min(rows_per_item, oh_count - oh0);
+               GemmStridedLhs a;
+               a.data = padded + (n * hp + oh0 * s.rows.stride) * wp * c;
+               a.group_rows = ow_count;
+               a.group_stride = s.rows.stride * wp * c;
+               a.row_stride = s.cols.stride * c;
+               a.run = s.cols.window * c;
+               a.run_stride = s.rows.dilation * wp * c;
+               const int64_t r0 = (n * oh_count + oh0) * ow_count;
+               GemmSerialStrided(rows * ow_count, a, filter, out + r0 * ldo,
+                                 ldo, EpilogueAt(epilogue, r0, 0));
+             }
+           });
+}
+
 }  // namespace
 
 std::unique_ptr<Conv2DPackedFilter> Conv2DPackedFilter::Make(
@@ -312,6 +412,18 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
     for (int64_t g = 0; g < s.groups; ++g) {
       group_product(g, GemmOperand<float>{in + g * cin, s.in_depth}, cin);
     }
+    return;
+  }
+
+  if (UseStridedConv2D(s)) {
+    std::unique_ptr<GemmPackedRhs> packed_here;
+    if (packed == nullptr) {
+      packed_here = std::make_unique<GemmPackedRhs>(s.patch_size(), s.out_depth,
+                                                    group_filter(0), &parallel);
+    }
+    StridedConv2D(parallel, s, in,
+                  packed != nullptr ? packed->group(0) : *packed_here, epilogue,
+                  out);
     return;
   }
 

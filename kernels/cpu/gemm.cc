@@ -486,6 +486,22 @@ void GemmSerialGathered(int64_t m, const float* a, const GemmPackedRhs& b,
   std::abort();  // no gathered layout on this path (GemmGatheredLhsLayout)
 }
 
+bool GemmStridedLhsSupported() { return ActiveCpuIsa() != CpuIsa::kBaseline; }
+
+void GemmSerialStrided(int64_t m, const GemmStridedLhs& a,
+                       const GemmPackedRhs& b, float* c, int64_t ldc,
+                       const GemmEpilogue& epilogue) {
+  switch (ActiveCpuIsa()) {
+    case CpuIsa::kAvx512:
+      return avx512::MultiplyStrided(m, a, b, c, ldc, epilogue);
+    case CpuIsa::kAvx2:
+      return avx2::MultiplyStrided(m, a, b, c, ldc, epilogue);
+    case CpuIsa::kBaseline:
+      break;
+  }
+  std::abort();  // not on this path (GemmStridedLhsSupported)
+}
+
 void GemmSerial(int64_t m, GemmOperand<float> a, const GemmPackedRhs& b,
                 float* c, int64_t ldc, const GemmEpilogue& epilogue) {
   PackedRhsGemm(nullptr, m, a, b, c, ldc, epilogue);

@@ -207,6 +207,36 @@ void GemmSerialGathered(int64_t m, const float* a, const GemmPackedRhs& b,
                         float* c, int64_t ldc,
                         const GemmEpilogue& epilogue = GemmEpilogue());
 
+// An op(a) that is not stored but read where it lies: a convolution's
+// patches in its (padded) input. Its rows come in groups of `group_rows`
+// (the pixels of one output row), row r of group g starting at
+//   data + g * group_stride + r * row_stride,
+// and a row's k elements are runs of `run` contiguous floats (a filter
+// row's taps), run j at + j * run_stride: element l at
+// (l / run) * run_stride + l % run.
+struct GemmStridedLhs {
+  const float* data = nullptr;
+  int64_t group_rows = 0;
+  int64_t group_stride = 0;
+  int64_t row_stride = 0;
+  int64_t run = 0;
+  int64_t run_stride = 0;
+};
+
+// Whether GemmSerialStrided exists on the active CPU path (false on the
+// baseline path: gather op(a) and use GemmSerial there).
+bool GemmStridedLhsSupported();
+
+// c = epilogue(op(a) * op(b)) on the calling thread for op(a) of m rows
+// (whole groups) and b.k() columns given by `a`, row i of c at c + i * ldc:
+// bit for bit what GemmSerial(m, a row-major copy of op(a), b, c, ldc,
+// epilogue) gives. Each k block of a packed panel of op(b) is used for all
+// m rows before the next, so m rows read the filter once. Only where
+// GemmStridedLhsSupported(); m > 0, b.k() > 0, b.n() > 0.
+void GemmSerialStrided(int64_t m, const GemmStridedLhs& a,
+                       const GemmPackedRhs& b, float* c, int64_t ldc,
+                       const GemmEpilogue& epilogue = GemmEpilogue());
+
 #define WEFT_DECLARE_GEMM(T)                                                   \
   extern template void GemmSerial<T>(                                          \
       int64_t, int64_t, int64_t, GemmOperand<T>, GemmOperand<T>, T*, int64_t); \

@@ -1,7 +1,8 @@
 // The float convolution Conv2D and _FusedConv2D share (kernels/cpu/conv2d.h)
 // on the shapes that pick its paths: the MobileNetV2 stem's k = 27, 1x1
 // strided filters (ResNet's projection shortcuts), enough output pixels for
-// many chunks, groups, dilations, every padding mode, and each epilogue.
+// many chunks, groups, dilations, every padding mode, the input read in
+// place (strided_*), and each epilogue.
 //
 // Operands are multiples of 1/4 in [-2, 2] and the biases multiples of 1/8,
 // so every product and partial sum is exact in float: whatever the
@@ -180,12 +181,13 @@ std::vector<Case> Cases() {
   c.h = c.w = 8, c.cin = 512, c.cout = 256, c.groups = 2;
   v.push_back(c);
   c = Case();
-  // Many chunks, each gathered in the GEMM's own layout (GemmLhsLayout):
-  // k = 288 is two blocks of 144 columns, so the second filter row's taps
-  // (columns 96 to 191) and the zeros of the padded border are split
-  // between blocks.
+  // Many chunks, each gathered in the GEMM's own layout (GemmLhsLayout;
+  // output rows of 7 pixels are too narrow for the strided path): k = 288
+  // is two blocks of 144 columns, so the second filter row's taps (columns
+  // 96 to 191) and the zeros of the padded border are split between
+  // blocks.
   c.name = "chunks_in_gemm_layout";
-  c.n = 2, c.h = c.w = 24, c.cin = 32, c.cout = 40;
+  c.n = 8, c.h = c.w = 7, c.cin = 32, c.cout = 40;
   v.push_back(c);
   c = Case();
   // The same with one tap per run (groups, dilation), k = 600 in three
@@ -193,6 +195,32 @@ std::vector<Case> Cases() {
   c.name = "chunks_in_gemm_layout_grouped_dilated";
   c.h = c.w = 30, c.cin = 48, c.cout = 32, c.groups = 2, c.kh = c.kw = 5,
   c.dh = c.dw = 2;
+  v.push_back(c);
+  // The input read in place (StridedConv2D: groups 1, no column dilation,
+  // output rows of 8 pixels or more, a filter of at most 2^22 floats).
+  c = Case();
+  c.name = "strided_same_stride2_row_dilation";  // padded 1 before, 2 after
+  c.n = 2, c.h = 20, c.w = 19, c.cin = 5, c.cout = 20, c.sh = c.sw = 2,
+  c.dh = 2;
+  v.push_back(c);
+  c = Case();
+  // k = 360 in two blocks of 180: the second filter row's run (columns 120
+  // to 239) crosses them; n = 16 is one narrow panel.
+  c.name = "strided_two_k_blocks_narrow";
+  c.n = 2, c.h = c.w = 12, c.cin = 40, c.cout = 16;
+  v.push_back(c);
+  c = Case();
+  c.name = "strided_explicit_asymmetric";  // n = 33: a full and a narrow panel
+  c.h = 9, c.w = 16, c.cout = 33, c.padding = "EXPLICIT", c.pads = {2, 0, 0, 3};
+  v.push_back(c);
+  c = Case();
+  c.name = "strided_valid_5x5";
+  c.h = 13, c.w = 14, c.cin = 16, c.kh = c.kw = 5, c.cout = 24,
+  c.padding = "VALID";
+  v.push_back(c);
+  c = Case();
+  c.name = "strided_7x7_stem_stride2";  // ResNet's stem, k = 147
+  c.h = c.w = 32, c.kh = c.kw = 7, c.cout = 64, c.sh = c.sw = 2;
   v.push_back(c);
   return v;
 }

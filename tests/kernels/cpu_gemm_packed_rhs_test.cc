@@ -169,6 +169,77 @@ TEST(CpuGemmPackedRhsTest, ParallelPackedEqualsUnpacked) {
   }
 }
 
+// An op(a) read where it lies (GemmStridedLhs) gives the bits of its
+// row-major copy through GemmSerial, for every epilogue: groups of rows
+// whose tiles are cut unevenly (17 rows), rows overlapping each other
+// (row_stride < run, as a stride-1 convolution reads them), runs crossing
+// the k blocks (k = 360: blocks of 180, runs of 120 or 7), and panels
+// that are full, narrow (n = 8 or 16) or both (n = 40, 2100).
+TEST(CpuGemmPackedRhsTest, StridedLhsEqualsItsRowMajorCopy) {
+  if (!GemmStridedLhsSupported()) {
+    GTEST_SKIP() << "no strided op(a) on the baseline CPU path";
+  }
+  struct Case {
+    int64_t groups, group_rows, row_stride, run, runs, n;
+  };
+  unsigned seed = 500;
+  for (const Case& c : {
+           Case{1, 1, 3, 9, 3, 16},      // one row, a stem's k = 27
+           Case{3, 17, 3, 9, 3, 8},      // narrow n, tiles of 9 and 8 rows
+           Case{2, 14, 6, 9, 3, 40},     // stride 2, full + narrow panel
+           Case{2, 20, 40, 120, 3, 33},  // k = 360: a run crosses a block
+           Case{1, 30, 7, 7, 40, 16},    // k = 280: many short runs
+           Case{1, 9, 4, 12, 2, 2100},   // two column blocks
+       }) {
+    const int64_t k = c.run * c.runs;
+    const int64_t m = c.groups * c.group_rows;
+    // The source: groups one after another, then runs of each row apart.
+    GemmStridedLhs a;
+    a.group_rows = c.group_rows;
+    a.row_stride = c.row_stride;
+    a.run = c.run;
+    a.run_stride = (c.group_rows - 1) * c.row_stride + c.run + 5;
+    a.group_stride = c.runs * a.run_stride + 3;
+    const std::vector<float> source = Random(c.groups * a.group_stride, seed++);
+    a.data = source.data();
+    std::vector<float> copy(m * k);
+    for (int64_t i = 0; i < m; ++i) {
+      const float* row = source.data() + (i / c.group_rows) * a.group_stride +
+                         (i % c.group_rows) * c.row_stride;
+      for (int64_t l = 0; l < k; ++l) {
+        copy[i * k + l] = row[(l / c.run) * a.run_stride + l % c.run];
+      }
+    }
+    const std::vector<float> b = Random(k * c.n, seed++);
+    const GemmPackedRhs packed(k, c.n, GemmOperand<float>{b.data(), c.n});
+    const std::vector<float> bias = Random(c.n, seed++);
+    const std::vector<float> residual = Random(m * c.n, seed++);
+    GemmEpilogue relu6;
+    relu6.bias = bias.data();
+    relu6.activation = GemmEpilogue::Activation::kRelu6;
+    GemmEpilogue residual_elu;  // Elu: applied after the tile is stored
+    residual_elu.bias = bias.data();
+    residual_elu.residual = residual.data();
+    residual_elu.residual_ld = c.n;
+    residual_elu.activation = GemmEpilogue::Activation::kElu;
+    for (const GemmEpilogue& ep : {GemmEpilogue(), relu6, residual_elu}) {
+      const std::string what =
+          absl::StrCat("groups=", c.groups, " rows=", c.group_rows,
+                       " row_stride=", c.row_stride, " run=", c.run,
+                       " runs=", c.runs, " n=", c.n,
+                       ep.residual != nullptr ? " bias+residual+elu"
+                       : ep.bias != nullptr   ? " bias+relu6"
+                                              : "");
+      std::vector<float> want(m * c.n + 1, -7.0f);
+      GemmSerial(m, GemmOperand<float>{copy.data(), k}, packed, want.data(),
+                 c.n, ep);
+      std::vector<float> got(m * c.n + 1, -7.0f);
+      GemmSerialStrided(m, a, packed, got.data(), c.n, ep);
+      ExpectBitsEqual(got, want, what);
+    }
+  }
+}
+
 // k == 0: zeros, then the epilogue, as the unpacked path.
 TEST(CpuGemmPackedRhsTest, EmptySum) {
   const std::vector<float> a(1), b(1);
@@ -184,8 +255,8 @@ TEST(CpuGemmPackedRhsTest, EmptySum) {
 }
 
 // Conv2DNhwc with a Conv2DPackedFilter gives the per-call packing's bits,
-// on each of its paths (1x1 in place, one chunk, many chunks), grouped or
-// not, and at an empty batch.
+// on each of its paths (1x1 in place, one chunk, many chunks, the input
+// read in place), grouped or not, and at an empty batch.
 TEST(CpuGemmPackedRhsTest, PackedFilterEqualsPerCallPacking) {
   struct Case {
     int64_t batch, size, in_depth, window, filter_depth, out_depth, stride;
@@ -202,6 +273,8 @@ TEST(CpuGemmPackedRhsTest, PackedFilterEqualsPerCallPacking) {
            Case{0, 5, 8, 3, 8, 16, 1},     // empty batch
            Case{1, 6, 8, 3, 4, 6, 1},      // 2 groups
            Case{2, 20, 16, 3, 4, 12, 1},   // 4 groups, many chunks
+           Case{2, 12, 16, 3, 16, 24, 1},  // input read in place (strided)
+           Case{1, 17, 3, 3, 3, 16, 2},    // the same, stride 2, narrow
        }) {
     const std::string what =
         absl::StrCat("batch=", c.batch, " size=", c.size, " in=", c.in_depth,
