@@ -28,6 +28,7 @@
 // are shared with the CUDA kernels (kernels/common/pool_shape.h).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>

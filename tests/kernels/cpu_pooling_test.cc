@@ -150,6 +150,15 @@ std::vector<Pool> Configs(bool explicit_padding) {
   p = Named("global");
   p.n = 2, p.h = 3, p.w = 4, p.kh = 3, p.kw = 4, p.c = 3;
   v.push_back(p);
+  // Channel counts that use every block of the float max pool's vector
+  // loop (16, 8, 4, then one by one: 29 = 16 + 8 + 4 + 1) and two full
+  // blocks, with padding.
+  p = Named("channel_blocks");
+  p.h = 5, p.w = 6, p.c = 29, p.kh = p.kw = 3, p.padding = "SAME";
+  v.push_back(p);
+  p = Named("channel_blocks_full");
+  p.n = 2, p.h = p.w = 4, p.c = 32, p.sh = p.sw = 1;
+  v.push_back(p);
   if (explicit_padding) {
     p = Named("explicit");
     p.h = 4, p.w = 5, p.kh = p.kw = 3, p.padding = "EXPLICIT",
@@ -277,6 +286,30 @@ TEST(PoolTest, NanAndInfinities) {
   ASSERT_TRUE(out.ok()) << out.status();
   ExpectTensorEqual((*out)[0], AsTensor<float>({nan, nan, -inf, nan},
                                                TensorShape({1, 1, 4, 1})));
+}
+
+// The same in every lane of the float max pool's vector blocks: 29
+// channels, channel ch holding special value ch % 4 at both rows.
+TEST(PoolTest, NanAndInfinitiesInEveryChannelBlock) {
+  Pool p = Named("special_blocks");
+  p.h = 2, p.w = 1, p.c = 29, p.kh = 2, p.kw = 1, p.sh = 2, p.sw = 1;
+  const float nan = NAN, inf = INFINITY;
+  const float lowest = std::numeric_limits<float>::lowest();
+  const float top[4] = {nan, nan, -inf, inf};
+  const float bottom[4] = {1, nan, -inf, -inf};
+  const float want_of[4] = {1, lowest, lowest, inf};
+  std::vector<float> x(2 * 29), want(29);
+  for (int ch = 0; ch < 29; ++ch) {
+    x[ch] = top[ch % 4];
+    x[29 + ch] = bottom[ch % 4];
+    want[ch] = want_of[ch % 4];
+  }
+  StatusOr<std::vector<Tensor>> out =
+      OpRunner("MaxPool", p.Attrs())
+          .Run({AsTensor<float>(x, TensorShape({1, 2, 1, 29}))});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectTensorEqual((*out)[0],
+                    AsTensor<float>(want, TensorShape({1, 1, 1, 29})));
 }
 
 TEST(PoolTest, MaxPoolOverDepth) {
