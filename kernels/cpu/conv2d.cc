@@ -252,8 +252,9 @@ bool Pointwise(const Conv2DGeometry& s) {
 // would run short tiles; each unit of output rows reads the whole filter,
 // so a filter far beyond the caches is left to the chunks that read it
 // once. Measured on the Intel Xeon of bench/RESULTS.md section 19 (1 and
-// 2 threads, batch 1 and 8): a 256 KiB limit gained less than 1, 4 and
-// 16 MiB on VGG16, ResNet50 and InceptionV3.
+// 2 threads, batch 1 and 8, VGG16, ResNet50 and InceptionV3): limits of
+// 1, 4 and 64 MiB each gained more than 256 KiB; 64 MiB lost to 4 MiB at
+// 2 threads on InceptionV3 and at batch 8 on ResNet50.
 constexpr int64_t kStridedMaxFilterFloats = int64_t{1} << 22;
 constexpr int64_t kStridedMinOutputCols = 8;
 // About this many output pixels per unit of work of StridedConv2D (whole
