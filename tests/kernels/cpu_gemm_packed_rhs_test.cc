@@ -9,8 +9,10 @@
 // (Higham, Accuracy and Stability of Numerical Algorithms, eq. 3.5, with
 // two roundings of slack for block sums and the bias).
 //
-// Shapes: rows m = 0, 1, 9 (a late 3x3 layer at batch 1), the few-rows
-// limit and one past it (56 and 57 rows with AVX-512's 14-row tiles), 100;
+// Shapes: rows m = 0, 1, 9 (a late 3x3 layer at batch 1), 20 and 36 (two
+// and three row tiles of a few-row product with AVX-512's 14-row tiles,
+// each later tile fetching its own slice of the next panel), the few-rows
+// limit and one past it (56 and 57 rows: four tiles, then none), 100;
 // k = 1, 3 and 300 (two k blocks); n = 1, 17, 33 (not multiples of the
 // 16- or 32-column micro-kernels) and 2100 (two column blocks); b
 // transposed or not; with and without a bias + Relu epilogue.
@@ -103,7 +105,7 @@ TEST(CpuGemmPackedRhsTest, ParallelPackedEqualsUnpacked) {
   TwoThreads two;
   unsigned seed = 1;
   for (bool tb : {false, true}) {
-    for (int64_t m : {0, 1, 9, 56, 57, 100}) {
+    for (int64_t m : {0, 1, 9, 20, 36, 56, 57, 100}) {
       for (int64_t k : {1, 3, 300}) {
         for (int64_t n : {1, 17, 33, 2100}) {
           if (m * k * n > 70'000'000) continue;
