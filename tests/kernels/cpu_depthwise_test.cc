@@ -190,6 +190,9 @@ TEST(DepthwiseKernelTest, MatchesSequentialSumOnEdgeShapes) {
     cases.push_back(c);
     c.h = 6, c.w = 23;  // several strips and a shifted last one
     cases.push_back(c);
+    c.w = 12;  // 10 interior pixels: a strip of 8, then a shifted one of 4
+    cases.push_back(c);
+    c.w = 23;
     c.sh = c.sw = 2;
     cases.push_back(c);
     c.padding = "VALID";
