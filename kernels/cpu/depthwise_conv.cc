@@ -21,6 +21,11 @@
 // counts that are not a multiple of the widest vector end with narrower
 // blocks (8, 4, then single floats), computed the same way.
 //
+// Rows whose input rows under the filter, taps and output row do not fit
+// in L1 together go a group of channels at a time, all the rows of a band
+// of 8 for one group before the next group, so that the input rows shared
+// by consecutive output rows are read from L1 (see Rows).
+//
 // A multiplier M > 1 repeats each input channel M times; the valid input
 // rows are first expanded to C * M channels into a per-thread buffer, so the
 // loops above only ever see one input value per output channel.

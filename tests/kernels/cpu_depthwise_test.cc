@@ -230,6 +230,17 @@ TEST(DepthwiseKernelTest, MatchesSequentialSumOnEdgeShapes) {
     c.sh = c.sw = 2, c.m = 2, c.padding = "VALID";
     cases.push_back(c);
   }
+  // Channel groups (rows too wide for L1 go a group of channels at a time,
+  // band by band of output rows): 263 channels in groups of 96 (AVX-512),
+  // the last one ending in narrow blocks; two images, three bands; and a
+  // 5x5 stride-2 layer in groups of 48.
+  {
+    Case c;
+    c.n = 2, c.h = c.w = 12, c.c = 263;
+    cases.push_back(c);
+    c.n = 1, c.h = c.w = 14, c.c = 197, c.kh = c.kw = 5, c.sh = c.sw = 2;
+    cases.push_back(c);
+  }
   // MobileNet's explicit stride-2 padding (a folded Keras Pad).
   Case c;
   c.h = c.w = 24, c.c = 48, c.sh = c.sw = 2, c.padding = "EXPLICIT";
@@ -299,7 +310,8 @@ TEST(DepthwiseKernelTest, FusedEpilogueMatchesTheSequentialSum) {
                                            {{"Relu6"}},
                                            {{"BiasAdd", "Elu"}}};
   for (const Epilogue& ep : epilogues) {
-    for (int64_t ch : {3, 17, 48}) {
+    // 263 channels: in channel groups of 80 (AVX-512).
+    for (int64_t ch : {3, 17, 48, 263}) {
       Case c;
       c.h = 9, c.w = 19, c.c = ch, c.sh = c.sw = 2;
       SCOPED_TRACE(absl::StrCat(c.Name(), " ", ep.ops.back()));
