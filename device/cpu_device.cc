@@ -56,8 +56,13 @@ void CpuDevice::ParallelFor(
   }
   // execute() joins the arena (running directly when this thread already
   // works in it), so the split work only ever runs on the arena's threads.
-  // The auto partitioner never splits below `grain` and adapts the number of
-  // pieces to how many threads actually steal.
+  // The static partitioner cuts the range once, into one piece per thread
+  // (never below `grain`), each spawned with an affinity to its thread; a
+  // piece its thread is too busy to take is run by the caller while it
+  // waits. The auto partitioner's splitting on demand cost more than it
+  // balanced on the small kernels of batch-1 networks (2 threads, new/old:
+  // MobileNet 0.95, Keras MobileNetV2 0.96, EfficientNetB0 0.96, ResNet50
+  // and InceptionV3 1.00; bench/RESULTS.md section 20).
   // tsan::HandOff and tsan::Acquire tell ThreadSanitizer about the
   // hand-offs inside libtbb (core/tsan_annotations.h; nothing outside TSan
   // builds): the caller's writes reach every block, and every block's
@@ -65,9 +70,11 @@ void CpuDevice::ParallelFor(
   arena_->execute(tsan::HandOff(&fn, [&] {
     tbb::parallel_for(
         tbb::blocked_range<int64_t>(0, n, grain),
-        tsan::HandOff(&fn, [&fn](const tbb::blocked_range<int64_t>& r) {
-          fn(r.begin(), r.end());
-        }));
+        tsan::HandOff(&fn,
+                      [&fn](const tbb::blocked_range<int64_t>& r) {
+                        fn(r.begin(), r.end());
+                      }),
+        tbb::static_partitioner());
     tsan::Acquire(&fn);
   }));
   tsan::Acquire(&fn);
