@@ -1,5 +1,6 @@
 #include "core/allocator.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,6 +37,8 @@ size_t MaxRequestBytes() {
 void* CpuAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
   if (num_bytes > MaxRequestBytes()) return nullptr;
   alignment = std::max(alignment, sizeof(void*));
+  const bool huge = num_bytes >= kHugePageMinBytes;
+  if (huge) alignment = std::max(alignment, kHugePageBytes);
   // aligned_alloc wants a size that is a multiple of the alignment; also make
   // zero-byte requests return a real pointer.
   size_t rounded =
@@ -43,6 +46,7 @@ void* CpuAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
   if (rounded < num_bytes) return nullptr;  // wrapped around
   void* ptr = std::aligned_alloc(alignment, rounded);
   if (ptr == nullptr) return nullptr;
+  if (huge) AdviseHugePages(ptr, rounded);
   num_allocs_.fetch_add(1, std::memory_order_relaxed);
   int64_t in_use = bytes_in_use_.fetch_add(static_cast<int64_t>(num_bytes),
                                            std::memory_order_relaxed) +
@@ -66,6 +70,24 @@ AllocatorStats CpuAllocator::GetStats() const {
   s.peak_bytes_in_use = peak_bytes_in_use_.load(std::memory_order_relaxed);
   s.largest_alloc_size = largest_alloc_size_.load(std::memory_order_relaxed);
   return s;
+}
+
+void AdviseHugePages(void* ptr, size_t num_bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (ptr == nullptr || num_bytes < kHugePageMinBytes) return;
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(ptr);
+  const uintptr_t first =
+      (begin + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  const uintptr_t last = (begin + num_bytes) / kHugePageBytes * kHugePageBytes;
+  // The result is ignored on purpose: a kernel without transparent huge
+  // pages (or with them off) refuses, and the buffer is as good as before.
+  if (first < last) {
+    (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  }
+#else
+  (void)ptr;
+  (void)num_bytes;
+#endif
 }
 
 Allocator* DefaultCpuAllocator() {

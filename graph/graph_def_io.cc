@@ -13,6 +13,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/allocator.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "graph/internal/proto_convert.h"
@@ -108,6 +109,8 @@ Status ReadFile(const std::string& path, std::string* contents) {
   contents->clear();
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     contents->reserve(static_cast<size_t>(st.st_size));
+    // A frozen graph is mostly its weights, often 100 MB or more.
+    AdviseHugePages(contents->data(), contents->capacity());
   }
   // Read to the end rather than trusting st_size, which pipes and special
   // files do not report.

@@ -14,6 +14,7 @@
 
 #include <Eigen/Core>
 
+#include "core/allocator.h"
 #include "device/cpu_isa.h"
 #include "kernels/cpu/cwise_unary_op.h"
 
@@ -255,10 +256,16 @@ struct ScratchSlot {
 
 float* AllocateFloats(int64_t count) {
   // 64-byte aligned, size a multiple of the alignment as aligned_alloc
-  // requires.
-  const size_t bytes = static_cast<size_t>(RoundUp(count, 16)) * sizeof(float);
-  void* p = std::aligned_alloc(64, bytes);
+  // requires; large ones (packed weights) on huge pages, as CpuAllocator's.
+  size_t bytes = static_cast<size_t>(RoundUp(count, 16)) * sizeof(float);
+  size_t alignment = 64;
+  if (bytes >= kHugePageMinBytes) {
+    alignment = kHugePageBytes;
+    bytes = (bytes + alignment - 1) / alignment * alignment;
+  }
+  void* p = std::aligned_alloc(alignment, bytes);
   if (p == nullptr) throw std::bad_alloc();
+  AdviseHugePages(p, bytes);
   return static_cast<float*>(p);
 }
 

@@ -1,10 +1,12 @@
 #include "core/tensor.h"
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
 
+#include "core/allocator.h"
 #include "core/tensor_list.h"
 #include "core/tensor_types.h"
 #include "core/variant.h"
@@ -116,6 +118,34 @@ TEST(TensorTest, RequestsBeyondPhysicalMemoryFailWithoutReachingMalloc) {
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(alloc.GetStats().num_allocs, 0);
+}
+
+// Buffers of at least kHugePageMinBytes start on a 2 MiB boundary, so that
+// whole huge pages back them; smaller ones keep the requested alignment.
+// The statistics count the bytes asked for, not the rounding. Either way
+// every byte is usable (the huge-page request is only a hint).
+TEST(TensorTest, LargeBuffersAreAlignedForHugePages) {
+  CpuAllocator alloc;
+  const size_t big = kHugePageMinBytes + 12345;
+  void* p = alloc.AllocateRaw(64, big);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % kHugePageBytes, 0u);
+  std::memset(p, 0x5a, big);
+  EXPECT_EQ(static_cast<unsigned char*>(p)[big - 1], 0x5a);
+  EXPECT_EQ(alloc.GetStats().bytes_in_use, static_cast<int64_t>(big));
+  void* q = alloc.AllocateRaw(64, 1000);
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(q) % 64, 0u);
+  alloc.DeallocateRaw(q, 1000);
+  alloc.DeallocateRaw(p, big);
+  EXPECT_EQ(alloc.GetStats().bytes_in_use, 0);
+  // The hint alone, on memory of any alignment, small or large: no effect
+  // on the contents.
+  std::vector<char> v(kHugePageMinBytes * 2, 'x');
+  AdviseHugePages(v.data() + 1, v.size() - 1);
+  AdviseHugePages(v.data(), 100);
+  AdviseHugePages(nullptr, v.size());
+  EXPECT_EQ(v[kHugePageMinBytes], 'x');
 }
 
 TEST(TensorTest, SummarizeValue) {
