@@ -74,7 +74,7 @@ AllocatorStats CpuAllocator::GetStats() const {
 
 void AdviseHugePages(void* ptr, size_t num_bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (ptr == nullptr || num_bytes < kHugePageMinBytes) return;
+  if (ptr == nullptr) return;
   const uintptr_t begin = reinterpret_cast<uintptr_t>(ptr);
   const uintptr_t first =
       (begin + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;

@@ -81,9 +81,9 @@ inline constexpr size_t kHugePageMinBytes = size_t{4} << 20;
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
 // Asks for huge pages over the 2 MiB-aligned part of [ptr, ptr + num_bytes)
-// when num_bytes >= kHugePageMinBytes; nothing otherwise, or where the
-// platform has no such request. Call it before the buffer is first written.
-// Only a hint: the memory works the same whether the kernel grants it.
+// (nothing where the platform has no such request). Call it before the
+// buffer is first written. Only a hint: the memory works the same whether
+// the kernel grants it or not (off, or no huge page free).
 void AdviseHugePages(void* ptr, size_t num_bytes);
 
 }  // namespace weft

@@ -31,7 +31,7 @@
 namespace weft {
 namespace {
 
-constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kHugePage = kHugePageBytes;
 // Regions are sized in whole huge pages (unless a memory limit clips them).
 constexpr size_t kRegionRounding = kHugePage;
 // No real request comes near this; refusing it early keeps every size
@@ -83,10 +83,7 @@ void* HostSubAllocator::Alloc(size_t alignment, size_t num_bytes) {
   const size_t tail = start + span - (aligned + size);
   if (tail > 0) ::munmap(reinterpret_cast<void*>(aligned + size), tail);
   void* p = reinterpret_cast<void*>(aligned);
-#ifdef MADV_HUGEPAGE
-  // Advice only: where huge pages are off this fails and changes nothing.
-  ::madvise(p, size, MADV_HUGEPAGE);
-#endif
+  AdviseHugePages(p, size);
   return p;
 }
 

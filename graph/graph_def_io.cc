@@ -110,7 +110,9 @@ Status ReadFile(const std::string& path, std::string* contents) {
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     contents->reserve(static_cast<size_t>(st.st_size));
     // A frozen graph is mostly its weights, often 100 MB or more.
-    AdviseHugePages(contents->data(), contents->capacity());
+    if (contents->capacity() >= kHugePageMinBytes) {
+      AdviseHugePages(contents->data(), contents->capacity());
+    }
   }
   // Read to the end rather than trusting st_size, which pipes and special
   // files do not report.

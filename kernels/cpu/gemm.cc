@@ -265,7 +265,7 @@ float* AllocateFloats(int64_t count) {
   }
   void* p = std::aligned_alloc(alignment, bytes);
   if (p == nullptr) throw std::bad_alloc();
-  AdviseHugePages(p, bytes);
+  if (alignment == kHugePageBytes) AdviseHugePages(p, bytes);
   return static_cast<float*>(p);
 }
 

@@ -139,8 +139,8 @@ TEST(TensorTest, LargeBuffersAreAlignedForHugePages) {
   alloc.DeallocateRaw(q, 1000);
   alloc.DeallocateRaw(p, big);
   EXPECT_EQ(alloc.GetStats().bytes_in_use, 0);
-  // The hint alone, on memory of any alignment, small or large: no effect
-  // on the contents.
+  // The hint alone, on memory of any alignment, with or without a whole
+  // huge page in it: no effect on the contents.
   std::vector<char> v(kHugePageMinBytes * 2, 'x');
   AdviseHugePages(v.data() + 1, v.size() - 1);
   AdviseHugePages(v.data(), 100);
