@@ -36,17 +36,8 @@ size_t MaxRequestBytes() {
 
 void* CpuAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
   if (num_bytes > MaxRequestBytes()) return nullptr;
-  alignment = std::max(alignment, sizeof(void*));
-  const bool huge = num_bytes >= kHugePageMinBytes;
-  if (huge) alignment = std::max(alignment, kHugePageBytes);
-  // aligned_alloc wants a size that is a multiple of the alignment; also make
-  // zero-byte requests return a real pointer.
-  size_t rounded =
-      (std::max<size_t>(num_bytes, 1) + alignment - 1) / alignment * alignment;
-  if (rounded < num_bytes) return nullptr;  // wrapped around
-  void* ptr = std::aligned_alloc(alignment, rounded);
+  void* ptr = AlignedHostAlloc(alignment, num_bytes);
   if (ptr == nullptr) return nullptr;
-  if (huge) AdviseHugePages(ptr, rounded);
   num_allocs_.fetch_add(1, std::memory_order_relaxed);
   int64_t in_use = bytes_in_use_.fetch_add(static_cast<int64_t>(num_bytes),
                                            std::memory_order_relaxed) +
@@ -88,6 +79,18 @@ void AdviseHugePages(void* ptr, size_t num_bytes) {
   (void)ptr;
   (void)num_bytes;
 #endif
+}
+
+void* AlignedHostAlloc(size_t alignment, size_t num_bytes) {
+  alignment = std::max(alignment, sizeof(void*));
+  const bool huge = num_bytes >= kHugePageMinBytes;
+  if (huge) alignment = std::max(alignment, kHugePageBytes);
+  const size_t rounded =
+      (std::max<size_t>(num_bytes, 1) + alignment - 1) / alignment * alignment;
+  if (rounded < num_bytes) return nullptr;  // wrapped around
+  void* ptr = std::aligned_alloc(alignment, rounded);
+  if (ptr != nullptr && huge) AdviseHugePages(ptr, rounded);
+  return ptr;
 }
 
 Allocator* DefaultCpuAllocator() {

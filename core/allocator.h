@@ -50,8 +50,7 @@ class Allocator {
 // Host memory from aligned_alloc, with statistics kept in atomics so that
 // concurrent runs do not serialize on a lock. A request larger than the
 // machine's physical memory gets nullptr without reaching aligned_alloc.
-// Requests of at least kHugePageMinBytes are 2 MiB-aligned and advised to
-// huge pages (AdviseHugePages).
+// Memory from AlignedHostAlloc (huge pages for large requests).
 class CpuAllocator final : public Allocator {
  public:
   std::string Name() const override { return "cpu"; }
@@ -85,6 +84,13 @@ inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 // buffer is first written. Only a hint: the memory works the same whether
 // the kernel grants it or not (off, or no huge page free).
 void AdviseHugePages(void* ptr, size_t num_bytes);
+
+// aligned_alloc(alignment, num_bytes) under the policy above: requests of at
+// least kHugePageMinBytes 2 MiB-aligned, rounded to whole huge pages and
+// advised to them; the size rounded up to a multiple of the alignment as
+// aligned_alloc requires, 0 bytes giving a real pointer. Free with
+// std::free. nullptr when the memory cannot be had or the size wraps.
+void* AlignedHostAlloc(size_t alignment, size_t num_bytes);
 
 }  // namespace weft
 

@@ -255,17 +255,10 @@ struct ScratchSlot {
 };
 
 float* AllocateFloats(int64_t count) {
-  // 64-byte aligned, size a multiple of the alignment as aligned_alloc
-  // requires; large ones (packed weights) on huge pages, as CpuAllocator's.
-  size_t bytes = static_cast<size_t>(RoundUp(count, 16)) * sizeof(float);
-  size_t alignment = 64;
-  if (bytes >= kHugePageMinBytes) {
-    alignment = kHugePageBytes;
-    bytes = (bytes + alignment - 1) / alignment * alignment;
-  }
-  void* p = std::aligned_alloc(alignment, bytes);
+  // 64-byte aligned; large ones (packed weights) on huge pages.
+  void* p = AlignedHostAlloc(
+      64, static_cast<size_t>(RoundUp(count, 16)) * sizeof(float));
   if (p == nullptr) throw std::bad_alloc();
-  if (alignment == kHugePageBytes) AdviseHugePages(p, bytes);
   return static_cast<float*>(p);
 }
 
