@@ -172,10 +172,13 @@ class SessionImpl : public PlanResources {
       const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets);
 
+  // The callable cached for this signature (by Run with names, or by
+  // Create for SessionOptions' fetches), else a new one that `remember`
+  // adds to the cache. Feeds are names, or (name, tensor) pairs.
+  template <typename Feed>
   StatusOr<std::shared_ptr<const Callable>> CachedCallable(
-      const std::vector<std::pair<std::string, Tensor>>& feeds,
-      const std::vector<std::string>& fetches,
-      const std::vector<std::string>& targets);
+      const std::vector<Feed>& feeds, const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets, bool remember);
 
   Status CheckFeeds(const Callable& callable, const Plan& plan,
                     const std::vector<Tensor>& feeds) const;
@@ -343,13 +346,20 @@ StatusOr<std::unique_ptr<Plan>> SessionImpl::OptimizePlan(
   return optimized_plan;
 }
 
+namespace {
+const std::string& FeedName(const std::string& name) { return name; }
+const std::string& FeedName(const std::pair<std::string, Tensor>& feed) {
+  return feed.first;
+}
+}  // namespace
+
+template <typename Feed>
 StatusOr<std::shared_ptr<const Callable>> SessionImpl::CachedCallable(
-    const std::vector<std::pair<std::string, Tensor>>& feeds,
-    const std::vector<std::string>& fetches,
-    const std::vector<std::string>& targets) {
+    const std::vector<Feed>& feeds, const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets, bool remember) {
   // Names cannot contain '\n' in any form Prepare accepts, so it separates.
   std::string key;
-  for (const auto& f : feeds) absl::StrAppend(&key, f.first, "\n");
+  for (const auto& f : feeds) absl::StrAppend(&key, FeedName(f), "\n");
   absl::StrAppend(&key, "\x01", absl::StrJoin(fetches, "\n"), "\x01",
                   absl::StrJoin(targets, "\n"));
   {
@@ -359,9 +369,10 @@ StatusOr<std::shared_ptr<const Callable>> SessionImpl::CachedCallable(
   }
   std::vector<std::string> feed_names;
   feed_names.reserve(feeds.size());
-  for (const auto& f : feeds) feed_names.push_back(f.first);
+  for (const auto& f : feeds) feed_names.push_back(FeedName(f));
   WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const Callable> callable,
                         Prepare(feed_names, fetches, targets));
+  if (!remember) return callable;
   MutexLock lock(&cache_mu_);
   return cache_.emplace(key, std::move(callable)).first->second;
 }
@@ -445,9 +456,13 @@ StatusOr<std::unique_ptr<Session>> Session::Create(
   session->impl_ = std::make_unique<SessionImpl>(std::move(graph), options);
   WEFT_RETURN_IF_ERROR(session->impl_->Init());
   if (!options.fetches.empty() || !options.targets.empty()) {
-    WEFT_RETURN_IF_ERROR(
-        session->impl_->Prepare(options.feeds, options.fetches, options.targets)
-            .status());
+    // Kept: the caller's Prepare (or Run by name) of the same signature
+    // gets this callable instead of optimizing and packing it again.
+    WEFT_RETURN_IF_ERROR(session->impl_
+                             ->CachedCallable(options.feeds, options.fetches,
+                                              options.targets,
+                                              /*remember=*/true)
+                             .status());
   }
   return session;
 }
@@ -456,7 +471,7 @@ StatusOr<std::shared_ptr<const Callable>> Session::Prepare(
     const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) const {
-  return impl_->Prepare(feeds, fetches, targets);
+  return impl_->CachedCallable(feeds, fetches, targets, /*remember=*/false);
 }
 
 Status Session::Run(const Callable& callable, const std::vector<Tensor>& feeds,
@@ -477,8 +492,9 @@ StatusOr<std::vector<Tensor>> Session::Run(
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets, const RunOptions& options,
     RunMetadata* metadata) const {
-  WEFT_ASSIGN_OR_RETURN(std::shared_ptr<const Callable> callable,
-                        impl_->CachedCallable(feeds, fetches, targets));
+  WEFT_ASSIGN_OR_RETURN(
+      std::shared_ptr<const Callable> callable,
+      impl_->CachedCallable(feeds, fetches, targets, /*remember=*/true));
   std::vector<Tensor> feed_values;
   feed_values.reserve(feeds.size());
   for (const auto& f : feeds) feed_values.push_back(f.second);

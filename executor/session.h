@@ -78,7 +78,9 @@ struct SessionOptions {
   bool optimize = true;
   // When non-empty, Create() prepares the callable for these fetches (and
   // targets) at once, so that missing kernels and unfed placeholders are
-  // reported by Create().
+  // reported by Create(). The session keeps it: Prepare, and Run by name,
+  // with the same feeds, fetches and targets get it without optimizing the
+  // graph or packing weights a second time.
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
   std::vector<std::string> feeds;
@@ -225,7 +227,10 @@ class Session {
 
   // Tensor names are "node" (output 0) or "node:i"; targets are node names.
   // A feed may name any node output, not only a placeholder: what it feeds
-  // replaces what the graph would have computed there.
+  // replaces what the graph would have computed there. A signature the
+  // session has cached (SessionOptions' fetches, Run by name) is handed out
+  // as it is; other calls prepare a new callable, which the session does not
+  // keep.
   StatusOr<std::shared_ptr<const Callable>> Prepare(
       const std::vector<std::string>& feeds,
       const std::vector<std::string>& fetches,

@@ -87,7 +87,9 @@ StatusOr<GraphDef> ParseAs(GraphFormat format, absl::string_view bytes,
              : ParseTextGraphDef(bytes, source_name, options);
 }
 
-Status ReadFile(const std::string& path, std::string* contents) {
+}  // namespace
+
+Status ReadGraphFile(const std::string& path, std::string* contents) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;
@@ -107,15 +109,19 @@ Status ReadFile(const std::string& path, std::string* contents) {
                                    "': ", std::strerror(errno));
   }
   contents->clear();
+  size_t size = 0;
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
-    contents->reserve(static_cast<size_t>(st.st_size));
-    // A frozen graph is mostly its weights, often 100 MB or more.
+    // Straight into the string: a frozen graph is mostly its weights, often
+    // 100 MB or more, which a bounce buffer would copy once more.
+    contents->resize(static_cast<size_t>(st.st_size));
     if (contents->capacity() >= kHugePageMinBytes) {
       AdviseHugePages(contents->data(), contents->capacity());
     }
+    size = std::fread(contents->data(), 1, contents->size(), file.get());
+    contents->resize(size);
   }
   // Read to the end rather than trusting st_size, which pipes and special
-  // files do not report.
+  // files do not report (and a file may grow).
   char buffer[1 << 16];
   size_t n;
   while ((n = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) {
@@ -127,8 +133,6 @@ Status ReadFile(const std::string& path, std::string* contents) {
   }
   return Status();
 }
-
-}  // namespace
 
 absl::string_view GraphFormatName(GraphFormat format) {
   return format == GraphFormat::kBinary ? "binary" : "text";
@@ -206,7 +210,7 @@ StatusOr<GraphDef> ParseGraphDef(absl::string_view bytes,
 StatusOr<GraphDef> LoadGraphDef(const std::string& path,
                                 const GraphParseOptions& options) {
   std::string bytes;
-  WEFT_RETURN_IF_ERROR(ReadFile(path, &bytes));
+  WEFT_RETURN_IF_ERROR(ReadGraphFile(path, &bytes));
   if (bytes.empty()) return EmptyInput(path);
   const std::optional<GraphFormat> named = GraphFormatFromPath(path);
   const GraphFormat sniffed = DetectGraphFormat(bytes);

@@ -279,8 +279,9 @@ Status FunctionDefToProto(const FunctionDef& f, pb::FunctionDef* p) {
   return Status();
 }
 
-StatusOr<GraphDef> GraphDefFromProto(const pb::GraphDef& p,
-                                     const TensorDecodeOptions& options) {
+StatusOr<GraphDef> GraphDefFromProto(
+    const pb::GraphDef& p, const TensorDecodeOptions& options,
+    const absl::flat_hash_set<std::string>* skip_functions) {
   WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(p));
   GraphDef graph;
   graph.node.reserve(p.node_size());
@@ -302,6 +303,10 @@ StatusOr<GraphDef> GraphDefFromProto(const pb::GraphDef& p,
   WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(library), "library");
   graph.library.function.reserve(library.function_size());
   for (const pb::FunctionDef& function : library.function()) {
+    if (skip_functions != nullptr &&
+        skip_functions->contains(function.signature().name())) {
+      continue;
+    }
     auto converted = FunctionDefFromProto(function, options);
     if (!converted.ok()) return AddContext(converted.status(), "library");
     graph.library.function.push_back(*std::move(converted));

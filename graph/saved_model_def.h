@@ -38,7 +38,8 @@ struct SavedSignatureDef {
 // How the graph restores its variables (TensorFlow's SaverDef).
 struct SavedSaverDef {
   std::string filename_tensor_name;  // "saver_filename:0", "save/Const:0"
-  std::string restore_op_name;       // "StatefulPartitionedCall_2", ...
+  std::string save_tensor_name;      // "StatefulPartitionedCall_2:0", ...
+  std::string restore_op_name;       // "StatefulPartitionedCall_3", ...
   int version = 0;                   // 2: the TensorBundle (V2) format
 };
 
@@ -50,7 +51,12 @@ struct SavedAssetFile {
 struct SavedMetaGraphDef {
   std::vector<std::string> tags;
   std::string tensorflow_version;
+  // Without the functions that no node calls, directly or through other
+  // functions, other than the saver's save op (weft writes no checkpoints):
+  // TF2's __traced_save, and concrete functions kept for Python callers of
+  // tf.saved_model.load only. Their names are in uncalled_functions, sorted.
   GraphDef graph_def;
+  std::vector<std::string> uncalled_functions;
   bool has_saver_def = false;
   SavedSaverDef saver_def;
   std::map<std::string, SavedSignatureDef> signatures;

@@ -1,9 +1,14 @@
 #include "graph/saved_model_io.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "google/protobuf/arena.h"
 #include "graph/internal/proto_convert.h"
 #include "graph/internal/proto_io.h"
@@ -60,6 +65,74 @@ StatusOr<SavedSignatureDef> SignatureFromProto(const pb::SignatureDef& p) {
   return sig;
 }
 
+// The functions named by a node: its op (a call by name) and its function
+// attrs, alone or in lists, and those nested in their attrs.
+void AddCalledFunctions(const pb::NameAttrList& f,
+                        std::vector<absl::string_view>* out);
+void AddAttrFunctions(
+    const google::protobuf::RepeatedPtrField<pb::AttrEntry>& attrs,
+    std::vector<absl::string_view>* out) {
+  for (const pb::AttrEntry& a : attrs) {
+    const pb::AttrValue& v = a.value();
+    if (v.value_case() == pb::AttrValue::kFunc) {
+      AddCalledFunctions(v.func(), out);
+    } else if (v.value_case() == pb::AttrValue::kList) {
+      for (const pb::NameAttrList& f : v.list().func()) {
+        AddCalledFunctions(f, out);
+      }
+    }
+  }
+}
+void AddCalledFunctions(const pb::NameAttrList& f,
+                        std::vector<absl::string_view>* out) {
+  out->push_back(f.name());
+  AddAttrFunctions(f.attr(), out);
+}
+
+// Functions of the library that no node of the graph other than the saver's
+// save op calls, directly or through other functions. TF2 SavedModels carry
+// a __traced_save function as large as the model (a ReadVariableOp and an
+// Identity per variable, then SaveV2), which weft never runs: converting it
+// took a third of a Keras model's parse. Every function a node calls stays,
+// the restore op's included (savedmodel/restore_map.h reads it).
+absl::flat_hash_set<std::string> FunctionsNoNodeCalls(
+    const pb::MetaGraphDef& p) {
+  absl::flat_hash_set<std::string> skip;
+  const pb::GraphDef& graph = p.graph_def();
+  const std::string& save_tensor = p.saver_def().save_tensor_name();
+  if (save_tensor.empty() || graph.library().function_size() == 0) {
+    return skip;
+  }
+  const absl::string_view save_node =
+      absl::string_view(save_tensor).substr(0, save_tensor.find(':'));
+  absl::flat_hash_map<absl::string_view, const pb::FunctionDef*> by_name;
+  for (const pb::FunctionDef& f : graph.library().function()) {
+    by_name[f.signature().name()] = &f;
+  }
+  std::vector<absl::string_view> pending;
+  for (const pb::NodeDef& n : graph.node()) {
+    if (n.name() == save_node) continue;
+    pending.push_back(n.op());
+    AddAttrFunctions(n.attr(), &pending);
+  }
+  absl::flat_hash_set<absl::string_view> reached;
+  while (!pending.empty()) {
+    const absl::string_view name = pending.back();
+    pending.pop_back();
+    auto it = by_name.find(name);
+    if (it == by_name.end() || !reached.insert(name).second) continue;
+    AddAttrFunctions(it->second->attr(), &pending);
+    for (const pb::NodeDef& n : it->second->node_def()) {
+      pending.push_back(n.op());
+      AddAttrFunctions(n.attr(), &pending);
+    }
+  }
+  for (const auto& [name, f] : by_name) {
+    if (!reached.contains(name)) skip.emplace(name);
+  }
+  return skip;
+}
+
 StatusOr<SavedMetaGraphDef> MetaGraphFromProto(
     const pb::MetaGraphDef& p, const GraphParseOptions& options) {
   WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(p));
@@ -67,12 +140,17 @@ StatusOr<SavedMetaGraphDef> MetaGraphFromProto(
   const auto& info = p.meta_info_def();
   meta.tags.assign(info.tags().begin(), info.tags().end());
   meta.tensorflow_version = info.tensorflow_version();
-  auto graph = graph_internal::GraphDefFromProto(p.graph_def(), options.tensor);
+  const absl::flat_hash_set<std::string> skip = FunctionsNoNodeCalls(p);
+  auto graph =
+      graph_internal::GraphDefFromProto(p.graph_def(), options.tensor, &skip);
   if (!graph.ok()) return AddContext(graph.status(), "graph_def");
   meta.graph_def = *std::move(graph);
+  meta.uncalled_functions.assign(skip.begin(), skip.end());
+  std::sort(meta.uncalled_functions.begin(), meta.uncalled_functions.end());
   if (p.has_saver_def()) {
     meta.has_saver_def = true;
     meta.saver_def.filename_tensor_name = p.saver_def().filename_tensor_name();
+    meta.saver_def.save_tensor_name = p.saver_def().save_tensor_name();
     meta.saver_def.restore_op_name = p.saver_def().restore_op_name();
     meta.saver_def.version = p.saver_def().version();
   }

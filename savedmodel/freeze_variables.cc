@@ -616,13 +616,18 @@ StatusOr<GraphDef> FreezeVariables(
   GraphDef out;
   out.versions = graph_def.versions;
   out.node = std::move(nodes);
-  // Only the functions the kept nodes reach.
-  absl::flat_hash_map<std::string, const FunctionDef*> all;
+  // Only the functions the kept nodes reach: the freezer's specializations
+  // moved out (it is done with them), the graph's own functions copied.
+  struct Source {
+    const FunctionDef* copy = nullptr;
+    FunctionDef* move = nullptr;
+  };
+  absl::flat_hash_map<std::string, Source> all;
   for (const FunctionDef& f : graph_def.library.function) {
-    all[f.signature.name] = &f;
+    all[f.signature.name] = Source{&f, nullptr};
   }
-  for (const FunctionDef& f : freezer.added().function) {
-    all[f.signature.name] = &f;
+  for (FunctionDef& f : freezer.added().function) {
+    all[f.signature.name] = Source{nullptr, &f};
   }
   std::vector<std::string> pending;
   for (const NodeDef& n : out.node) CollectFunctions(n, &pending);
@@ -632,8 +637,14 @@ StatusOr<GraphDef> FreezeVariables(
     pending.pop_back();
     auto it = all.find(name);
     if (it == all.end() || !reached.insert(name).second) continue;
-    out.library.function.push_back(*it->second);
-    for (const NodeDef& n : it->second->node_def) CollectFunctions(n, &pending);
+    const Source& source = it->second;
+    if (source.move != nullptr) {
+      out.library.function.push_back(std::move(*source.move));
+    } else {
+      out.library.function.push_back(*source.copy);
+    }
+    const FunctionDef& f = out.library.function.back();
+    for (const NodeDef& n : f.node_def) CollectFunctions(n, &pending);
   }
   std::sort(out.library.function.begin(), out.library.function.end(),
             [](const FunctionDef& a, const FunctionDef& b) {

@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -17,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/allocator.h"
+#include "graph/graph_def_io.h"
 #include "graph/import.h"
 #include "graph/saved_model_io.h"
 #include "savedmodel/freeze_variables.h"
@@ -160,13 +159,9 @@ StatusOr<SavedModelDef> ReadSavedModel(const std::string& dir,
         ": not a SavedModel directory (no saved_model.pb or "
         "saved_model.pbtxt)");
   }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in && !in.eof()) {
-    return errors::InvalidArgument("cannot read '", path, "'");
-  }
-  return ParseSavedModel(bytes.str(), path, options);
+  std::string bytes;
+  WEFT_RETURN_IF_ERROR(ReadGraphFile(path, &bytes));
+  return ParseSavedModel(bytes, path, options);
 }
 
 StatusOr<const SavedMetaGraphDef*> FindMetaGraph(
@@ -233,6 +228,20 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
   };
   WEFT_RETURN_IF_ERROR(add(sig.inputs, &loaded.inputs, "input"));
   WEFT_RETURN_IF_ERROR(add(sig.outputs, &loaded.outputs, "output"));
+  // The top-level nodes the signature's inputs and outputs need (data or
+  // control), which is what freezing keeps.
+  WEFT_ASSIGN_OR_RETURN(const absl::flat_hash_set<std::string> needed,
+                        NodesNeededBy(meta->graph_def, keep, context));
+  if (!meta->uncalled_functions.empty()) {
+    // The parse left the save op's functions out (graph/saved_model_def.h).
+    const std::string save = NodeOf(meta->saver_def.save_tensor_name);
+    if (needed.contains(save)) {
+      return errors::Unimplemented(
+          context, ": it needs node '", save,
+          "', the saver's save op, which writes a checkpoint; weft does not "
+          "run it");
+    }
+  }
 
   // Which checkpoint entry restores each variable, and the values of those
   // the signature can reach.
@@ -242,12 +251,8 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
     const std::string prefix = Join(Join(dir, "variables"), "variables");
     absl::flat_hash_map<std::string, const NodeDef*> by_name;
     for (const NodeDef& n : meta->graph_def.node) by_name[n.name] = &n;
-    // Only the variables the signature reads: the top-level nodes its
-    // inputs and outputs need (data or control), which is what freezing
-    // keeps. Other signatures' variables, optimizer slots and the like are
-    // neither read nor counted.
-    WEFT_ASSIGN_OR_RETURN(const absl::flat_hash_set<std::string> needed,
-                          NodesNeededBy(meta->graph_def, keep, context));
+    // Only the variables the signature reads (`needed`). Other signatures'
+    // variables, optimizer slots and the like are neither read nor counted.
     // Variables the restore op does not assign, through the object graph.
     bool unassigned = false;
     for (const std::string& name : needed) {

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/tensor_shape.h"
@@ -73,8 +74,11 @@ StatusOr<FunctionDef> FunctionDefFromProto(const pb::FunctionDef& proto,
                                            const TensorDecodeOptions& options);
 Status FunctionDefToProto(const FunctionDef& function, pb::FunctionDef* proto);
 
-StatusOr<GraphDef> GraphDefFromProto(const pb::GraphDef& proto,
-                                     const TensorDecodeOptions& options);
+// Every function of the library is converted, except those named in
+// `skip_functions` when it is given (they are left out of the result).
+StatusOr<GraphDef> GraphDefFromProto(
+    const pb::GraphDef& proto, const TensorDecodeOptions& options,
+    const absl::flat_hash_set<std::string>* skip_functions = nullptr);
 Status GraphDefToProto(const GraphDef& graph, pb::GraphDef* proto);
 
 }  // namespace weft::graph_internal

@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -252,7 +253,15 @@ bool IsValidUtf8(absl::string_view s) {
     int extra;
     uint32_t cp;
     if (c < 0x80) {
+      // Names are ASCII nearly always: eight bytes at a time while none has
+      // its top bit set.
       ++i;
+      uint64_t word;
+      while (i + sizeof(word) <= s.size()) {
+        std::memcpy(&word, s.data() + i, sizeof(word));
+        if ((word & 0x8080808080808080ull) != 0) break;
+        i += sizeof(word);
+      }
       continue;
     } else if ((c & 0xE0) == 0xC0) {
       extra = 1;
@@ -364,7 +373,7 @@ StatusOr<std::string> SerializeTextMessage(
   return out;
 }
 
-Status CheckFieldWireTypes(const google::protobuf::Message& message) {
+Status CheckUnknownFieldWireTypes(const google::protobuf::Message& message) {
   const google::protobuf::UnknownFieldSet& unknown =
       message.GetReflection()->GetUnknownFields(message);
   if (unknown.empty()) return Status();

@@ -405,6 +405,37 @@ TEST(SessionTest, PrunesWhatFetchesDoNotNeed) {
               HasSubstr("node 'bad' (ExecNoKernel)"));
 }
 
+// The signature Create() prepared is the one Prepare hands out for the same
+// feeds, fetches and targets (a caller that names its signature up front
+// and then prepares it pays for optimizing and packing once); any other
+// signature is prepared anew on each call and not kept.
+TEST(SessionTest, CreateKeepsTheSignatureItPrepared) {
+  auto g = MakeGraph(Placeholder("x") + Unary("a", "ExecAddOne", "x") +
+                     Unary("b", "ExecAddOne", "a"));
+  SessionOptions options;
+  options.threads = 0;
+  options.feeds = {"x"};
+  options.fetches = {"b"};
+  auto session = Session::Create(g, options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto first = (*session)->Prepare({"x"}, {"b"});
+  auto second = (*session)->Prepare({"x"}, {"b"});
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(first->get(), second->get());
+  auto other = (*session)->Prepare({"x"}, {"a"});
+  auto other_again = (*session)->Prepare({"x"}, {"a"});
+  ASSERT_TRUE(other.ok() && other_again.ok());
+  EXPECT_NE(other->get(), other_again->get());
+  EXPECT_NE(other->get(), first->get());
+  // Targets are part of the signature.
+  auto targeted = (*session)->Prepare({"x"}, {"b"}, {"a"});
+  ASSERT_TRUE(targeted.ok());
+  EXPECT_NE(targeted->get(), first->get());
+  std::vector<Tensor> out;
+  ASSERT_TRUE((*session)->Run(**first, {Vec2(1, 2)}, &out).ok());
+  EXPECT_EQ(Values(out[0]), (std::vector<float>{3, 4}));
+}
+
 TEST(SessionTest, FeedsOverrideInnerNodes) {
   // Feeding `a` cuts `boom` (upstream of a) out of the run.
   auto g = MakeGraph(Placeholder("x") + Unary("boom", "ExecFail", "x") +

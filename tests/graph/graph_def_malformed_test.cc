@@ -201,6 +201,32 @@ TEST(GraphDefMalformedTest, InvalidUtf8InAName) {
             "utf8.pb: node 'n' (NoOp): an attr name is not valid UTF-8");
 }
 
+// The check skips ASCII eight bytes at a time: a bad byte or a cut-off
+// sequence after a run of ASCII of every length up to two words is still
+// found, and valid multi-byte characters there still pass.
+TEST(GraphDefMalformedTest, InvalidUtf8AfterAsciiRuns) {
+  for (int run = 0; run <= 17; ++run) {
+    const std::string ascii(run, 'a');
+    for (const std::string& bad :
+         {std::string("\xff"), std::string("\xc3"), std::string("\xe2\x82"),
+          std::string("\xed\xa0\x80") /* a surrogate */,
+          std::string("\xc0\x80") /* overlong */}) {
+      for (const std::string& tail : {std::string(), std::string("tail_name")}) {
+        const std::string name = ascii + bad + tail;
+        auto g = ParseBinaryGraphDef(NodeBytes(name, "NoOp", "", ""), "u.pb");
+        ASSERT_FALSE(g.ok()) << run << " " << tail;
+        EXPECT_THAT(std::string(g.status().message()),
+                    HasSubstr("name is not valid UTF-8"));
+      }
+    }
+    // U+00E9, U+20AC, U+1F600 after the run, then more ASCII.
+    const std::string good =
+        ascii + "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" + ascii;
+    auto g = ParseBinaryGraphDef(NodeBytes(good, "NoOp", "", ""), "u.pb");
+    EXPECT_TRUE(g.ok()) << run << ": " << g.status();
+  }
+}
+
 TEST(GraphDefMalformedTest, AbsurdConstShapeInASmallFile) {
   // A [1000000, 1000000] float Const with one value: about 60 bytes.
   const std::string shape = BytesField(

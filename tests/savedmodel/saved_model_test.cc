@@ -315,6 +315,48 @@ TEST(SavedModelVariablesTest, CapturedVariablesComeFromTheObjectGraph) {
   EXPECT_EQ(loaded->model.num_variables, 6);  // 2 dense x 2, layer norm x 2
 }
 
+// TF2's __traced_save function (a read of every variable, then SaveV2) is
+// called by the saver's save op alone: the parse leaves it out and lists
+// it, with the tf.Module's concrete functions that no node calls (its
+// signatures call retraced copies); the restore function, which
+// restore_map.h reads, and everything the signatures call stay (the
+// MatchesTensorFlow cases run them). TF1's saver calls no function.
+TEST(SavedModelParseTest, LeavesOutWhatNoNodeButTheSaveOpCalls) {
+  for (const char* model : {"keras_cnn", "module", "keras_tfsave"}) {
+    SCOPED_TRACE(model);
+    auto parsed = ReadSavedModel(ModelDir(model));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    ASSERT_EQ(parsed->meta_graphs.size(), 1u);
+    const SavedMetaGraphDef& meta = parsed->meta_graphs[0];
+    int save = 0;
+    for (const std::string& name : meta.uncalled_functions) {
+      save += absl::StartsWith(name, "__inference__traced_save_");
+    }
+    EXPECT_EQ(save, 1);
+    EXPECT_TRUE(std::is_sorted(meta.uncalled_functions.begin(),
+                               meta.uncalled_functions.end()));
+    bool restore = false;
+    for (const FunctionDef& f : meta.graph_def.library.function) {
+      EXPECT_FALSE(std::binary_search(meta.uncalled_functions.begin(),
+                                      meta.uncalled_functions.end(),
+                                      f.signature.name))
+          << f.signature.name;
+      restore |= absl::StrContains(f.signature.name, "traced_restore");
+    }
+    EXPECT_TRUE(restore);
+  }
+  // The tf.Module's 19 functions: __traced_save, its three exported
+  // methods' first traces (serve, scale_fn, bump) and their cond branches
+  // and while body and condition are uncalled; 11 stay.
+  auto module = ReadSavedModel(ModelDir("module"));
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_EQ(module->meta_graphs[0].uncalled_functions.size(), 8u);
+  EXPECT_EQ(module->meta_graphs[0].graph_def.library.function.size(), 11u);
+  auto tf1 = ReadSavedModel(ModelDir("tf1"));
+  ASSERT_TRUE(tf1.ok()) << tf1.status();
+  EXPECT_TRUE(tf1->meta_graphs[0].uncalled_functions.empty());
+}
+
 TEST(SavedModelErrorsTest, UnknownSignatureListsTheRunnableOnes) {
   auto loaded = Load(ModelDir("module"), "nope");
   ASSERT_FALSE(loaded.ok());
