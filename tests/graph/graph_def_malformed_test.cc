@@ -211,7 +211,8 @@ TEST(GraphDefMalformedTest, InvalidUtf8AfterAsciiRuns) {
          {std::string("\xff"), std::string("\xc3"), std::string("\xe2\x82"),
           std::string("\xed\xa0\x80") /* a surrogate */,
           std::string("\xc0\x80") /* overlong */}) {
-      for (const std::string& tail : {std::string(), std::string("tail_name")}) {
+      for (const std::string& tail :
+           {std::string(), std::string("tail_name")}) {
         const std::string name = ascii + bad + tail;
         auto g = ParseBinaryGraphDef(NodeBytes(name, "NoOp", "", ""), "u.pb");
         ASSERT_FALSE(g.ok()) << run << " " << tail;
