@@ -107,7 +107,7 @@ TEST(CpuGemmPackedRhsTest, ParallelPackedEqualsUnpacked) {
   for (bool tb : {false, true}) {
     for (int64_t m : {0, 1, 9, 20, 36, 56, 57, 100}) {
       for (int64_t k : {1, 3, 300}) {
-        for (int64_t n : {1, 17, 33, 2100}) {
+        for (int64_t n : {1, 17, 33, 96, 2100}) {
           if (m * k * n > 70'000'000) continue;
           const std::string what =
               absl::StrCat("m=", m, " k=", k, " n=", n, tb ? " b^T" : "");
