@@ -109,7 +109,6 @@ Status ReadGraphFile(const std::string& path, std::string* contents) {
                                    "': ", std::strerror(errno));
   }
   contents->clear();
-  size_t size = 0;
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     // Straight into the string: a frozen graph is mostly its weights, often
     // 100 MB or more, which a bounce buffer would copy once more.
@@ -117,8 +116,8 @@ Status ReadGraphFile(const std::string& path, std::string* contents) {
     if (contents->capacity() >= kHugePageMinBytes) {
       AdviseHugePages(contents->data(), contents->capacity());
     }
-    size = std::fread(contents->data(), 1, contents->size(), file.get());
-    contents->resize(size);
+    contents->resize(
+        std::fread(contents->data(), 1, contents->size(), file.get()));
   }
   // Read to the end rather than trusting st_size, which pipes and special
   // files do not report (and a file may grow).

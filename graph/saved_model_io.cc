@@ -100,9 +100,8 @@ absl::flat_hash_set<std::string> FunctionsNoNodeCalls(
   absl::flat_hash_set<std::string> skip;
   const pb::GraphDef& graph = p.graph_def();
   const std::string& save_tensor = p.saver_def().save_tensor_name();
-  if (save_tensor.empty() || graph.library().function_size() == 0) {
-    return skip;
-  }
+  if (graph.library().function_size() == 0) return skip;
+  // "" (no saver) names no node.
   const absl::string_view save_node =
       absl::string_view(save_tensor).substr(0, save_tensor.find(':'));
   absl::flat_hash_map<absl::string_view, const pb::FunctionDef*> by_name;
