@@ -222,6 +222,18 @@ std::vector<Case> Cases() {
   c.name = "strided_7x7_stem_stride2";  // ResNet's stem, k = 147
   c.h = c.w = 32, c.kh = c.kw = 7, c.cout = 64, c.sh = c.sw = 2;
   v.push_back(c);
+  c = Case();
+  // Output rows of 260 pixels: units of one output row, each copying its
+  // three padded input rows (the first and last units a zero row).
+  c.name = "strided_wide_rows_one_per_unit";
+  c.h = 5, c.w = 260, c.cin = 3, c.cout = 8;
+  v.push_back(c);
+  c = Case();
+  // Units of several output rows whose bands overlap by the filter's
+  // extra rows, and a last unit shorter than the others.
+  c.name = "strided_tall_uneven_units";
+  c.n = 1, c.h = 45, c.w = 8, c.cin = 4, c.cout = 12, c.kh = 5, c.kw = 3;
+  v.push_back(c);
   return v;
 }
 
