@@ -133,7 +133,7 @@ StatusOr<std::shared_ptr<const Graph>> BuildGraph(
   ImportOptions import_options;
   import_options.source_name = source;
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
-                        ImportGraphDef(*def, import_options));
+                        ImportGraphDef(*std::move(def), import_options));
   return InferCGraphShapes(std::move(graph), source, options);
 }
 

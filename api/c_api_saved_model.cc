@@ -47,7 +47,7 @@ weft_graph* weft_graph_load_saved_model(const char* dir, const char* tags,
     const std::string source = dir;
     auto loaded = weft::LoadSavedModel(source, load);
     if (!loaded.ok()) return weft::SetCStatus(status, loaded.status());
-    auto imported = weft::ImportSavedModel(*loaded, source);
+    auto imported = weft::ImportSavedModel(*std::move(loaded), source);
     if (!imported.ok()) return weft::SetCStatus(status, imported.status());
     auto graph = weft::InferCGraphShapes(*std::move(imported), source, options);
     if (!graph.ok()) return weft::SetCStatus(status, graph.status());

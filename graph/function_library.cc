@@ -287,17 +287,19 @@ class Inliner {
           absl::string_view source)
       : library_(library), registry_(registry), source_(source) {}
 
-  Status Expand(const NodeDef& node, std::vector<std::string>* stack,
+  // Appends `node` to `out`, or, for a call, the callee's body (calls in it
+  // expanded too).
+  Status Expand(NodeDef node, std::vector<std::string>* stack,
                 std::vector<NodeDef>* out) {
     NameAttrList f;
-    const std::string where =
-        absl::StrCat(source_, ": node '", node.name, "' (", node.op, ")");
     auto is_call = GetFunctionCall(library_, node, &f);
-    if (!is_call.ok()) return AddContext(is_call.status(), where);
-    if (!*is_call) {
-      out->push_back(node);
+    if (is_call.ok() && !*is_call) {
+      out->push_back(std::move(node));
       return Status();
     }
+    const std::string where =
+        absl::StrCat(source_, ": node '", node.name, "' (", node.op, ")");
+    if (!is_call.ok()) return AddContext(is_call.status(), where);
     for (const std::string& caller : *stack) {
       if (caller == f.name) {
         return errors::InvalidArgument(
@@ -358,7 +360,7 @@ class Inliner {
     stack->push_back(f.name);
     for (NodeDef& n : body.nodes) {
       if (n.device.empty()) n.device = node.device;
-      WEFT_RETURN_IF_ERROR(Expand(n, stack, out));
+      WEFT_RETURN_IF_ERROR(Expand(std::move(n), stack, out));
     }
     stack->pop_back();
     NodeDef result;
@@ -443,13 +445,28 @@ StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def,
                                        absl::string_view source_name) {
   GraphDef out;
   out.versions = graph_def.versions;
-  out.library = graph_def.library;
   out.node.reserve(graph_def.node.size());
   Inliner inliner(graph_def.library, registry, source_name);
   std::vector<std::string> stack;
   for (const NodeDef& node : graph_def.node) {
     WEFT_RETURN_IF_ERROR(inliner.Expand(node, &stack, &out.node));
   }
+  out.library = graph_def.library;
+  return out;
+}
+
+StatusOr<GraphDef> InlineFunctionCalls(GraphDef&& graph_def,
+                                       const OpRegistry* registry,
+                                       absl::string_view source_name) {
+  GraphDef out;
+  out.versions = graph_def.versions;
+  out.node.reserve(graph_def.node.size());
+  Inliner inliner(graph_def.library, registry, source_name);
+  std::vector<std::string> stack;
+  for (NodeDef& node : graph_def.node) {
+    WEFT_RETURN_IF_ERROR(inliner.Expand(std::move(node), &stack, &out.node));
+  }
+  out.library = std::move(graph_def.library);
   return out;
 }
 

@@ -70,6 +70,11 @@ StatusOr<InstantiatedFunction> InstantiateFunction(
 StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def,
                                        const OpRegistry* registry,
                                        absl::string_view source_name);
+// The same, consuming `graph_def`: its nodes and library move into the
+// result rather than being copied.
+StatusOr<GraphDef> InlineFunctionCalls(GraphDef&& graph_def,
+                                       const OpRegistry* registry,
+                                       absl::string_view source_name);
 
 // A function body as a graph of its own, for the executor to prepare: one
 // Placeholder per flat input (shape `input_shapes[i]` when given, else

@@ -55,8 +55,12 @@ Status ReportRewriteFailure(std::vector<ImportProblem>* problems,
 // first problem and returns it (ImportGraphDef); otherwise it records each
 // problem there, skips what the problem spoils and goes on
 // (DiagnoseGraphDef). One walk serves both, so the two cannot disagree.
-Status ImportInto(const GraphDef& graph_def, const ImportOptions& options,
-                  Graph* graph, std::vector<ImportProblem>* problems) {
+// A GraphDef passed as an rvalue is consumed: its nodes and library move
+// into `graph` (and through the rewrites) instead of being copied.
+template <typename Def>
+Status ImportInto(Def&& graph_def, const ImportOptions& options, Graph* graph,
+                  std::vector<ImportProblem>* problems) {
+  constexpr bool kOwned = !std::is_lvalue_reference_v<Def>;
   const OpRegistry* registry =
       options.registry ? options.registry : OpRegistry::Global();
   const std::string& src = options.source_name;
@@ -66,17 +70,17 @@ Status ImportInto(const GraphDef& graph_def, const ImportOptions& options,
   if (HasLoweredControlFlow(graph_def)) {
     auto raised = RaiseLoweredControlFlow(graph_def, registry, src);
     if (!raised.ok()) return ReportRewriteFailure(problems, raised.status());
-    return ImportInto(*raised, options, graph, problems);
+    return ImportInto(*std::move(raised), options, graph, problems);
   }
   if (HasFunctionCalls(graph_def)) {
-    auto inlined = InlineFunctionCalls(graph_def, registry, src);
+    auto inlined =
+        InlineFunctionCalls(std::forward<Def>(graph_def), registry, src);
     if (!inlined.ok()) {
       return ReportRewriteFailure(problems, inlined.status());
     }
-    return ImportInto(*inlined, options, graph, problems);
+    return ImportInto(*std::move(inlined), options, graph, problems);
   }
   graph->versions() = graph_def.versions;
-  graph->library() = graph_def.library;
 
   // OK when the walk goes on past the problem, else the problem itself.
   auto report = [problems](ImportProblem::Kind kind, const std::string& node,
@@ -95,7 +99,7 @@ Status ImportInto(const GraphDef& graph_def, const ImportOptions& options,
   absl::flat_hash_set<std::string> dropped;
 
   // Pass 1: nodes, validated against their ops.
-  for (const NodeDef& def : graph_def.node) {
+  for (auto& def : graph_def.node) {
     using Kind = ImportProblem::Kind;
     if (def.name.empty()) {
       WEFT_RETURN_IF_ERROR(
@@ -123,21 +127,34 @@ Status ImportInto(const GraphDef& graph_def, const ImportOptions& options,
       dropped.insert(def.name);
       continue;
     }
-    NodeDef validated = def;
+    NodeDef validated;
+    if constexpr (kOwned) {
+      validated = std::move(def);
+    } else {
+      validated = def;
+    }
     auto types = ValidateNode((*reg)->op_def, &validated);
     if (!types.ok()) {
       // ValidateNode names the node itself; add only the file.
-      WEFT_RETURN_IF_ERROR(report(Kind::kInvalidNode, def.name, def.op,
+      WEFT_RETURN_IF_ERROR(report(Kind::kInvalidNode, validated.name,
+                                  validated.op,
                                   AddContext(types.status(), src)));
-      dropped.insert(def.name);
+      dropped.insert(validated.name);
       continue;
     }
+    std::string name = validated.name;
+    std::string op = validated.op;
     auto added = graph->AddNode(std::move(validated), *reg, *std::move(types));
     if (!added.ok()) {
       // A duplicate name: the first node of that name stays.
-      WEFT_RETURN_IF_ERROR(report(Kind::kInvalidNode, def.name, def.op,
+      WEFT_RETURN_IF_ERROR(report(Kind::kInvalidNode, name, op,
                                   AddContext(added.status(), src)));
     }
+  }
+  if constexpr (kOwned) {
+    graph->library() = std::move(graph_def.library);
+  } else {
+    graph->library() = graph_def.library;
   }
 
   // Pass 2: edges. ValidateNode has checked that data inputs come first and
@@ -219,6 +236,14 @@ StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const GraphDef& graph_def,
                                                 const ImportOptions& options) {
   auto graph = std::make_unique<Graph>();
   WEFT_RETURN_IF_ERROR(ImportInto(graph_def, options, graph.get(), nullptr));
+  return graph;
+}
+
+StatusOr<std::unique_ptr<Graph>> ImportGraphDef(GraphDef&& graph_def,
+                                                const ImportOptions& options) {
+  auto graph = std::make_unique<Graph>();
+  WEFT_RETURN_IF_ERROR(
+      ImportInto(std::move(graph_def), options, graph.get(), nullptr));
   return graph;
 }
 

@@ -27,6 +27,10 @@ struct ImportOptions {
 // Stops at the first problem and returns it: what running a graph needs.
 StatusOr<std::unique_ptr<Graph>> ImportGraphDef(const GraphDef& graph_def,
                                                 const ImportOptions& options);
+// The same, consuming `graph_def`: its nodes and library move into the
+// graph rather than being copied (what a caller done with it passes).
+StatusOr<std::unique_ptr<Graph>> ImportGraphDef(GraphDef&& graph_def,
+                                                const ImportOptions& options);
 
 // One reason a GraphDef does not import, as DiagnoseGraphDef reports it.
 struct ImportProblem {

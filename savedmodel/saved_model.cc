@@ -347,12 +347,12 @@ GraphAliases SignatureAliases(const LoadedSavedModel& loaded) {
   return aliases;
 }
 
-StatusOr<std::unique_ptr<Graph>> ImportSavedModel(
-    const LoadedSavedModel& loaded, const std::string& source_name) {
-  ImportOptions import_options;
-  import_options.source_name = source_name;
-  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
-                        ImportGraphDef(loaded.graph_def, import_options));
+namespace {
+
+// The imported graph, given the signature's keys (ImportSavedModel).
+StatusOr<std::unique_ptr<Graph>> WithSignatureAliases(
+    std::unique_ptr<Graph> graph, const LoadedSavedModel& loaded,
+    const std::string& source_name) {
   GraphAliases aliases = SignatureAliases(loaded);
   // Every tensor a key names must exist (the import may have renamed
   // nothing, but a signature can name a tensor that is not there).
@@ -370,6 +370,30 @@ StatusOr<std::unique_ptr<Graph>> ImportSavedModel(
   }
   graph->set_aliases(std::move(aliases));
   return graph;
+}
+
+ImportOptions ImportOptionsFor(const std::string& source_name) {
+  ImportOptions import_options;
+  import_options.source_name = source_name;
+  return import_options;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Graph>> ImportSavedModel(
+    const LoadedSavedModel& loaded, const std::string& source_name) {
+  WEFT_ASSIGN_OR_RETURN(
+      std::unique_ptr<Graph> graph,
+      ImportGraphDef(loaded.graph_def, ImportOptionsFor(source_name)));
+  return WithSignatureAliases(std::move(graph), loaded, source_name);
+}
+
+StatusOr<std::unique_ptr<Graph>> ImportSavedModel(
+    LoadedSavedModel&& loaded, const std::string& source_name) {
+  WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
+                        ImportGraphDef(std::move(loaded.graph_def),
+                                       ImportOptionsFor(source_name)));
+  return WithSignatureAliases(std::move(graph), loaded, source_name);
 }
 
 }  // namespace weft

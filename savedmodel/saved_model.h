@@ -97,6 +97,10 @@ GraphAliases SignatureAliases(const LoadedSavedModel& loaded);
 // `source_name`.
 StatusOr<std::unique_ptr<Graph>> ImportSavedModel(
     const LoadedSavedModel& loaded, const std::string& source_name);
+// The same, consuming `loaded`: its graph's nodes move into the Graph
+// rather than being copied.
+StatusOr<std::unique_ptr<Graph>> ImportSavedModel(
+    LoadedSavedModel&& loaded, const std::string& source_name);
 
 }  // namespace weft
 

@@ -237,12 +237,12 @@ StatusOr<std::unique_ptr<Graph>> LoadGraphOrSavedModel(
   if (IsSavedModelDirectory(path) || std::filesystem::is_directory(path, ec)) {
     WEFT_ASSIGN_OR_RETURN(LoadedSavedModel loaded,
                           LoadSavedModel(path, saved_model));
-    return ImportSavedModel(loaded, path);
+    return ImportSavedModel(std::move(loaded), path);
   }
   WEFT_ASSIGN_OR_RETURN(GraphDef graph_def, LoadGraphDef(path));
   ImportOptions import_options;
   import_options.source_name = path;
-  return ImportGraphDef(graph_def, import_options);
+  return ImportGraphDef(std::move(graph_def), import_options);
 }
 
 StatusOr<RunSetup> LoadRunSetup(const std::string& graph_path,

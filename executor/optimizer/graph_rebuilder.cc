@@ -105,7 +105,7 @@ StatusOr<std::unique_ptr<OptimizedGraph>> GraphRebuilder::Build(
   ImportOptions import_options;
   import_options.source_name =
       absl::StrCat(options.source_name, " (optimized)");
-  auto imported = ImportGraphDef(def_, import_options);
+  auto imported = ImportGraphDef(std::move(def_), import_options);
   if (!imported.ok()) {
     return errors::Internal("graph optimizer produced an invalid graph: ",
                             imported.status().message());

@@ -78,7 +78,7 @@ StatusOr<PyGraph> BuildGraph(const std::string& source, Read&& read,
   ImportOptions import_options;
   import_options.source_name = source;
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
-                        ImportGraphDef(def, import_options));
+                        ImportGraphDef(std::move(def), import_options));
   WEFT_RETURN_IF_ERROR(InferShapes(graph.get(), shape_options));
   PyGraph result;
   result.signature = DescribeGraph(*graph);
@@ -93,7 +93,7 @@ StatusOr<PyGraph> BuildSavedModelGraph(
     const ShapeInferenceOptions& shape_options) {
   WEFT_ASSIGN_OR_RETURN(LoadedSavedModel loaded, LoadSavedModel(dir, load));
   WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph,
-                        ImportSavedModel(loaded, dir));
+                        ImportSavedModel(std::move(loaded), dir));
   WEFT_RETURN_IF_ERROR(InferShapes(graph.get(), shape_options));
   PyGraph result;
   result.signature = DescribeGraph(*graph);
