@@ -51,11 +51,18 @@ struct SavedAssetFile {
 struct SavedMetaGraphDef {
   std::vector<std::string> tags;
   std::string tensorflow_version;
-  // Without the functions that no node calls, directly or through other
-  // functions, other than the saver's save op (weft writes no checkpoints):
-  // TF2's __traced_save, and concrete functions kept for Python callers of
-  // tf.saved_model.load only. Their names are in uncalled_functions, sorted.
+  // Without the top-level nodes that no signature, saver tensor, asset or
+  // node-list collection reaches through inputs (TF2's per-variable
+  // ReadVariableOp, VarIsInitializedOp and AssignVariableOp nodes, kept for
+  // Python's tf.saved_model.load; counted in num_unreachable_nodes), and
+  // without the functions that no kept node calls, directly or through
+  // other functions, other than the saver's save op (weft writes no
+  // checkpoints): TF2's __traced_save, and concrete functions kept for
+  // Python callers of tf.saved_model.load only. Their names are in
+  // uncalled_functions, sorted. A meta graph with none of those roots keeps
+  // every node.
   GraphDef graph_def;
+  int64_t num_unreachable_nodes = 0;
   std::vector<std::string> uncalled_functions;
   bool has_saver_def = false;
   SavedSaverDef saver_def;

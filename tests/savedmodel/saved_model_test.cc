@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -355,6 +356,43 @@ TEST(SavedModelParseTest, LeavesOutWhatNoNodeButTheSaveOpCalls) {
   auto tf1 = ReadSavedModel(ModelDir("tf1"));
   ASSERT_TRUE(tf1.ok()) << tf1.status();
   EXPECT_TRUE(tf1->meta_graphs[0].uncalled_functions.empty());
+}
+
+// Top-level nodes that no signature, saver tensor, asset or node-list
+// collection reaches are left out and counted. The counts are those of a
+// separate walk of each saved_model.pb in Python (TensorFlow's protos):
+// Keras's per-variable ReadVariableOp, VarIsInitializedOp and
+// AssignVariableOp nodes and the wrapper VarHandleOps only those use; the
+// tf.Module's ReadVariableOps; TF1's initial-value Consts, their Assigns and
+// the init NoOp (weft restores variables from the checkpoint). Every input
+// of a kept node is kept, and the models still load and match TensorFlow
+// (the MatchesTensorFlow cases).
+TEST(SavedModelParseTest, LeavesOutTopLevelNodesNothingReaches) {
+  struct Expected {
+    const char* model;
+    size_t kept;
+    int64_t unreachable;
+  };
+  for (const Expected& e :
+       {Expected{"keras_cnn", 29, 70}, Expected{"keras_lstm", 22, 48},
+        Expected{"keras_tfsave", 19, 30}, Expected{"module", 17, 5},
+        Expected{"tf1", 39, 11}}) {
+    SCOPED_TRACE(e.model);
+    auto parsed = ReadSavedModel(ModelDir(e.model));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    const SavedMetaGraphDef& meta = parsed->meta_graphs[0];
+    EXPECT_EQ(meta.graph_def.node.size(), e.kept);
+    EXPECT_EQ(meta.num_unreachable_nodes, e.unreachable);
+    absl::flat_hash_set<std::string> names;
+    for (const NodeDef& n : meta.graph_def.node) names.insert(n.name);
+    for (const NodeDef& n : meta.graph_def.node) {
+      for (const std::string& input : n.input) {
+        std::string source = input[0] == '^' ? input.substr(1) : input;
+        source = source.substr(0, source.find(':'));
+        EXPECT_TRUE(names.contains(source)) << n.name << " <- " << input;
+      }
+    }
+  }
 }
 
 TEST(SavedModelErrorsTest, UnknownSignatureListsTheRunnableOnes) {
