@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/arena.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "graph/internal/proto_convert.h"
 #include "graph/internal/proto_io.h"
 #include "graph/proto/weft_saved_model.pb.h"
@@ -89,50 +91,6 @@ void AddCalledFunctions(const pb::NameAttrList& f,
   AddAttrFunctions(f.attr(), out);
 }
 
-// Functions of the library that no node of the graph other than the saver's
-// save op calls, directly or through other functions. TF2 SavedModels carry
-// a __traced_save function as large as the model (a ReadVariableOp and an
-// Identity per variable, then SaveV2), which weft never runs: converting it
-// took a third of a Keras model's parse. Every function a node calls stays,
-// the restore op's included (savedmodel/restore_map.h reads it).
-absl::flat_hash_set<std::string> FunctionsNoNodeCalls(
-    const pb::MetaGraphDef& p, const std::vector<bool>& keep_nodes) {
-  absl::flat_hash_set<std::string> skip;
-  const pb::GraphDef& graph = p.graph_def();
-  const std::string& save_tensor = p.saver_def().save_tensor_name();
-  if (graph.library().function_size() == 0) return skip;
-  // "" (no saver) names no node.
-  const absl::string_view save_node =
-      absl::string_view(save_tensor).substr(0, save_tensor.find(':'));
-  absl::flat_hash_map<absl::string_view, const pb::FunctionDef*> by_name;
-  for (const pb::FunctionDef& f : graph.library().function()) {
-    by_name[f.signature().name()] = &f;
-  }
-  std::vector<absl::string_view> pending;
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const pb::NodeDef& n = graph.node(i);
-    if (!keep_nodes[i] || n.name() == save_node) continue;
-    pending.push_back(n.op());
-    AddAttrFunctions(n.attr(), &pending);
-  }
-  absl::flat_hash_set<absl::string_view> reached;
-  while (!pending.empty()) {
-    const absl::string_view name = pending.back();
-    pending.pop_back();
-    auto it = by_name.find(name);
-    if (it == by_name.end() || !reached.insert(name).second) continue;
-    AddAttrFunctions(it->second->attr(), &pending);
-    for (const pb::NodeDef& n : it->second->node_def()) {
-      pending.push_back(n.op());
-      AddAttrFunctions(n.attr(), &pending);
-    }
-  }
-  for (const auto& [name, f] : by_name) {
-    if (!reached.contains(name)) skip.emplace(name);
-  }
-  return skip;
-}
-
 // The node of a tensor or node name: "^n", "n" and "n:1" all name "n".
 absl::string_view NodeOfName(absl::string_view name) {
   if (!name.empty() && name[0] == '^') name.remove_prefix(1);
@@ -195,24 +153,165 @@ std::vector<bool> ReachableNodes(const pb::MetaGraphDef& p) {
   return keep;
 }
 
+// The last length-delimited field `number` of the serialized message
+// `bytes`, or "" when there is none; false when `bytes` does not scan as a
+// message (a truncated field, a bad tag).
+bool LastBytesField(absl::string_view bytes, int number,
+                    absl::string_view* out) {
+  using google::protobuf::internal::WireFormatLite;
+  google::protobuf::io::CodedInputStream in(
+      reinterpret_cast<const uint8_t*>(bytes.data()),
+      static_cast<int>(bytes.size()));
+  const uint32_t wanted = WireFormatLite::MakeTag(
+      number, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+  *out = absl::string_view();
+  while (true) {
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) return in.ConsumedEntireMessage();
+    if (tag != wanted) {
+      if (!WireFormatLite::SkipField(&in, tag)) return false;
+      continue;
+    }
+    uint32_t length = 0;
+    if (!in.ReadVarint32(&length)) return false;
+    const int at = in.CurrentPosition();
+    if (length > bytes.size() - static_cast<size_t>(at)) return false;
+    *out = bytes.substr(at, length);
+    if (!in.Skip(static_cast<int>(length))) return false;
+  }
+}
+
+// The name a serialized FunctionDef's signature gives it (field 1 of field
+// 1), read without parsing the function.
+StatusOr<std::string> SerializedFunctionName(absl::string_view bytes) {
+  absl::string_view signature, name;
+  if (!LastBytesField(bytes, 1, &signature) ||
+      !LastBytesField(signature, 1, &name)) {
+    return errors::InvalidArgument(
+        "library: a function does not parse as a FunctionDef");
+  }
+  return std::string(name);
+}
+
+// Parses into `library` the functions of `unparsed` that a kept top-level
+// node other than the saver's save op calls, directly or through other
+// functions, and lists the others in `uncalled`, sorted. TF2 SavedModels
+// carry a __traced_save function as large as the model (a ReadVariableOp
+// and an Identity per variable, then SaveV2), which weft never runs:
+// parsing it was 7% of DenseNet121's load (converting it, a third of the
+// conversion, had been left out before). Every function a kept node calls
+// stays, the restore op's included (savedmodel/restore_map.h reads it).
+// Functions left out are neither parsed nor checked.
+Status ParseCalledFunctions(const pb::FunctionDefLibraryUnparsed& unparsed,
+                            const pb::MetaGraphDef& p,
+                            const std::vector<bool>& keep_nodes,
+                            google::protobuf::Arena* arena,
+                            pb::FunctionDefLibrary* library,
+                            std::vector<std::string>* uncalled) {
+  const int count = unparsed.function_size();
+  if (count == 0) return Status();
+  std::vector<std::string> names(count);
+  absl::flat_hash_map<absl::string_view, std::vector<int>> by_name;
+  for (int i = 0; i < count; ++i) {
+    WEFT_ASSIGN_OR_RETURN(names[i],
+                          SerializedFunctionName(unparsed.function(i)));
+    by_name[names[i]].push_back(i);
+  }
+  const pb::GraphDef& graph = p.graph_def();
+  const std::string& save_tensor = p.saver_def().save_tensor_name();
+  // "" (no saver) names no node.
+  const absl::string_view save_node =
+      absl::string_view(save_tensor).substr(0, save_tensor.find(':'));
+  std::vector<absl::string_view> pending;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const pb::NodeDef& n = graph.node(i);
+    if (!keep_nodes[i] || n.name() == save_node) continue;
+    pending.push_back(n.op());
+    AddAttrFunctions(n.attr(), &pending);
+  }
+  std::vector<bool> parsed(count, false);
+  absl::flat_hash_set<absl::string_view> reached;
+  while (!pending.empty()) {
+    const absl::string_view name = pending.back();
+    pending.pop_back();
+    auto it = by_name.find(name);
+    if (it == by_name.end() || !reached.insert(name).second) continue;
+    for (int i : it->second) {
+      auto* f = google::protobuf::Arena::CreateMessage<pb::FunctionDef>(arena);
+      WEFT_RETURN_IF_ERROR(graph_internal::ParseBinaryMessage(
+          unparsed.function(i),
+          absl::StrCat("library: function '", names[i], "'"), f));
+      parsed[i] = true;
+      library->mutable_function()->UnsafeArenaAddAllocated(f);
+      AddAttrFunctions(f->attr(), &pending);
+      for (const pb::NodeDef& n : f->node_def()) {
+        pending.push_back(n.op());
+        AddAttrFunctions(n.attr(), &pending);
+      }
+    }
+  }
+  for (int i = 0; i < count; ++i) {
+    if (!parsed[i]) uncalled->push_back(names[i]);
+  }
+  std::sort(uncalled->begin(), uncalled->end());
+  return Status();
+}
+
+// `unparsed` as a MetaGraphDef on its arena, its parts moved, not copied,
+// with only the functions ParseCalledFunctions keeps; `keep_nodes` gets
+// ReachableNodes and `uncalled` the functions left out.
+StatusOr<pb::MetaGraphDef*> ParseMetaGraph(
+    pb::MetaGraphDefFunctionsUnparsed* unparsed, google::protobuf::Arena* arena,
+    std::vector<bool>* keep_nodes, std::vector<std::string>* uncalled) {
+  auto* p = google::protobuf::Arena::CreateMessage<pb::MetaGraphDef>(arena);
+  // Singular messages only where the file has them (has_saver_def matters).
+  if (unparsed->has_meta_info_def()) {
+    p->mutable_meta_info_def()->Swap(unparsed->mutable_meta_info_def());
+  }
+  if (unparsed->has_saver_def()) {
+    p->mutable_saver_def()->Swap(unparsed->mutable_saver_def());
+  }
+  if (unparsed->has_object_graph_def()) {
+    p->mutable_object_graph_def()->Swap(unparsed->mutable_object_graph_def());
+  }
+  p->mutable_collection_def()->Swap(unparsed->mutable_collection_def());
+  p->mutable_signature_def()->Swap(unparsed->mutable_signature_def());
+  p->mutable_asset_file_def()->Swap(unparsed->mutable_asset_file_def());
+  pb::GraphDefFunctionsUnparsed* g = unparsed->mutable_graph_def();
+  pb::GraphDef* graph = p->mutable_graph_def();
+  graph->mutable_node()->Swap(g->mutable_node());
+  graph->mutable_versions()->Swap(g->mutable_versions());
+  graph->set_version(g->version());
+  pb::FunctionDefLibraryUnparsed* lib = g->mutable_library();
+  pb::FunctionDefLibrary* library = graph->mutable_library();
+  library->mutable_gradient()->Swap(lib->mutable_gradient());
+  library->mutable_registered_gradients()->Swap(
+      lib->mutable_registered_gradients());
+  WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(*g));
+  WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(*lib), "graph_def: library");
+  *keep_nodes = ReachableNodes(*p);
+  WEFT_RETURN_IF_ERROR_CTX(
+      ParseCalledFunctions(*lib, *p, *keep_nodes, arena, library, uncalled),
+      "graph_def");
+  return p;
+}
+
 StatusOr<SavedMetaGraphDef> MetaGraphFromProto(
-    const pb::MetaGraphDef& p, const GraphParseOptions& options) {
+    const pb::MetaGraphDef& p, const GraphParseOptions& options,
+    const std::vector<bool>& keep_nodes,
+    std::vector<std::string> uncalled_functions) {
   WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(p));
   SavedMetaGraphDef meta;
   const auto& info = p.meta_info_def();
   meta.tags.assign(info.tags().begin(), info.tags().end());
   meta.tensorflow_version = info.tensorflow_version();
-  const std::vector<bool> keep_nodes = ReachableNodes(p);
-  const absl::flat_hash_set<std::string> skip =
-      FunctionsNoNodeCalls(p, keep_nodes);
   auto graph = graph_internal::GraphDefFromProto(p.graph_def(), options.tensor,
-                                                 &skip, &keep_nodes);
+                                                 nullptr, &keep_nodes);
   if (!graph.ok()) return AddContext(graph.status(), "graph_def");
   meta.graph_def = *std::move(graph);
   meta.num_unreachable_nodes =
       std::count(keep_nodes.begin(), keep_nodes.end(), false);
-  meta.uncalled_functions.assign(skip.begin(), skip.end());
-  std::sort(meta.uncalled_functions.begin(), meta.uncalled_functions.end());
+  meta.uncalled_functions = std::move(uncalled_functions);
   if (p.has_saver_def()) {
     meta.has_saver_def = true;
     meta.saver_def.filename_tensor_name = p.saver_def().filename_tensor_name();
@@ -256,10 +355,19 @@ StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
         source_name, ": is empty (0 bytes); expected a SavedModel");
   }
   google::protobuf::Arena arena;
-  auto* proto = google::protobuf::Arena::CreateMessage<pb::SavedModel>(&arena);
+  auto* proto =
+      google::protobuf::Arena::CreateMessage<pb::SavedModelFunctionsUnparsed>(
+          &arena);
   if (DetectGraphFormat(bytes) == GraphFormat::kText) {
+    // Text SavedModels are rare and small: parsed whole, then read through
+    // the binary form like the others.
+    auto* text = google::protobuf::Arena::CreateMessage<pb::SavedModel>(&arena);
     WEFT_RETURN_IF_ERROR(graph_internal::ParseTextMessage(
-        bytes, source_name, proto, /*skip_unknown_fields=*/true));
+        bytes, source_name, text, /*skip_unknown_fields=*/true));
+    WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(*text), source_name);
+    const std::string binary = text->SerializeAsString();
+    WEFT_RETURN_IF_ERROR(
+        graph_internal::ParseBinaryMessage(binary, source_name, proto));
   } else {
     WEFT_RETURN_IF_ERROR(
         graph_internal::ParseBinaryMessage(bytes, source_name, proto));
@@ -272,11 +380,17 @@ StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
   SavedModelDef model;
   model.schema_version = proto->saved_model_schema_version();
   for (int i = 0; i < proto->meta_graphs_size(); ++i) {
-    auto meta = MetaGraphFromProto(proto->meta_graphs(i), options);
-    if (!meta.ok()) {
-      return AddContext(meta.status(),
-                        absl::StrCat(source_name, ": meta_graphs[", i, "]"));
-    }
+    const std::string where =
+        absl::StrCat(source_name, ": meta_graphs[", i, "]");
+    pb::MetaGraphDefFunctionsUnparsed* unparsed = proto->mutable_meta_graphs(i);
+    WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(*unparsed), where);
+    std::vector<bool> keep_nodes;
+    std::vector<std::string> uncalled;
+    auto p = ParseMetaGraph(unparsed, &arena, &keep_nodes, &uncalled);
+    if (!p.ok()) return AddContext(p.status(), where);
+    auto meta =
+        MetaGraphFromProto(**p, options, keep_nodes, std::move(uncalled));
+    if (!meta.ok()) return AddContext(meta.status(), where);
     model.meta_graphs.push_back(*std::move(meta));
   }
   return model;

@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "graph/graph_def_io.h"
+#include "graph/saved_model_io.h"
 #include "graph_def_testutil.h"
 #include "gtest/gtest.h"
 
@@ -407,6 +409,74 @@ library { function {
   EXPECT_EQ(g.status().message(),
             "lib.pbtxt: library: function 'fn': signature: output_arg 'y': "
             "dtype DT_INT2 is not supported by weft");
+}
+
+// A SavedModel of a Placeholder "x" and a node "call" calling library
+// function `called` by op name, serving signature x -> call, whose library
+// holds the FunctionDefs `functions` (serialized).
+std::string SavedModelBytes(const std::string& called,
+                            const std::vector<std::string>& functions) {
+  // AttrValue.type is field 6; DT_FLOAT is 1.
+  const std::string x =
+      NodeBytes("x", "Placeholder", "dtype", VarintField(6, 1));
+  const std::string call = BytesField(
+      kGraphNode, BytesField(kNodeName, "call") + BytesField(kNodeOp, called) +
+                      BytesField(3, "x"));  // NodeDef.input
+  std::string library;
+  for (const std::string& f : functions) library += BytesField(1, f);
+  const std::string graph = x + call + BytesField(2, library);
+  // TensorInfo: name 1, dtype 2; SignatureDef: inputs 1, outputs 2.
+  auto entry = [](const std::string& key, const std::string& tensor) {
+    return BytesField(1, key) +
+           BytesField(2, BytesField(1, tensor) + VarintField(2, 1));
+  };
+  const std::string signature =
+      BytesField(1, entry("x", "x:0")) + BytesField(2, entry("y", "call:0"));
+  // MetaGraphDef: graph_def 2, signature_def 5; SavedModel: meta_graphs 2.
+  const std::string meta =
+      BytesField(2, graph) + BytesField(5, BytesField(1, "serving_default") +
+                                               BytesField(2, signature));
+  return BytesField(2, meta);
+}
+
+// A FunctionDef named `name` (signature field 1, OpDef.name field 1) with
+// `rest` after it.
+std::string FunctionBytes(const std::string& name, const std::string& rest) {
+  return BytesField(1, BytesField(1, name)) + rest;
+}
+
+// Library functions nothing calls are neither parsed nor checked, only
+// listed; one that is called and does not parse is an error that names it;
+// a function whose fields do not even scan is an error wherever it is.
+TEST(SavedModelMalformedTest, OnlyCalledFunctionsAreParsed) {
+  // Field 3 (node_def) holding bytes that are no NodeDef: a name whose
+  // length runs past the end.
+  const std::string broken =
+      FunctionBytes("broken", BytesField(3, "\x0a\x05ab"));
+  const std::string fine = FunctionBytes("fine", "");
+  auto model = ParseSavedModel(SavedModelBytes("fine", {broken, fine}), "sm.pb",
+                               GraphParseOptions());
+  ASSERT_TRUE(model.ok()) << model.status();
+  const SavedMetaGraphDef& meta = model->meta_graphs[0];
+  EXPECT_EQ(meta.uncalled_functions, std::vector<std::string>{"broken"});
+  ASSERT_EQ(meta.graph_def.library.function.size(), 1u);
+  EXPECT_EQ(meta.graph_def.library.function[0].signature.name, "fine");
+  EXPECT_EQ(meta.graph_def.node.size(), 2u);
+
+  model = ParseSavedModel(SavedModelBytes("broken", {broken, fine}), "sm.pb",
+                          GraphParseOptions());
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(std::string(model.status().message()),
+              StartsWith("sm.pb: meta_graphs[0]: graph_def: library: "
+                         "function 'broken': not a valid binary FunctionDef"));
+
+  // A length running past the end of the function.
+  model = ParseSavedModel(SavedModelBytes("fine", {fine, "\x0a\x05ab"}),
+                          "sm.pb", GraphParseOptions());
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().message(),
+            "sm.pb: meta_graphs[0]: graph_def: library: a function does not "
+            "parse as a FunctionDef");
 }
 
 }  // namespace
