@@ -281,13 +281,11 @@ Status FunctionDefToProto(const FunctionDef& f, pb::FunctionDef* p) {
 
 StatusOr<GraphDef> GraphDefFromProto(
     const pb::GraphDef& p, const TensorDecodeOptions& options,
-    const absl::flat_hash_set<std::string>* skip_functions,
-    const std::vector<bool>* keep_nodes) {
+    const absl::flat_hash_set<std::string>* skip_functions) {
   WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(p));
   GraphDef graph;
   graph.node.reserve(p.node_size());
   for (int i = 0; i < p.node_size(); ++i) {
-    if (keep_nodes != nullptr && !(*keep_nodes)[i]) continue;
     auto node = NodeDefFromProto(p.node(i), options);
     if (!node.ok()) {
       return AddContext(node.status(), NodeLabel(p.node(i), i));

@@ -97,6 +97,13 @@ absl::string_view NodeOfName(absl::string_view name) {
   return name.substr(0, name.find(':'));
 }
 
+// A top-level node's name and inputs, read from its serialized NodeDef
+// (fields 1 and 3) without parsing it.
+struct NodeHeader {
+  absl::string_view name;
+  std::vector<absl::string_view> inputs;
+};
+
 // Per top-level node, whether anything a loader runs can reach it: the
 // nodes of every signature's tensors, of the saver's tensors and ops, of
 // the assets' tensors and of the node-list collections (TF1 init ops), and
@@ -105,8 +112,8 @@ absl::string_view NodeOfName(absl::string_view name) {
 // tf.saved_model.load's Python objects, and a VarIsInitializedOp and
 // AssignVariableOp per variable, about two thirds of DenseNet121's top
 // level. With no root at all every node is kept.
-std::vector<bool> ReachableNodes(const pb::MetaGraphDef& p) {
-  const pb::GraphDef& graph = p.graph_def();
+std::vector<bool> ReachableNodes(const pb::MetaGraphDef& p,
+                                 const std::vector<NodeHeader>& nodes) {
   std::vector<absl::string_view> roots;
   for (const pb::SignatureEntry& e : p.signature_def()) {
     for (const auto* map : {&e.value().inputs(), &e.value().outputs()}) {
@@ -129,12 +136,12 @@ std::vector<bool> ReachableNodes(const pb::MetaGraphDef& p) {
       roots.push_back(NodeOfName(name));
     }
   }
-  std::vector<bool> keep(graph.node_size(), roots.empty());
+  std::vector<bool> keep(nodes.size(), roots.empty());
   if (roots.empty()) return keep;
   absl::flat_hash_map<absl::string_view, int> index;
-  index.reserve(graph.node_size());
-  for (int i = 0; i < graph.node_size(); ++i) {
-    index.emplace(graph.node(i).name(), i);
+  index.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    index.emplace(nodes[i].name, static_cast<int>(i));
   }
   std::vector<int> pending;
   auto reach = [&](absl::string_view name) {
@@ -146,29 +153,27 @@ std::vector<bool> ReachableNodes(const pb::MetaGraphDef& p) {
   };
   for (absl::string_view root : roots) reach(root);
   while (!pending.empty()) {
-    const pb::NodeDef& n = graph.node(pending.back());
+    const NodeHeader& n = nodes[pending.back()];
     pending.pop_back();
-    for (const std::string& input : n.input()) reach(NodeOfName(input));
+    for (absl::string_view input : n.inputs) reach(NodeOfName(input));
   }
   return keep;
 }
 
-// The last length-delimited field `number` of the serialized message
-// `bytes`, or "" when there is none; false when `bytes` does not scan as a
-// message (a truncated field, a bad tag).
-bool LastBytesField(absl::string_view bytes, int number,
-                    absl::string_view* out) {
+// Calls visit(number, payload) for each length-delimited field of the
+// serialized message `bytes`, in order; false when `bytes` does not scan
+// as a message (a truncated field, a bad tag).
+template <typename Visit>
+bool ScanBytesFields(absl::string_view bytes, Visit&& visit) {
   using google::protobuf::internal::WireFormatLite;
   google::protobuf::io::CodedInputStream in(
       reinterpret_cast<const uint8_t*>(bytes.data()),
       static_cast<int>(bytes.size()));
-  const uint32_t wanted = WireFormatLite::MakeTag(
-      number, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
-  *out = absl::string_view();
   while (true) {
     const uint32_t tag = in.ReadTag();
     if (tag == 0) return in.ConsumedEntireMessage();
-    if (tag != wanted) {
+    if (WireFormatLite::GetTagWireType(tag) !=
+        WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
       if (!WireFormatLite::SkipField(&in, tag)) return false;
       continue;
     }
@@ -176,9 +181,20 @@ bool LastBytesField(absl::string_view bytes, int number,
     if (!in.ReadVarint32(&length)) return false;
     const int at = in.CurrentPosition();
     if (length > bytes.size() - static_cast<size_t>(at)) return false;
-    *out = bytes.substr(at, length);
+    visit(WireFormatLite::GetTagFieldNumber(tag), bytes.substr(at, length));
     if (!in.Skip(static_cast<int>(length))) return false;
   }
+}
+
+// The last length-delimited field `number` of `bytes` (what a parse keeps
+// of a singular string), or "" when there is none; false as for
+// ScanBytesFields.
+bool LastBytesField(absl::string_view bytes, int number,
+                    absl::string_view* out) {
+  *out = absl::string_view();
+  return ScanBytesFields(bytes, [&](int field, absl::string_view payload) {
+    if (field == number) *out = payload;
+  });
 }
 
 // The name a serialized FunctionDef's signature gives it (field 1 of field
@@ -202,9 +218,8 @@ StatusOr<std::string> SerializedFunctionName(absl::string_view bytes) {
 // conversion, had been left out before). Every function a kept node calls
 // stays, the restore op's included (savedmodel/restore_map.h reads it).
 // Functions left out are neither parsed nor checked.
-Status ParseCalledFunctions(const pb::FunctionDefLibraryUnparsed& unparsed,
+Status ParseCalledFunctions(const pb::FunctionDefLibraryShallow& unparsed,
                             const pb::MetaGraphDef& p,
-                            const std::vector<bool>& keep_nodes,
                             google::protobuf::Arena* arena,
                             pb::FunctionDefLibrary* library,
                             std::vector<std::string>* uncalled) {
@@ -223,9 +238,8 @@ Status ParseCalledFunctions(const pb::FunctionDefLibraryUnparsed& unparsed,
   const absl::string_view save_node =
       absl::string_view(save_tensor).substr(0, save_tensor.find(':'));
   std::vector<absl::string_view> pending;
-  for (int i = 0; i < graph.node_size(); ++i) {
-    const pb::NodeDef& n = graph.node(i);
-    if (!keep_nodes[i] || n.name() == save_node) continue;
+  for (const pb::NodeDef& n : graph.node()) {
+    if (n.name() == save_node) continue;
     pending.push_back(n.op());
     AddAttrFunctions(n.attr(), &pending);
   }
@@ -257,60 +271,87 @@ Status ParseCalledFunctions(const pb::FunctionDefLibraryUnparsed& unparsed,
   return Status();
 }
 
-// `unparsed` as a MetaGraphDef on its arena, its parts moved, not copied,
-// with only the functions ParseCalledFunctions keeps; `keep_nodes` gets
-// ReachableNodes and `uncalled` the functions left out.
-StatusOr<pb::MetaGraphDef*> ParseMetaGraph(
-    pb::MetaGraphDefFunctionsUnparsed* unparsed, google::protobuf::Arena* arena,
-    std::vector<bool>* keep_nodes, std::vector<std::string>* uncalled) {
+// `shallow` as a MetaGraphDef on its arena, its parts moved, not copied,
+// with only the top-level nodes ReachableNodes keeps (the others counted in
+// `unreachable`) and the functions ParseCalledFunctions keeps (the others
+// listed in `uncalled`). Nodes and functions left out are neither parsed
+// nor checked beyond their names and inputs.
+StatusOr<pb::MetaGraphDef*> ParseMetaGraph(pb::MetaGraphDefShallow* shallow,
+                                           google::protobuf::Arena* arena,
+                                           int64_t* unreachable,
+                                           std::vector<std::string>* uncalled) {
   auto* p = google::protobuf::Arena::CreateMessage<pb::MetaGraphDef>(arena);
   // Singular messages only where the file has them (has_saver_def matters).
-  if (unparsed->has_meta_info_def()) {
-    p->mutable_meta_info_def()->Swap(unparsed->mutable_meta_info_def());
+  if (shallow->has_meta_info_def()) {
+    p->mutable_meta_info_def()->Swap(shallow->mutable_meta_info_def());
   }
-  if (unparsed->has_saver_def()) {
-    p->mutable_saver_def()->Swap(unparsed->mutable_saver_def());
+  if (shallow->has_saver_def()) {
+    p->mutable_saver_def()->Swap(shallow->mutable_saver_def());
   }
-  if (unparsed->has_object_graph_def()) {
-    p->mutable_object_graph_def()->Swap(unparsed->mutable_object_graph_def());
+  if (shallow->has_object_graph_def()) {
+    p->mutable_object_graph_def()->Swap(shallow->mutable_object_graph_def());
   }
-  p->mutable_collection_def()->Swap(unparsed->mutable_collection_def());
-  p->mutable_signature_def()->Swap(unparsed->mutable_signature_def());
-  p->mutable_asset_file_def()->Swap(unparsed->mutable_asset_file_def());
-  pb::GraphDefFunctionsUnparsed* g = unparsed->mutable_graph_def();
+  p->mutable_collection_def()->Swap(shallow->mutable_collection_def());
+  p->mutable_signature_def()->Swap(shallow->mutable_signature_def());
+  p->mutable_asset_file_def()->Swap(shallow->mutable_asset_file_def());
+  pb::GraphDefShallow* g = shallow->mutable_graph_def();
+  WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(*g), "graph_def");
   pb::GraphDef* graph = p->mutable_graph_def();
-  graph->mutable_node()->Swap(g->mutable_node());
   graph->mutable_versions()->Swap(g->mutable_versions());
   graph->set_version(g->version());
-  pb::FunctionDefLibraryUnparsed* lib = g->mutable_library();
+
+  std::vector<NodeHeader> headers(g->node_size());
+  for (int i = 0; i < g->node_size(); ++i) {
+    NodeHeader& h = headers[i];
+    const bool scanned =
+        ScanBytesFields(g->node(i), [&h](int field, absl::string_view v) {
+          if (field == 1) h.name = v;
+          if (field == 3) h.inputs.push_back(v);
+        });
+    if (!scanned) {
+      return errors::InvalidArgument("graph_def: node ", i,
+                                     " does not parse as a NodeDef");
+    }
+  }
+  const std::vector<bool> keep = ReachableNodes(*p, headers);
+  graph->mutable_node()->Reserve(
+      static_cast<int>(std::count(keep.begin(), keep.end(), true)));
+  for (int i = 0; i < g->node_size(); ++i) {
+    if (!keep[i]) {
+      ++*unreachable;
+      continue;
+    }
+    auto* n = google::protobuf::Arena::CreateMessage<pb::NodeDef>(arena);
+    WEFT_RETURN_IF_ERROR(graph_internal::ParseBinaryMessage(
+        g->node(i),
+        absl::StrCat("graph_def: node '", Printable(headers[i].name), "'"), n));
+    graph->mutable_node()->UnsafeArenaAddAllocated(n);
+  }
+
+  pb::FunctionDefLibraryShallow* lib = g->mutable_library();
+  WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(*lib), "graph_def: library");
   pb::FunctionDefLibrary* library = graph->mutable_library();
   library->mutable_gradient()->Swap(lib->mutable_gradient());
   library->mutable_registered_gradients()->Swap(
       lib->mutable_registered_gradients());
-  WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(*g));
-  WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(*lib), "graph_def: library");
-  *keep_nodes = ReachableNodes(*p);
   WEFT_RETURN_IF_ERROR_CTX(
-      ParseCalledFunctions(*lib, *p, *keep_nodes, arena, library, uncalled),
-      "graph_def");
+      ParseCalledFunctions(*lib, *p, arena, library, uncalled), "graph_def");
   return p;
 }
 
 StatusOr<SavedMetaGraphDef> MetaGraphFromProto(
     const pb::MetaGraphDef& p, const GraphParseOptions& options,
-    const std::vector<bool>& keep_nodes,
+    int64_t num_unreachable_nodes,
     std::vector<std::string> uncalled_functions) {
   WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(p));
   SavedMetaGraphDef meta;
   const auto& info = p.meta_info_def();
   meta.tags.assign(info.tags().begin(), info.tags().end());
   meta.tensorflow_version = info.tensorflow_version();
-  auto graph = graph_internal::GraphDefFromProto(p.graph_def(), options.tensor,
-                                                 nullptr, &keep_nodes);
+  auto graph = graph_internal::GraphDefFromProto(p.graph_def(), options.tensor);
   if (!graph.ok()) return AddContext(graph.status(), "graph_def");
   meta.graph_def = *std::move(graph);
-  meta.num_unreachable_nodes =
-      std::count(keep_nodes.begin(), keep_nodes.end(), false);
+  meta.num_unreachable_nodes = num_unreachable_nodes;
   meta.uncalled_functions = std::move(uncalled_functions);
   if (p.has_saver_def()) {
     meta.has_saver_def = true;
@@ -356,8 +397,7 @@ StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
   }
   google::protobuf::Arena arena;
   auto* proto =
-      google::protobuf::Arena::CreateMessage<pb::SavedModelFunctionsUnparsed>(
-          &arena);
+      google::protobuf::Arena::CreateMessage<pb::SavedModelShallow>(&arena);
   if (DetectGraphFormat(bytes) == GraphFormat::kText) {
     // Text SavedModels are rare and small: parsed whole, then read through
     // the binary form like the others.
@@ -382,14 +422,14 @@ StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
   for (int i = 0; i < proto->meta_graphs_size(); ++i) {
     const std::string where =
         absl::StrCat(source_name, ": meta_graphs[", i, "]");
-    pb::MetaGraphDefFunctionsUnparsed* unparsed = proto->mutable_meta_graphs(i);
-    WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(*unparsed), where);
-    std::vector<bool> keep_nodes;
+    pb::MetaGraphDefShallow* shallow = proto->mutable_meta_graphs(i);
+    WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(*shallow), where);
+    int64_t unreachable = 0;
     std::vector<std::string> uncalled;
-    auto p = ParseMetaGraph(unparsed, &arena, &keep_nodes, &uncalled);
+    auto p = ParseMetaGraph(shallow, &arena, &unreachable, &uncalled);
     if (!p.ok()) return AddContext(p.status(), where);
     auto meta =
-        MetaGraphFromProto(**p, options, keep_nodes, std::move(uncalled));
+        MetaGraphFromProto(**p, options, unreachable, std::move(uncalled));
     if (!meta.ok()) return AddContext(meta.status(), where);
     model.meta_graphs.push_back(*std::move(meta));
   }

@@ -74,14 +74,11 @@ StatusOr<FunctionDef> FunctionDefFromProto(const pb::FunctionDef& proto,
                                            const TensorDecodeOptions& options);
 Status FunctionDefToProto(const FunctionDef& function, pb::FunctionDef* proto);
 
-// Every node and function of the library is converted, except the
-// functions named in `skip_functions` and the nodes i with
-// !(*keep_nodes)[i], when those are given (they are left out of the
-// result, unconverted and unchecked).
+// Every function of the library is converted, except those named in
+// `skip_functions` when it is given (they are left out of the result).
 StatusOr<GraphDef> GraphDefFromProto(
     const pb::GraphDef& proto, const TensorDecodeOptions& options,
-    const absl::flat_hash_set<std::string>* skip_functions = nullptr,
-    const std::vector<bool>* keep_nodes = nullptr);
+    const absl::flat_hash_set<std::string>* skip_functions = nullptr);
 Status GraphDefToProto(const GraphDef& graph, pb::GraphDef* proto);
 
 }  // namespace weft::graph_internal
