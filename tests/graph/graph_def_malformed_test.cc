@@ -413,9 +413,12 @@ library { function {
 
 // A SavedModel of a Placeholder "x" and a node "call" calling library
 // function `called` by op name, serving signature x -> call, whose library
-// holds the FunctionDefs `functions` (serialized).
+// holds the FunctionDefs `functions` (serialized); `more_nodes` (GraphDef
+// node fields) and `more_meta` (MetaGraphDef fields) are appended.
 std::string SavedModelBytes(const std::string& called,
-                            const std::vector<std::string>& functions) {
+                            const std::vector<std::string>& functions,
+                            const std::string& more_nodes = "",
+                            const std::string& more_meta = "") {
   // AttrValue.type is field 6; DT_FLOAT is 1.
   const std::string x =
       NodeBytes("x", "Placeholder", "dtype", VarintField(6, 1));
@@ -424,7 +427,7 @@ std::string SavedModelBytes(const std::string& called,
                       BytesField(3, "x"));  // NodeDef.input
   std::string library;
   for (const std::string& f : functions) library += BytesField(1, f);
-  const std::string graph = x + call + BytesField(2, library);
+  const std::string graph = x + call + more_nodes + BytesField(2, library);
   // TensorInfo: name 1, dtype 2; SignatureDef: inputs 1, outputs 2.
   auto entry = [](const std::string& key, const std::string& tensor) {
     return BytesField(1, key) +
@@ -433,9 +436,10 @@ std::string SavedModelBytes(const std::string& called,
   const std::string signature =
       BytesField(1, entry("x", "x:0")) + BytesField(2, entry("y", "call:0"));
   // MetaGraphDef: graph_def 2, signature_def 5; SavedModel: meta_graphs 2.
-  const std::string meta =
-      BytesField(2, graph) + BytesField(5, BytesField(1, "serving_default") +
-                                               BytesField(2, signature));
+  const std::string meta = BytesField(2, graph) +
+                           BytesField(5, BytesField(1, "serving_default") +
+                                             BytesField(2, signature)) +
+                           more_meta;
   return BytesField(2, meta);
 }
 
@@ -477,6 +481,39 @@ TEST(SavedModelMalformedTest, OnlyCalledFunctionsAreParsed) {
   EXPECT_EQ(model.status().message(),
             "sm.pb: meta_graphs[0]: graph_def: library: a function does not "
             "parse as a FunctionDef");
+}
+
+// A top-level node nothing reaches is not parsed (only its name and
+// inputs are read); one that is reached and does not parse is an error
+// naming it.
+TEST(SavedModelMalformedTest, OnlyReachedNodesAreParsed) {
+  const std::string fine = FunctionBytes("fine", "");
+  // A node "junk" whose attr (field 5) holds a truncated entry, and a node
+  // "user" reading it.
+  const std::string nodes =
+      BytesField(kGraphNode,
+                 BytesField(kNodeName, "junk") + BytesField(5, "\x0a\x05ab")) +
+      BytesField(kGraphNode, BytesField(kNodeName, "user") +
+                                 BytesField(kNodeOp, "Identity") +
+                                 BytesField(3, "junk"));
+  auto model = ParseSavedModel(SavedModelBytes("fine", {fine}, nodes), "sm.pb",
+                               GraphParseOptions());
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(model->meta_graphs[0].graph_def.node.size(), 2u);
+  EXPECT_EQ(model->meta_graphs[0].num_unreachable_nodes, 2);
+
+  // A node-list collection (MetaGraphDef field 4: key 1, CollectionDef 2,
+  // whose node_list is field 1 with values in field 1) naming "user"
+  // reaches "junk" through its input.
+  const std::string collection =
+      BytesField(4, BytesField(1, "init") +
+                        BytesField(2, BytesField(1, BytesField(1, "user"))));
+  model = ParseSavedModel(SavedModelBytes("fine", {fine}, nodes, collection),
+                          "sm.pb", GraphParseOptions());
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(std::string(model.status().message()),
+              StartsWith("sm.pb: meta_graphs[0]: graph_def: node 'junk': not "
+                         "a valid binary NodeDef"));
 }
 
 }  // namespace
