@@ -94,11 +94,13 @@ struct GraphOptimizerOptions {
 };
 
 struct GraphOptimizerStats {
-  int nodes_before = 0;  // nodes the signature ran before optimizing
-  int folded = 0;        // nodes replaced by constants
-  int fused = 0;         // fused nodes made
-  int fused_away = 0;    // nodes absorbed into them
-  int folded_pads = 0;   // Pads folded into convolutions' padding
+  int nodes_before = 0;     // nodes the signature ran before optimizing
+  int folded = 0;           // nodes replaced by constants
+  int fused = 0;            // fused nodes made
+  int fused_away = 0;       // nodes absorbed into them
+  int folded_pads = 0;      // Pads folded into convolutions' padding
+  int cropped_filters = 0;  // convolution filters cut to the taps that read
+                            // the input (executor/optimizer/filter_crop_rule.h)
 };
 
 // The optimized graph of one signature and what a plan needs from it: the

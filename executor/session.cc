@@ -254,6 +254,11 @@ std::string Callable::optimizer_summary() const {
       s.fused_away,
       s.folded_pads > 0
           ? absl::StrCat(", ", s.folded_pads, " Pads folded into convolutions")
+          : std::string(),
+      s.cropped_filters > 0
+          ? absl::StrCat(", ", s.cropped_filters,
+                         " convolution filters cropped to the taps that read "
+                         "their input")
           : std::string());
 }
 

@@ -1,6 +1,7 @@
 #include "executor/optimizer/rule_pipeline.h"
 
 #include "executor/optimizer/constant_folding_rule.h"
+#include "executor/optimizer/filter_crop_rule.h"
 #include "executor/optimizer/fusion_rule.h"
 #include "executor/optimizer/graph_rebuilder.h"
 #include "executor/optimizer/pad_folding_rule.h"
@@ -13,6 +14,7 @@ std::vector<std::unique_ptr<RewriteRule>> DefaultRewriteRules() {
   std::vector<std::unique_ptr<RewriteRule>> rules;
   rules.push_back(std::make_unique<ConstantFoldingRule>());
   rules.push_back(std::make_unique<PadFoldingRule>());
+  rules.push_back(std::make_unique<FilterCropRule>());
   rules.push_back(std::make_unique<FusionRule>());
   rules.push_back(std::make_unique<SwishRule>());
   return rules;
@@ -34,7 +36,8 @@ StatusOr<std::unique_ptr<OptimizedGraph>> OptimizeGraphWithRules(
   // constants or convolutions): building a copy of the graph, a second plan
   // and a second set of kernels would only make Prepare slower.
   const GraphOptimizerStats& stats = context.stats();
-  if (stats.folded == 0 && stats.fused == 0 && stats.folded_pads == 0) {
+  if (stats.folded == 0 && stats.fused == 0 && stats.folded_pads == 0 &&
+      stats.cropped_filters == 0) {
     return std::unique_ptr<OptimizedGraph>();
   }
   GraphRebuilder rebuilder(&context);

@@ -7,9 +7,12 @@
 //     later rule sees computed weights and amounts as constants.
 //  2. pad_folding (pad_folding_rule.h): before fusion, which keeps the
 //     convolution's new padding when it fuses the convolution.
-//  3. fusion (fusion_rule.h): conv / matmul + bias / scale / batch norm +
+//  3. filter_crop (filter_crop_rule.h): after pad folding (it skips a
+//     convolution already patched) and before fusion, which fuses the
+//     cropped filter and padding.
+//  4. fusion (fusion_rule.h): conv / matmul + bias / scale / batch norm +
 //     activation.
-//  4. swish (swish_rule.h): last, so that a Mul fusion absorbed as a
+//  5. swish (swish_rule.h): last, so that a Mul fusion absorbed as a
 //     per-channel scale is not also taken for a swish.
 // Each rule is one pass over the whole graph in topological order; names
 // the rules hand out depend on this order, so it must not change without
