@@ -322,9 +322,14 @@ StatusOr<pb::MetaGraphDef*> ParseMetaGraph(pb::MetaGraphDefShallow* shallow,
       continue;
     }
     auto* n = google::protobuf::Arena::CreateMessage<pb::NodeDef>(arena);
-    WEFT_RETURN_IF_ERROR(graph_internal::ParseBinaryMessage(
-        g->node(i),
-        absl::StrCat("graph_def: node '", Printable(headers[i].name), "'"), n));
+    const std::string& bytes = g->node(i);
+    // Named, and the failure diagnosed, only when the parse fails.
+    if (!n->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      WEFT_RETURN_IF_ERROR(graph_internal::ParseBinaryMessage(
+          bytes,
+          absl::StrCat("graph_def: node '", Printable(headers[i].name), "'"),
+          n));
+    }
     graph->mutable_node()->UnsafeArenaAddAllocated(n);
   }
 
