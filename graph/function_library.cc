@@ -1,6 +1,7 @@
 #include "graph/function_library.h"
 
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -440,34 +441,41 @@ StatusOr<InstantiatedFunction> InstantiateFunction(
   return Instantiator(library, registry).Run(f, prefix, inputs);
 }
 
-StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def,
-                                       const OpRegistry* registry,
-                                       absl::string_view source_name) {
+namespace {
+
+// InlineFunctionCalls of a GraphDef read (const) or consumed (an rvalue,
+// whose nodes and library move into the result).
+template <typename Def>
+StatusOr<GraphDef> InlineCalls(Def&& graph_def, const OpRegistry* registry,
+                               absl::string_view source_name) {
   GraphDef out;
   out.versions = graph_def.versions;
   out.node.reserve(graph_def.node.size());
   Inliner inliner(graph_def.library, registry, source_name);
   std::vector<std::string> stack;
-  for (const NodeDef& node : graph_def.node) {
-    WEFT_RETURN_IF_ERROR(inliner.Expand(node, &stack, &out.node));
+  for (auto& node : graph_def.node) {
+    if constexpr (std::is_lvalue_reference_v<Def>) {
+      WEFT_RETURN_IF_ERROR(inliner.Expand(node, &stack, &out.node));
+    } else {
+      WEFT_RETURN_IF_ERROR(inliner.Expand(std::move(node), &stack, &out.node));
+    }
   }
-  out.library = graph_def.library;
+  out.library = std::forward<Def>(graph_def).library;
   return out;
+}
+
+}  // namespace
+
+StatusOr<GraphDef> InlineFunctionCalls(const GraphDef& graph_def,
+                                       const OpRegistry* registry,
+                                       absl::string_view source_name) {
+  return InlineCalls(graph_def, registry, source_name);
 }
 
 StatusOr<GraphDef> InlineFunctionCalls(GraphDef&& graph_def,
                                        const OpRegistry* registry,
                                        absl::string_view source_name) {
-  GraphDef out;
-  out.versions = graph_def.versions;
-  out.node.reserve(graph_def.node.size());
-  Inliner inliner(graph_def.library, registry, source_name);
-  std::vector<std::string> stack;
-  for (NodeDef& node : graph_def.node) {
-    WEFT_RETURN_IF_ERROR(inliner.Expand(std::move(node), &stack, &out.node));
-  }
-  out.library = std::move(graph_def.library);
-  return out;
+  return InlineCalls(std::move(graph_def), registry, source_name);
 }
 
 StatusOr<FunctionGraph> FunctionBodyGraph(

@@ -24,6 +24,7 @@ namespace {
 using rewrite_rule_test::ExpectNear;
 using rewrite_rule_test::FindNode;
 using rewrite_rule_test::FloatConstText;
+using rewrite_rule_test::FloatPlaceholderText;
 using rewrite_rule_test::GraphFromText;
 using rewrite_rule_test::RunOptimized;
 using rewrite_rule_test::RunRule;
@@ -32,28 +33,7 @@ using rewrite_rule_test::Values;
 
 // A Placeholder x of [n, h, w, c].
 std::string Input(int64_t n, int64_t h, int64_t w, int64_t c) {
-  return absl::Substitute(R"pb(
-                            node {
-                              name: "x"
-                              op: "Placeholder"
-                              attr {
-                                key: "dtype"
-                                value { type: DT_FLOAT }
-                              }
-                              attr {
-                                key: "shape"
-                                value {
-                                  shape {
-                                    dim { size: $0 }
-                                    dim { size: $1 }
-                                    dim { size: $2 }
-                                    dim { size: $3 }
-                                  }
-                                }
-                              }
-                            }
-                          )pb",
-                          n, h, w, c);
+  return FloatPlaceholderText("x", TensorShape({n, h, w, c}));
 }
 
 // Conv2D `name` of `input` by filter `filter`, SAME, strides sh and sw.

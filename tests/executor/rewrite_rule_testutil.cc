@@ -157,6 +157,19 @@ Tensor Values(const TensorShape& shape, float lo, float hi, unsigned seed) {
   return t;
 }
 
+std::string FloatPlaceholderText(const std::string& name,
+                                 const TensorShape& shape) {
+  std::string text = absl::StrCat(
+      "node { name: '", name,
+      "' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+      "attr { key: 'shape' value { shape {");
+  for (int d = 0; d < shape.dims(); ++d) {
+    absl::StrAppend(&text, " dim { size: ", shape.dim_size(d), " }");
+  }
+  absl::StrAppend(&text, " } } } }");
+  return text;
+}
+
 std::string FloatConstText(const std::string& name, const Tensor& value) {
   std::string text = absl::StrCat(
       "node { name: '", name,

@@ -61,6 +61,10 @@ void ExpectNear(const Tensor& a, const Tensor& b, float tolerance);
 // Deterministic floats in [lo, hi) of `shape`.
 Tensor Values(const TensorShape& shape, float lo, float hi, unsigned seed);
 
+// A float32 Placeholder `name` of `shape`, as GraphDef text.
+std::string FloatPlaceholderText(const std::string& name,
+                                 const TensorShape& shape);
+
 // A Const node holding the float32 `value`, as GraphDef text (every value
 // printed so that it parses back to the same float).
 std::string FloatConstText(const std::string& name, const Tensor& value);
