@@ -298,7 +298,6 @@ StatusOr<pb::MetaGraphDef*> ParseMetaGraph(pb::MetaGraphDefShallow* shallow,
   WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(*g), "graph_def");
   pb::GraphDef* graph = p->mutable_graph_def();
   graph->mutable_versions()->Swap(g->mutable_versions());
-  graph->set_version(g->version());
 
   std::vector<NodeHeader> headers(g->node_size());
   for (int i = 0; i < g->node_size(); ++i) {
