@@ -55,46 +55,40 @@ bool CropDim(const WindowDim& d, Crop* crop) {
          size->pad_before == crop->pad_before;
 }
 
-// The geometry of the convolution `conv` along `dim` ('H' or 'W'), from its
-// attrs and its input's inferred shape; false when something is unknown.
-bool Dim(const Node* conv, const PartialTensorShape& input_shape,
-         int64_t window, char dim, WindowDim* d) {
-  std::string format = "NHWC", padding_name;
-  std::vector<int64_t> strides, dilations = {1, 1, 1, 1}, explicit_paddings;
+// The convolution's window attrs (kernels/common/window_shape.h) from its
+// node; false when one is missing or malformed (the kernel reports those).
+bool ReadWindowAttrs(const Node* conv, WindowAttrs* a) {
+  std::string format = "NHWC", padding;
   GetNodeAttr(conv->attrs(), "data_format", &format).IgnoreError();
-  GetNodeAttr(conv->attrs(), "dilations", &dilations).IgnoreError();
-  if (!GetNodeAttr(conv->attrs(), "padding", &padding_name).ok() ||
-      !GetNodeAttr(conv->attrs(), "strides", &strides).ok() ||
-      strides.size() != 4 || dilations.size() != 4) {
+  GetNodeAttr(conv->attrs(), "dilations", &a->dilations).IgnoreError();
+  if (!GetNodeAttr(conv->attrs(), "padding", &padding).ok() ||
+      !GetNodeAttr(conv->attrs(), "strides", &a->strides).ok() ||
+      a->strides.size() != 4 || a->dilations.size() != 4) {
     return false;
   }
   auto tensor_format = ParseTensorFormat(format);
-  auto padding = ParsePadding(padding_name);
-  if (!tensor_format.ok() || !padding.ok()) return false;
-  const int i = FormatDimIndex(*tensor_format, dim);
-  int64_t before = 0, after = 0;
-  if (*padding == Padding::kExplicit) {
-    if (!GetNodeAttr(conv->attrs(), "explicit_paddings", &explicit_paddings)
-             .ok() ||
-        explicit_paddings.size() != 8) {
-      return false;
-    }
-    before = explicit_paddings[2 * i];
-    after = explicit_paddings[2 * i + 1];
-  }
+  auto parsed_padding = ParsePadding(padding);
+  if (!tensor_format.ok() || !parsed_padding.ok()) return false;
+  a->format = *tensor_format;
+  a->padding = *parsed_padding;
+  return a->padding != Padding::kExplicit ||
+         (GetNodeAttr(conv->attrs(), "explicit_paddings", &a->explicit_paddings)
+              .ok() &&
+          a->explicit_paddings.size() == 8);
+}
+
+// The geometry along `dim` ('H' or 'W') for a window of `window` taps;
+// false when the input's size there is unknown or the window does not fit.
+bool Dim(const WindowAttrs& a, const PartialTensorShape& input_shape,
+         int64_t window, char dim, WindowDim* d) {
+  const int i = a.index(dim);
   if (input_shape.unknown_rank() || input_shape.dims() != 4 ||
       input_shape.dim_size(i) < 0) {
     return false;
   }
-  d->input = input_shape.dim_size(i);
-  d->window = window;
-  d->dilation = dilations[i];
-  d->stride = strides[i];
-  auto size = GetWindowedOutputSize(d->input, window, d->dilation, d->stride,
-                                    *padding, before, after);
-  if (!size.ok()) return false;
-  d->output = size->size;
-  d->pad_before = size->pad_before;
+  auto computed = ComputeWindowDim(a, dim, input_shape.dim_size(i), window);
+  if (!computed.ok()) return false;
+  *d = *computed;
   return true;
 }
 
@@ -133,22 +127,20 @@ void FilterCropRule::Visit(const Node* conv, RewriteContext* ctx) const {
   }
   const PartialTensorShape& input_shape =
       ctx->graph().output_shape(conv->input(0).node, conv->input(0).index);
+  WindowAttrs attrs;
+  if (!ReadWindowAttrs(conv, &attrs)) return;
+  const int hi = attrs.index('H');
+  const int wi = attrs.index('W');
   WindowDim h, w;
-  if (!Dim(conv, input_shape, filter->dim_size(0), 'H', &h) ||
-      !Dim(conv, input_shape, filter->dim_size(1), 'W', &w)) {
+  if (!Dim(attrs, input_shape, filter->dim_size(0), 'H', &h) ||
+      !Dim(attrs, input_shape, filter->dim_size(1), 'W', &w)) {
     return;
   }
   Crop ch, cw;
   if (!CropDim(h, &ch) || !CropDim(w, &cw)) return;
   if (ch.taps == h.window && cw.taps == w.window) return;
 
-  std::string format = "NHWC";
-  GetNodeAttr(conv->attrs(), "data_format", &format).IgnoreError();
-  auto tensor_format = ParseTensorFormat(format);
-  if (!tensor_format.ok()) return;
   std::vector<int64_t> paddings(8, 0);
-  const int hi = FormatDimIndex(*tensor_format, 'H');
-  const int wi = FormatDimIndex(*tensor_format, 'W');
   paddings[2 * hi] = ch.pad_before;
   paddings[2 * hi + 1] = ch.pad_after;
   paddings[2 * wi] = cw.pad_before;
