@@ -20,6 +20,7 @@ namespace weft {
 namespace {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
 // A chunk's patch buffer holds about this many elements (256 KiB of float):
 // enough rows that the GEMM streams each packed filter panel over many rows
@@ -262,6 +263,28 @@ constexpr int64_t kStridedMinOutputCols = 8;
 // there are that many output rows, so that threads share a small batch.
 constexpr int64_t kStridedItemPixels = 256;
 constexpr int64_t kStridedMinItems = 4;
+// A filter of more floats than this (4 MiB, about twice a core's L2 on the
+// machines of bench/RESULTS.md) does not stay in a core's caches from one
+// unit of output rows to the next, so units that each multiply all of it
+// stream it from memory once per unit (VGG16's 3x3 convolutions of 512
+// channels, 9 MiB, at batch 1: four units of three rows, the filter read
+// four times). Such a convolution is cut into units of output rows times
+// parts of the output channels instead: rows as many as a band of
+// kStridedBandFloats of input holds, parts so that a part's share of the
+// filter fits this budget, the units ordered part by part so that a
+// thread's consecutive units share a band (copied once) and its parts of
+// the filter are read once for all its rows. Measured on the Intel Xeon of
+// bench/RESULTS.md section 23, new/old alternated run by run in one
+// process: VGG16 batch 1 0.956 (1 thread) and 0.983 (2 threads), its 12x12
+// 512-channel layer alone 0.905 and 0.984; a budget of 1 MiB, which also
+// split the 256-channel layers, lost 4% on them at 2 threads.
+constexpr int64_t kStridedFilterCacheFloats = int64_t{1} << 20;
+constexpr int64_t kStridedBandFloats = int64_t{1} << 18;
+// Parts are at least this many output channels wide (a panel of the
+// AVX-512 micro-kernel), and their count a multiple of this, so that 2 and
+// 4 threads get equal shares of the channels.
+constexpr int64_t kStridedMinPartChannels = 32;
+constexpr int64_t kStridedPartMultiple = 4;
 
 bool UseStridedConv2D(const Conv2DGeometry& s) {
   return s.groups == 1 && s.cols.dilation == 1 && s.rows.pad_before >= 0 &&
@@ -305,40 +328,59 @@ void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
   const int64_t left = s.cols.pad_before;
   const int64_t oh_count = s.rows.output;
   const int64_t ow_count = s.cols.output;
-  const int64_t rows_per_item =
-      std::max<int64_t>(1, std::min({oh_count, kStridedItemPixels / ow_count,
-                                     s.batch * oh_count / kStridedMinItems}));
-  const int64_t items_per_image = CeilDiv(oh_count, rows_per_item);
   // Padded input rows that `rows` output rows read.
   auto band_rows = [&](int64_t rows) {
     return (rows - 1) * s.rows.stride + (s.rows.window - 1) * s.rows.dilation +
            1;
   };
+  int64_t rows_per_item =
+      std::max<int64_t>(1, std::min({oh_count, kStridedItemPixels / ow_count,
+                                     s.batch * oh_count / kStridedMinItems}));
+  int64_t parts = 1;
+  const int64_t filter_floats = s.patch_size() * s.out_depth;
+  if (filter_floats > kStridedFilterCacheFloats) {
+    rows_per_item = 1;
+    while (rows_per_item < oh_count &&
+           band_rows(rows_per_item + 1) * wp * c <= kStridedBandFloats) {
+      ++rows_per_item;
+    }
+    parts =
+        std::min(RoundUp(CeilDiv(filter_floats, kStridedFilterCacheFloats),
+                         kStridedPartMultiple),
+                 std::max<int64_t>(1, s.out_depth / kStridedMinPartChannels));
+  }
+  const int64_t items_per_image = CeilDiv(oh_count, rows_per_item);
+  const int64_t items = s.batch * items_per_image;
   const int64_t ldo = s.out_depth;
   parallel(
-      s.batch * items_per_image,
-      rows_per_item * ow_count * s.patch_size() * ldo,
+      items * parts,
+      rows_per_item * ow_count * s.patch_size() * CeilDiv(ldo, parts),
       [&](int64_t first, int64_t last) {
         std::optional<PatchLease> band;
         if (padded) band.emplace(band_rows(rows_per_item) * wp * c);
-        for (int64_t item = first; item < last; ++item) {
+        int64_t band_item = -1;  // the item whose rows `band` holds
+        for (int64_t unit = first; unit < last; ++unit) {
+          const int64_t item = unit % items;
           const int64_t n = item / items_per_image;
           const int64_t oh0 = (item % items_per_image) * rows_per_item;
           const int64_t rows = std::min(rows_per_item, oh_count - oh0);
           // Padded row oh0 * sh of image n on.
           const float* a_rows = in + (n * hp + oh0 * s.rows.stride) * wp * c;
           if (padded) {
-            float* dst = band->data();
-            const int64_t needed = band_rows(rows);
-            for (int64_t r = 0; r < needed; ++r, dst += wp * c) {
-              const int64_t ih = oh0 * s.rows.stride + r - top;
-              if (ih < 0 || ih >= h) {
-                std::fill_n(dst, wp * c, 0.0f);
-                continue;
+            if (item != band_item) {
+              float* dst = band->data();
+              const int64_t needed = band_rows(rows);
+              for (int64_t r = 0; r < needed; ++r, dst += wp * c) {
+                const int64_t ih = oh0 * s.rows.stride + r - top;
+                if (ih < 0 || ih >= h) {
+                  std::fill_n(dst, wp * c, 0.0f);
+                  continue;
+                }
+                std::fill_n(dst, left * c, 0.0f);
+                std::copy_n(in + (n * h + ih) * w * c, w * c, dst + left * c);
+                std::fill_n(dst + (left + w) * c, (wp - left - w) * c, 0.0f);
               }
-              std::fill_n(dst, left * c, 0.0f);
-              std::copy_n(in + (n * h + ih) * w * c, w * c, dst + left * c);
-              std::fill_n(dst + (left + w) * c, (wp - left - w) * c, 0.0f);
+              band_item = item;
             }
             a_rows = band->data();
           }
@@ -351,7 +393,8 @@ void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
           a.run_stride = s.rows.dilation * wp * c;
           const int64_t r0 = (n * oh_count + oh0) * ow_count;
           GemmSerialStrided(rows * ow_count, a, filter, out + r0 * ldo, ldo,
-                            EpilogueAt(epilogue, r0, 0));
+                            EpilogueAt(epilogue, r0, 0),
+                            GemmColumnPart{unit / items, parts});
         }
       });
 }

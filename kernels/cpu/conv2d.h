@@ -23,7 +23,8 @@
 // most 2^22 floats, gathers nothing either: the patch of a pixel is, per
 // filter row, kw * in_depth contiguous floats of the input (copied once
 // with zero padding when there is padding), which the GEMM reads where
-// they lie (gemm.h's GemmStridedLhs), in units of whole output rows.
+// they lie (gemm.h's GemmStridedLhs), in units of whole output rows (and,
+// for a filter too large to stay in cache, parts of the output channels).
 // A 1x1 filter with unit strides and no padding needs no gather: the input
 // is multiplied in place, one product per group. (A strided 1x1 filter
 // gathers one Cin run per pixel.) When all the output pixels fit one chunk

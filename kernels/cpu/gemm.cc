@@ -490,12 +490,12 @@ bool GemmStridedLhsSupported() { return ActiveCpuIsa() != CpuIsa::kBaseline; }
 
 void GemmSerialStrided(int64_t m, const GemmStridedLhs& a,
                        const GemmPackedRhs& b, float* c, int64_t ldc,
-                       const GemmEpilogue& epilogue) {
+                       const GemmEpilogue& epilogue, GemmColumnPart part) {
   switch (ActiveCpuIsa()) {
     case CpuIsa::kAvx512:
-      return avx512::MultiplyStrided(m, a, b, c, ldc, epilogue);
+      return avx512::MultiplyStrided(m, a, b, c, ldc, epilogue, part);
     case CpuIsa::kAvx2:
-      return avx2::MultiplyStrided(m, a, b, c, ldc, epilogue);
+      return avx2::MultiplyStrided(m, a, b, c, ldc, epilogue, part);
     case CpuIsa::kBaseline:
       break;
   }

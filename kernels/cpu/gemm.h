@@ -227,15 +227,27 @@ struct GemmStridedLhs {
 // baseline path: gather op(a) and use GemmSerial there).
 bool GemmStridedLhsSupported();
 
+// Part `index` of `count` nearly equal parts of a product's columns, cut
+// between the packed panels of op(b) (whose width depends on the CPU path):
+// how a caller splits a product by columns without knowing that width. A
+// part may be empty when count exceeds the panels.
+struct GemmColumnPart {
+  int64_t index = 0;
+  int64_t count = 1;
+};
+
 // c = epilogue(op(a) * op(b)) on the calling thread for op(a) of m rows
-// (whole groups) and b.k() columns given by `a`, row i of c at c + i * ldc:
-// bit for bit what GemmSerial(m, a row-major copy of op(a), b, c, ldc,
-// epilogue) gives. Each k block of a packed panel of op(b) is used for all
-// m rows before the next, so m rows read the filter once. Only where
+// (whole groups) and b.k() columns given by `a`, row i of c at c + i * ldc,
+// in the columns of `part` (c, bias and residual indexed as for the whole
+// product; other columns are not touched): bit for bit what GemmSerial(m,
+// a row-major copy of op(a), b, c, ldc, epilogue) gives there. Each k block
+// of a packed panel of op(b) is used for all m rows before the next, so m
+// rows read their columns of the filter once. Only where
 // GemmStridedLhsSupported(); m > 0, b.k() > 0, b.n() > 0.
 void GemmSerialStrided(int64_t m, const GemmStridedLhs& a,
                        const GemmPackedRhs& b, float* c, int64_t ldc,
-                       const GemmEpilogue& epilogue = GemmEpilogue());
+                       const GemmEpilogue& epilogue = GemmEpilogue(),
+                       GemmColumnPart part = GemmColumnPart());
 
 #define WEFT_DECLARE_GEMM(T)                                                   \
   extern template void GemmSerial<T>(                                          \

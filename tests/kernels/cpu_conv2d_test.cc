@@ -234,6 +234,13 @@ std::vector<Case> Cases() {
   c.name = "strided_tall_uneven_units";
   c.n = 1, c.h = 45, c.w = 8, c.cin = 4, c.cout = 12, c.kh = 5, c.kw = 3;
   v.push_back(c);
+  c = Case();
+  // A filter of 9 * 384 * 320 floats, beyond StridedConv2D's cache budget:
+  // units of one image's rows times four parts of the output channels
+  // (uneven in panels: 10 of 32 columns, 20 of 16).
+  c.name = "strided_filter_in_channel_parts";
+  c.n = 2, c.h = c.w = 8, c.cin = 384, c.cout = 320;
+  v.push_back(c);
   return v;
 }
 

@@ -238,6 +238,40 @@ TEST(CpuGemmPackedRhsTest, StridedLhsEqualsItsRowMajorCopy) {
       std::vector<float> got(m * c.n + 1, -7.0f);
       GemmSerialStrided(m, a, packed, got.data(), c.n, ep);
       ExpectBitsEqual(got, want, what);
+      // Part by part (3 and 5 parts: panels unevenly shared, some parts
+      // empty where n has fewer panels): the same bits, each part writing
+      // only its own columns.
+      for (int64_t count : {3, 5}) {
+        std::vector<float> parts(m * c.n + 1, -7.0f);
+        for (int64_t index = count - 1; index >= 0; --index) {
+          GemmSerialStrided(m, a, packed, parts.data(), c.n, ep,
+                            GemmColumnPart{index, count});
+        }
+        ExpectBitsEqual(parts, want, absl::StrCat(what, " parts=", count));
+      }
+      // Each part alone writes its own columns and leaves the others as
+      // they were: of two parts, every element is written by exactly one.
+      std::vector<float> half[2];
+      for (int64_t index : {0, 1}) {
+        half[index].assign(m * c.n + 1, -7.0f);
+        GemmSerialStrided(m, a, packed, half[index].data(), c.n, ep,
+                          GemmColumnPart{index, 2});
+        EXPECT_EQ(half[index][m * c.n], -7.0f) << what;
+      }
+      for (int64_t e = 0; e < m * c.n; ++e) {
+        const int64_t j = e % c.n;
+        const bool first = half[0][e] != -7.0f;
+        ASSERT_NE(first, half[1][e] != -7.0f)
+            << what << " element " << e << " in both halves or neither";
+        const float v = first ? half[0][e] : half[1][e];
+        ASSERT_EQ(std::memcmp(&v, &want[e], sizeof v), 0)
+            << what << " element " << e;
+        // Columns go to the first part up to a panel boundary, then to the
+        // second.
+        if (j > 0 && first) {
+          ASSERT_NE(half[0][e - 1], -7.0f) << what << " element " << e;
+        }
+      }
     }
   }
 }
