@@ -263,6 +263,9 @@ constexpr int64_t kStridedMinOutputCols = 8;
 // there are that many output rows, so that threads share a small batch.
 constexpr int64_t kStridedItemPixels = 256;
 constexpr int64_t kStridedMinItems = 4;
+// Without channel parts, the count of units is made a multiple of this
+// where the output rows allow (see StridedConv2D).
+constexpr int64_t kStridedItemMultiple = 4;
 // A filter of more floats than this (4 MiB, about twice a core's L2 on the
 // machines of bench/RESULTS.md) does not stay in a core's caches from one
 // unit of output rows to the next, so units that each multiply all of it
@@ -349,7 +352,18 @@ void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
                          kStridedPartMultiple),
                  std::max<int64_t>(1, s.out_depth / kStridedMinPartChannels));
   }
-  const int64_t items_per_image = CeilDiv(oh_count, rows_per_item);
+  // The items of an image share its output rows nearly equally (item i
+  // rows [i * oh / items_per_image, (i + 1) * oh / items_per_image)), and
+  // without channel parts there are a multiple of kStridedItemMultiple
+  // items where the rows allow: the static partition of ParallelFor gives
+  // each thread an equal count of units, and 9 items of 5 rows (InceptionV3's
+  // 45-row maps at batch 1) left a thread of two with 25 of the 45 rows.
+  int64_t items_per_image = CeilDiv(oh_count, rows_per_item);
+  while (parts == 1 && (s.batch * items_per_image) % kStridedItemMultiple &&
+         items_per_image < oh_count) {
+    ++items_per_image;
+  }
+  rows_per_item = CeilDiv(oh_count, items_per_image);
   const int64_t items = s.batch * items_per_image;
   const int64_t ldo = s.out_depth;
   parallel(
@@ -362,8 +376,9 @@ void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
         for (int64_t unit = first; unit < last; ++unit) {
           const int64_t item = unit % items;
           const int64_t n = item / items_per_image;
-          const int64_t oh0 = (item % items_per_image) * rows_per_item;
-          const int64_t rows = std::min(rows_per_item, oh_count - oh0);
+          const int64_t i = item % items_per_image;
+          const int64_t oh0 = i * oh_count / items_per_image;
+          const int64_t rows = (i + 1) * oh_count / items_per_image - oh0;
           // Padded row oh0 * sh of image n on.
           const float* a_rows = in + (n * hp + oh0 * s.rows.stride) * wp * c;
           if (padded) {
