@@ -62,6 +62,12 @@ struct SavedMetaGraphDef {
   // uncalled_functions, sorted. A meta graph with none of those roots keeps
   // every node.
   GraphDef graph_def;
+  // The functions only the saver's restore op calls (TF2's
+  // __traced_restore), outside graph_def.library and in outline: the
+  // signature, and per node the name, op and inputs, with attrs on Const
+  // nodes and calls only. What savedmodel/restore_map.h reads to map
+  // variables to checkpoint entries; nothing runs them.
+  FunctionLibrary restore_functions;
   int64_t num_unreachable_nodes = 0;
   std::vector<std::string> uncalled_functions;
   bool has_saver_def = false;

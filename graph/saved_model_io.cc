@@ -209,19 +209,60 @@ StatusOr<std::string> SerializedFunctionName(absl::string_view bytes) {
   return std::string(name);
 }
 
+bool IsCallOp(absl::string_view op) {
+  return op == "PartitionedCall" || op == "StatefulPartitionedCall";
+}
+
+// Adds to `pending` the functions a serialized function's nodes call: each
+// node's op (a call by name), and the function attrs of its call nodes
+// (PartitionedCall, StatefulPartitionedCall), which are parsed on `arena`
+// for that. `name` is the function's, for errors.
+Status AddSerializedCalls(absl::string_view bytes, absl::string_view name,
+                          google::protobuf::Arena* arena,
+                          std::vector<absl::string_view>* pending) {
+  Status status;
+  const bool scanned =
+      ScanBytesFields(bytes, [&](int field, absl::string_view node) {
+        if (field != 3 || !status.ok()) return;
+        absl::string_view op;
+        if (!LastBytesField(node, 2, &op)) {
+          status =
+              errors::InvalidArgument("library: function '", Printable(name),
+                                      "': a node does not parse");
+          return;
+        }
+        pending->push_back(op);
+        if (!IsCallOp(op)) return;
+        auto* n = google::protobuf::Arena::CreateMessage<pb::NodeDef>(arena);
+        status = graph_internal::ParseBinaryMessage(
+            node, absl::StrCat("library: function '", name, "': a node"), n);
+        if (status.ok()) AddAttrFunctions(n->attr(), pending);
+      });
+  if (!scanned) {
+    return errors::InvalidArgument("library: function '", Printable(name),
+                                   "' does not parse as a FunctionDef");
+  }
+  return status;
+}
+
 // Parses into `library` the functions of `unparsed` that a kept top-level
-// node other than the saver's save op calls, directly or through other
-// functions, and lists the others in `uncalled`, sorted. TF2 SavedModels
-// carry a __traced_save function as large as the model (a ReadVariableOp
-// and an Identity per variable, then SaveV2), which weft never runs:
-// parsing it was 7% of DenseNet121's load (converting it, a third of the
-// conversion, had been left out before). Every function a kept node calls
-// stays, the restore op's included (savedmodel/restore_map.h reads it).
-// Functions left out are neither parsed nor checked.
+// node other than the saver's save and restore ops calls, directly or
+// through other functions; gives in `restore_only` the bytes of those only
+// the restore op calls (outlined by OutlineRestoreFunction); and lists the
+// others in `uncalled`, sorted. TF2 SavedModels carry a __traced_save
+// function as large as the model (a ReadVariableOp and an Identity per
+// variable, then SaveV2), which weft never runs: parsing it was 7% of
+// DenseNet121's load (converting it, a third of the conversion, had been
+// left out before). The __traced_restore function is as large (a
+// RestoreV2, then an Identity and an AssignVariableOp per variable) and is
+// only read for which checkpoint entry restores each variable; parsed and
+// converted whole it was 12% of NASNetMobile's load. Functions left out
+// are neither parsed nor checked.
 Status ParseCalledFunctions(const pb::FunctionDefLibraryShallow& unparsed,
                             const pb::MetaGraphDef& p,
                             google::protobuf::Arena* arena,
                             pb::FunctionDefLibrary* library,
+                            std::vector<absl::string_view>* restore_only,
                             std::vector<std::string>* uncalled) {
   const int count = unparsed.function_size();
   if (count == 0) return Status();
@@ -233,15 +274,20 @@ Status ParseCalledFunctions(const pb::FunctionDefLibraryShallow& unparsed,
     by_name[names[i]].push_back(i);
   }
   const pb::GraphDef& graph = p.graph_def();
-  const std::string& save_tensor = p.saver_def().save_tensor_name();
   // "" (no saver) names no node.
   const absl::string_view save_node =
-      absl::string_view(save_tensor).substr(0, save_tensor.find(':'));
+      NodeOfName(p.saver_def().save_tensor_name());
+  const absl::string_view restore_node =
+      NodeOfName(p.saver_def().restore_op_name());
   std::vector<absl::string_view> pending;
+  std::vector<absl::string_view> restore_pending;
   for (const pb::NodeDef& n : graph.node()) {
     if (n.name() == save_node) continue;
-    pending.push_back(n.op());
-    AddAttrFunctions(n.attr(), &pending);
+    auto* into = !restore_node.empty() && n.name() == restore_node
+                     ? &restore_pending
+                     : &pending;
+    into->push_back(n.op());
+    AddAttrFunctions(n.attr(), into);
   }
   std::vector<bool> parsed(count, false);
   absl::flat_hash_set<absl::string_view> reached;
@@ -264,6 +310,19 @@ Status ParseCalledFunctions(const pb::FunctionDefLibraryShallow& unparsed,
       }
     }
   }
+  // Then what only the restore op reaches, left serialized.
+  while (!restore_pending.empty()) {
+    const absl::string_view name = restore_pending.back();
+    restore_pending.pop_back();
+    auto it = by_name.find(name);
+    if (it == by_name.end() || !reached.insert(name).second) continue;
+    for (int i : it->second) {
+      parsed[i] = true;
+      restore_only->push_back(unparsed.function(i));
+      WEFT_RETURN_IF_ERROR(AddSerializedCalls(unparsed.function(i), names[i],
+                                              arena, &restore_pending));
+    }
+  }
   for (int i = 0; i < count; ++i) {
     if (!parsed[i]) uncalled->push_back(names[i]);
   }
@@ -271,15 +330,77 @@ Status ParseCalledFunctions(const pb::FunctionDefLibraryShallow& unparsed,
   return Status();
 }
 
+// A function only the saver's restore op calls, as savedmodel/restore_map.h
+// reads it: its signature, and per node the name, op and inputs, with the
+// attrs of Const nodes and calls only (the constant checkpoint keys, the
+// functions called); other nodes' attrs, the function's own attrs and its
+// returns are left out. Only nodes kept whole are checked as NodeDefs.
+StatusOr<FunctionDef> OutlineRestoreFunction(absl::string_view bytes,
+                                             const TensorDecodeOptions& options,
+                                             google::protobuf::Arena* arena) {
+  absl::string_view signature;
+  std::vector<absl::string_view> nodes;
+  const bool scanned =
+      ScanBytesFields(bytes, [&](int field, absl::string_view v) {
+        if (field == 1) signature = v;
+        if (field == 3) nodes.push_back(v);
+      });
+  WEFT_ASSIGN_OR_RETURN(const std::string name, SerializedFunctionName(bytes));
+  const std::string context =
+      absl::StrCat("library: function '", Printable(name), "'");
+  if (!scanned) {
+    return errors::InvalidArgument(context, " does not parse as a FunctionDef");
+  }
+  auto* sig = google::protobuf::Arena::CreateMessage<pb::OpDef>(arena);
+  WEFT_RETURN_IF_ERROR(graph_internal::ParseBinaryMessage(
+      signature, absl::StrCat(context, ": signature"), sig));
+  FunctionDef f;
+  auto converted = graph_internal::OpDefFromProto(*sig, options);
+  if (!converted.ok()) {
+    return AddContext(converted.status(), absl::StrCat(context, ": signature"));
+  }
+  f.signature = *std::move(converted);
+  f.node_def.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    NodeDef node;
+    absl::string_view op;
+    ScanBytesFields(nodes[i], [&](int field, absl::string_view v) {
+      if (field == 1) node.name.assign(v.data(), v.size());
+      if (field == 2) op = v;
+      if (field == 3) node.input.emplace_back(v);
+    });
+    if (op == "Const" || IsCallOp(op)) {
+      auto* n = google::protobuf::Arena::CreateMessage<pb::NodeDef>(arena);
+      WEFT_RETURN_IF_ERROR(graph_internal::ParseBinaryMessage(
+          nodes[i], absl::StrCat(context, ": node ", i), n));
+      auto whole = graph_internal::NodeDefFromProto(*n, options);
+      if (!whole.ok()) {
+        return AddContext(
+            whole.status(),
+            absl::StrCat(context, ": node '", Printable(n->name()), "'"));
+      }
+      node = *std::move(whole);
+    } else {
+      if (node.name.empty() || op.empty()) {
+        return errors::InvalidArgument(context, ": node ", i,
+                                       " has no name or no op");
+      }
+      node.op.assign(op.data(), op.size());
+    }
+    f.node_def.push_back(std::move(node));
+  }
+  return f;
+}
+
 // `shallow` as a MetaGraphDef on its arena, its parts moved, not copied,
 // with only the top-level nodes ReachableNodes keeps (the others counted in
 // `unreachable`) and the functions ParseCalledFunctions keeps (the others
 // listed in `uncalled`). Nodes and functions left out are neither parsed
 // nor checked beyond their names and inputs.
-StatusOr<pb::MetaGraphDef*> ParseMetaGraph(pb::MetaGraphDefShallow* shallow,
-                                           google::protobuf::Arena* arena,
-                                           int64_t* unreachable,
-                                           std::vector<std::string>* uncalled) {
+StatusOr<pb::MetaGraphDef*> ParseMetaGraph(
+    pb::MetaGraphDefShallow* shallow, google::protobuf::Arena* arena,
+    int64_t* unreachable, std::vector<absl::string_view>* restore_only,
+    std::vector<std::string>* uncalled) {
   auto* p = google::protobuf::Arena::CreateMessage<pb::MetaGraphDef>(arena);
   // Singular messages only where the file has them (has_saver_def matters).
   if (shallow->has_meta_info_def()) {
@@ -339,7 +460,8 @@ StatusOr<pb::MetaGraphDef*> ParseMetaGraph(pb::MetaGraphDefShallow* shallow,
   library->mutable_registered_gradients()->Swap(
       lib->mutable_registered_gradients());
   WEFT_RETURN_IF_ERROR_CTX(
-      ParseCalledFunctions(*lib, *p, arena, library, uncalled), "graph_def");
+      ParseCalledFunctions(*lib, *p, arena, library, restore_only, uncalled),
+      "graph_def");
   return p;
 }
 
@@ -430,11 +552,19 @@ StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
     WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(*shallow), where);
     int64_t unreachable = 0;
     std::vector<std::string> uncalled;
-    auto p = ParseMetaGraph(shallow, &arena, &unreachable, &uncalled);
+    std::vector<absl::string_view> restore_only;
+    auto p =
+        ParseMetaGraph(shallow, &arena, &unreachable, &restore_only, &uncalled);
     if (!p.ok()) return AddContext(p.status(), where);
     auto meta =
         MetaGraphFromProto(**p, options, unreachable, std::move(uncalled));
     if (!meta.ok()) return AddContext(meta.status(), where);
+    for (absl::string_view bytes : restore_only) {
+      auto f = OutlineRestoreFunction(bytes, options.tensor, &arena);
+      if (!f.ok())
+        return AddContext(f.status(), absl::StrCat(where, ": graph_def"));
+      meta->restore_functions.function.push_back(*std::move(f));
+    }
     model.meta_graphs.push_back(*std::move(meta));
   }
   return model;

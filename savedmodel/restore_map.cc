@@ -25,15 +25,34 @@ using Resolver = std::function<std::string(const std::string& canonical)>;
 
 class Scanner {
  public:
-  Scanner(const FunctionLibrary& library, std::string context, Slots* slots)
-      : library_(library), context_(std::move(context)), slots_(slots) {}
+  // `restore` holds the functions only the restore op calls, in outline
+  // (SavedMetaGraphDef::restore_functions); calls are looked up in both.
+  Scanner(const FunctionLibrary& library, const FunctionLibrary& restore,
+          std::string context, Slots* slots)
+      : library_(library),
+        restore_(restore),
+        context_(std::move(context)),
+        slots_(slots) {}
 
   Status Scan(const std::vector<NodeDef>& nodes,
               const std::vector<const NodeDef*>& roots, bool function_form,
               const Resolver& resolve, int depth);
 
  private:
+  // The function a node calls, in either library; false when it is no
+  // call.
+  StatusOr<bool> Call(const NodeDef& n, NameAttrList* call) const {
+    auto is_call = GetFunctionCall(library_, n, call);
+    if (is_call.ok() && !*is_call) return GetFunctionCall(restore_, n, call);
+    return is_call;
+  }
+  const FunctionDef* Find(absl::string_view name) const {
+    const FunctionDef* f = FindFunction(library_, name);
+    return f != nullptr ? f : FindFunction(restore_, name);
+  }
+
   const FunctionLibrary& library_;
+  const FunctionLibrary& restore_;
   const std::string context_;
   Slots* slots_;
   // Each function body is scanned once per binding of its arguments to
@@ -131,9 +150,9 @@ Status Scanner::Scan(const std::vector<NodeDef>& nodes,
       continue;
     }
     NameAttrList call;
-    auto is_call = GetFunctionCall(library_, *n, &call);
+    auto is_call = Call(*n, &call);
     if (!is_call.ok() || !*is_call) continue;
-    const FunctionDef* f = FindFunction(library_, call.name);
+    const FunctionDef* f = Find(call.name);
     if (f == nullptr) continue;
     // The callee's argument i is the caller's data input i.
     std::vector<std::string> caller_inputs;
@@ -216,7 +235,8 @@ MapVariablesToCheckpoint(const SavedMetaGraphDef& meta,
                ? canonical
                : std::string();
   };
-  Scanner scanner(meta.graph_def.library, std::string(context), &slots);
+  Scanner scanner(meta.graph_def.library, meta.restore_functions,
+                  std::string(context), &slots);
   WEFT_RETURN_IF_ERROR(
       scanner.Scan(nodes, roots, /*function_form=*/false, top, 0));
   return slots;

@@ -483,6 +483,99 @@ TEST(SavedModelMalformedTest, OnlyCalledFunctionsAreParsed) {
             "parse as a FunctionDef");
 }
 
+// The functions only the saver's restore op calls are read in outline
+// (SavedMetaGraphDef::restore_functions): each node's name, op and inputs,
+// with the attrs of Const nodes and calls only, which are checked; other
+// nodes' attrs are neither parsed nor checked. A function something else
+// calls too is parsed whole, in the library.
+TEST(SavedModelMalformedTest, RestoreFunctionIsReadInOutline) {
+  auto attr = [](const std::string& key, const std::string& value) {
+    return BytesField(
+        kNodeAttr, BytesField(kEntryKey, key) + BytesField(kEntryValue, value));
+  };
+  auto node = [](const std::string& name, const std::string& op,
+                 const std::vector<std::string>& inputs,
+                 const std::string& attrs) {
+    std::string n = BytesField(kNodeName, name) + BytesField(kNodeOp, op);
+    for (const std::string& in : inputs) n += BytesField(3, in);
+    return BytesField(3, n + attrs);  // FunctionDef.node_def
+  };
+  // A one-element DT_STRING (7) tensor; TensorProto.string_val is field 8,
+  // AttrValue.type field 6.
+  const std::string key_tensor =
+      VarintField(kTensorDtype, 7) +
+      BytesField(kTensorShape,
+                 BytesField(kShapeDim, VarintField(kDimSize, 1))) +
+      BytesField(8, "v/.ATTRIBUTES/VARIABLE_VALUE");
+  const std::string keys =
+      node("keys", "Const", {},
+           attr("value", BytesField(kAttrTensor, key_tensor)) +
+               attr("dtype", VarintField(6, 7)));
+  // An attr value that does not parse: a length past its end.
+  const std::string restore =
+      node("restore", "RestoreV2", {"prefix", "keys:output:0", "keys:output:0"},
+           attr("dtypes", "\x0a\x05ab"));
+  const std::string fine = FunctionBytes("fine", "");
+  const std::string restore_fn = FunctionBytes("restore_fn", keys + restore);
+  // The top-level restore op calls restore_fn by op name; SaverDef is
+  // MetaGraphDef field 3, its restore_op_name field 3.
+  const std::string restore_all =
+      BytesField(kGraphNode, BytesField(kNodeName, "restore_all") +
+                                 BytesField(kNodeOp, "restore_fn"));
+  const std::string saver = BytesField(3, BytesField(3, "restore_all"));
+
+  auto model = ParseSavedModel(
+      SavedModelBytes("fine", {fine, restore_fn}, restore_all, saver), "sm.pb",
+      GraphParseOptions());
+  ASSERT_TRUE(model.ok()) << model.status();
+  const SavedMetaGraphDef& meta = model->meta_graphs[0];
+  EXPECT_TRUE(meta.uncalled_functions.empty());
+  ASSERT_EQ(meta.graph_def.library.function.size(), 1u);
+  EXPECT_EQ(meta.graph_def.library.function[0].signature.name, "fine");
+  ASSERT_EQ(meta.restore_functions.function.size(), 1u);
+  const FunctionDef& f = meta.restore_functions.function[0];
+  EXPECT_EQ(f.signature.name, "restore_fn");
+  ASSERT_EQ(f.node_def.size(), 2u);
+  EXPECT_EQ(f.node_def[0].name, "keys");
+  EXPECT_EQ(f.node_def[0].op, "Const");
+  ASSERT_EQ(f.node_def[0].attr.count("value"), 1u);
+  const Tensor& t = f.node_def[0].attr.at("value").tensor;
+  ASSERT_EQ(t.dtype(), DT_STRING);
+  ASSERT_EQ(t.NumElements(), 1);
+  EXPECT_EQ(static_cast<const std::string*>(t.raw_data())[0],
+            "v/.ATTRIBUTES/VARIABLE_VALUE");
+  EXPECT_EQ(f.node_def[1].name, "restore");
+  EXPECT_EQ(f.node_def[1].op, "RestoreV2");
+  EXPECT_EQ(
+      f.node_def[1].input,
+      (std::vector<std::string>{"prefix", "keys:output:0", "keys:output:0"}));
+  EXPECT_TRUE(f.node_def[1].attr.empty());
+
+  // Called by the serving path too: parsed whole, and its broken attr is an
+  // error naming it.
+  model = ParseSavedModel(
+      SavedModelBytes("restore_fn", {fine, restore_fn}, restore_all, saver),
+      "sm.pb", GraphParseOptions());
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(std::string(model.status().message()),
+              StartsWith("sm.pb: meta_graphs[0]: graph_def: library: "
+                         "function 'restore_fn': not a valid binary "
+                         "FunctionDef"));
+
+  // A Const of the outline is checked: its tensor's attr does not parse.
+  const std::string broken_keys =
+      node("keys", "Const", {}, attr("value", "\x0a\x05ab"));
+  model = ParseSavedModel(
+      SavedModelBytes(
+          "fine", {fine, FunctionBytes("restore_fn", broken_keys + restore)},
+          restore_all, saver),
+      "sm.pb", GraphParseOptions());
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(std::string(model.status().message()),
+              StartsWith("sm.pb: meta_graphs[0]: graph_def: library: "
+                         "function 'restore_fn': node 0"));
+}
+
 // A top-level node nothing reaches is not parsed (only its name and
 // inputs are read); one that is reached and does not parse is an error
 // naming it.

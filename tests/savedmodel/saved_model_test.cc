@@ -336,23 +336,33 @@ TEST(SavedModelParseTest, LeavesOutWhatNoNodeButTheSaveOpCalls) {
     EXPECT_EQ(save, 1);
     EXPECT_TRUE(std::is_sorted(meta.uncalled_functions.begin(),
                                meta.uncalled_functions.end()));
-    bool restore = false;
     for (const FunctionDef& f : meta.graph_def.library.function) {
       EXPECT_FALSE(std::binary_search(meta.uncalled_functions.begin(),
                                       meta.uncalled_functions.end(),
                                       f.signature.name))
           << f.signature.name;
-      restore |= absl::StrContains(f.signature.name, "traced_restore");
+      EXPECT_FALSE(absl::StrContains(f.signature.name, "traced_restore"))
+          << f.signature.name;
     }
-    EXPECT_TRUE(restore);
+    // The restore op's function, in outline beside the library.
+    ASSERT_EQ(meta.restore_functions.function.size(), 1u);
+    const FunctionDef& restore = meta.restore_functions.function[0];
+    EXPECT_TRUE(
+        absl::StartsWith(restore.signature.name, "__inference__traced_restore_"))
+        << restore.signature.name;
+    EXPECT_FALSE(std::binary_search(meta.uncalled_functions.begin(),
+                                    meta.uncalled_functions.end(),
+                                    restore.signature.name));
   }
   // The tf.Module's 19 functions: __traced_save, its three exported
   // methods' first traces (serve, scale_fn, bump) and their cond branches
-  // and while body and condition are uncalled; 11 stay.
+  // and while body and condition are uncalled; 11 stay, __traced_restore
+  // among the restore functions.
   auto module = ReadSavedModel(ModelDir("module"));
   ASSERT_TRUE(module.ok()) << module.status();
   EXPECT_EQ(module->meta_graphs[0].uncalled_functions.size(), 8u);
-  EXPECT_EQ(module->meta_graphs[0].graph_def.library.function.size(), 11u);
+  EXPECT_EQ(module->meta_graphs[0].graph_def.library.function.size(), 10u);
+  EXPECT_EQ(module->meta_graphs[0].restore_functions.function.size(), 1u);
   auto tf1 = ReadSavedModel(ModelDir("tf1"));
   ASSERT_TRUE(tf1.ok()) << tf1.status();
   EXPECT_TRUE(tf1->meta_graphs[0].uncalled_functions.empty());
