@@ -108,13 +108,15 @@ Status ImportInto(Def&& graph_def, const ImportOptions& options, Graph* graph,
                                          "' has an empty name")));
       continue;
     }
-    std::string where =
-        absl::StrCat(src, ": node '", def.name, "' (", def.op, ")");
+    // Spelled only for an error: per node it was 2% of a load.
+    auto where = [&] {
+      return absl::StrCat(src, ": node '", def.name, "' (", def.op, ")");
+    };
     if (functions.contains(def.op)) {
       WEFT_RETURN_IF_ERROR(report(
           Kind::kFunctionCall, def.name, def.op,
           errors::Unimplemented(
-              where, ": calls function '", def.op,
+              where(), ": calls function '", def.op,
               "' from the graph's library; weft cannot run function calls "
               "yet (freeze the graph with functions inlined)")));
       dropped.insert(def.name);
@@ -123,7 +125,7 @@ Status ImportInto(Def&& graph_def, const ImportOptions& options, Graph* graph,
     auto reg = registry->LookUp(def.op);
     if (!reg.ok()) {
       WEFT_RETURN_IF_ERROR(report(Kind::kUnknownOp, def.name, def.op,
-                                  AddContext(reg.status(), where)));
+                                  AddContext(reg.status(), where())));
       dropped.insert(def.name);
       continue;
     }
@@ -162,7 +164,7 @@ Status ImportInto(Def&& graph_def, const ImportOptions& options, Graph* graph,
   bool edges_complete = true;
   for (const auto& node_ptr : graph->nodes()) {
     Node* dst = node_ptr.get();
-    std::string where = absl::StrCat(src, ": node ", dst->DebugName());
+    auto where = [&] { return absl::StrCat(src, ": node ", dst->DebugName()); };
     auto bad_input = [&](Status status) {
       edges_complete = false;
       return report(ImportProblem::Kind::kBadInput, dst->name(), dst->op(),
@@ -172,7 +174,7 @@ Status ImportInto(Def&& graph_def, const ImportOptions& options, Graph* graph,
     for (const std::string& text : dst->def().input) {
       auto parsed = ParseNodeInput(text);
       if (!parsed.ok()) {
-        WEFT_RETURN_IF_ERROR(bad_input(AddContext(parsed.status(), where)));
+        WEFT_RETURN_IF_ERROR(bad_input(AddContext(parsed.status(), where())));
         break;  // the data slots after it cannot be matched up
       }
       const int slot = parsed->is_control ? -1 : data_index++;
@@ -183,7 +185,7 @@ Status ImportInto(Def&& graph_def, const ImportOptions& options, Graph* graph,
           continue;
         }
         WEFT_RETURN_IF_ERROR(bad_input(errors::InvalidArgument(
-            where, ": input '", text, "' names unknown node '", parsed->node,
+            where(), ": input '", text, "' names unknown node '", parsed->node,
             "'")));
         continue;
       }
@@ -193,13 +195,13 @@ Status ImportInto(Def&& graph_def, const ImportOptions& options, Graph* graph,
       }
       if (slot >= dst->num_inputs()) {
         WEFT_RETURN_IF_ERROR(bad_input(errors::InvalidArgument(
-            where, ": has more data inputs than ", "the ", dst->num_inputs(),
+            where(), ": has more data inputs than ", "the ", dst->num_inputs(),
             " its op declares")));
         break;
       }
       if (parsed->index >= producer->num_outputs()) {
         WEFT_RETURN_IF_ERROR(bad_input(errors::InvalidArgument(
-            where, ": input ", slot, " '", text, "' asks for output ",
+            where(), ": input ", slot, " '", text, "' asks for output ",
             parsed->index, " of node ", producer->DebugName(), ", which has ",
             producer->num_outputs(), " output",
             producer->num_outputs() == 1 ? "" : "s")));
@@ -209,7 +211,7 @@ Status ImportInto(Def&& graph_def, const ImportOptions& options, Graph* graph,
       DataType expected = dst->input_type(slot);
       if (produced != expected) {
         WEFT_RETURN_IF_ERROR(bad_input(errors::InvalidArgument(
-            where, ": input ", slot, " expects ", DataTypeName(expected),
+            where(), ": input ", slot, " expects ", DataTypeName(expected),
             " but '", OutputName(producer, parsed->index), "' from ",
             producer->DebugName(), " is ", DataTypeName(produced))));
         continue;
