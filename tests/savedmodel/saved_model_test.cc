@@ -347,8 +347,8 @@ TEST(SavedModelParseTest, LeavesOutWhatNoNodeButTheSaveOpCalls) {
     // The restore op's function, in outline beside the library.
     ASSERT_EQ(meta.restore_functions.function.size(), 1u);
     const FunctionDef& restore = meta.restore_functions.function[0];
-    EXPECT_TRUE(
-        absl::StartsWith(restore.signature.name, "__inference__traced_restore_"))
+    EXPECT_TRUE(absl::StartsWith(restore.signature.name,
+                                 "__inference__traced_restore_"))
         << restore.signature.name;
     EXPECT_FALSE(std::binary_search(meta.uncalled_functions.begin(),
                                     meta.uncalled_functions.end(),
