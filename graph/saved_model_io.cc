@@ -291,38 +291,41 @@ Status ParseCalledFunctions(const pb::FunctionDefLibraryShallow& unparsed,
   }
   std::vector<bool> parsed(count, false);
   absl::flat_hash_set<absl::string_view> reached;
-  while (!pending.empty()) {
-    const absl::string_view name = pending.back();
-    pending.pop_back();
-    auto it = by_name.find(name);
-    if (it == by_name.end() || !reached.insert(name).second) continue;
-    for (int i : it->second) {
-      auto* f = google::protobuf::Arena::CreateMessage<pb::FunctionDef>(arena);
-      WEFT_RETURN_IF_ERROR(graph_internal::ParseBinaryMessage(
-          unparsed.function(i),
-          absl::StrCat("library: function '", names[i], "'"), f));
-      parsed[i] = true;
-      library->mutable_function()->UnsafeArenaAddAllocated(f);
-      AddAttrFunctions(f->attr(), &pending);
-      for (const pb::NodeDef& n : f->node_def()) {
-        pending.push_back(n.op());
-        AddAttrFunctions(n.attr(), &pending);
+  // Takes each function `queue` names that no earlier one reached with
+  // take(i), which may queue more.
+  auto drain = [&](std::vector<absl::string_view>* queue,
+                   auto&& take) -> Status {
+    while (!queue->empty()) {
+      const absl::string_view name = queue->back();
+      queue->pop_back();
+      auto it = by_name.find(name);
+      if (it == by_name.end() || !reached.insert(name).second) continue;
+      for (int i : it->second) {
+        parsed[i] = true;
+        WEFT_RETURN_IF_ERROR(take(i));
       }
     }
-  }
-  // Then what only the restore op reaches, left serialized.
-  while (!restore_pending.empty()) {
-    const absl::string_view name = restore_pending.back();
-    restore_pending.pop_back();
-    auto it = by_name.find(name);
-    if (it == by_name.end() || !reached.insert(name).second) continue;
-    for (int i : it->second) {
-      parsed[i] = true;
-      restore_only->push_back(unparsed.function(i));
-      WEFT_RETURN_IF_ERROR(AddSerializedCalls(unparsed.function(i), names[i],
-                                              arena, &restore_pending));
+    return Status();
+  };
+  WEFT_RETURN_IF_ERROR(drain(&pending, [&](int i) -> Status {
+    auto* f = google::protobuf::Arena::CreateMessage<pb::FunctionDef>(arena);
+    WEFT_RETURN_IF_ERROR(graph_internal::ParseBinaryMessage(
+        unparsed.function(i),
+        absl::StrCat("library: function '", names[i], "'"), f));
+    library->mutable_function()->UnsafeArenaAddAllocated(f);
+    AddAttrFunctions(f->attr(), &pending);
+    for (const pb::NodeDef& n : f->node_def()) {
+      pending.push_back(n.op());
+      AddAttrFunctions(n.attr(), &pending);
     }
-  }
+    return Status();
+  }));
+  // Then what only the restore op reaches, left serialized.
+  WEFT_RETURN_IF_ERROR(drain(&restore_pending, [&](int i) {
+    restore_only->push_back(unparsed.function(i));
+    return AddSerializedCalls(unparsed.function(i), names[i], arena,
+                              &restore_pending);
+  }));
   for (int i = 0; i < count; ++i) {
     if (!parsed[i]) uncalled->push_back(names[i]);
   }
