@@ -36,10 +36,16 @@ void Graph::AddEdge(Node* src, int src_index, Node* dst, int dst_index) {
 }
 
 void Graph::AddControlEdge(Node* src, Node* dst) {
-  if (std::find(dst->control_in_.begin(), dst->control_in_.end(), src) !=
-      dst->control_in_.end()) {
-    return;
-  }
+  // The edge is in both lists or in neither: look in the shorter one (a
+  // NoOp that waits for a thousand nodes, each waited for by one or two,
+  // made adding its edges quadratic).
+  const bool present =
+      dst->control_in_.size() <= src->control_out_.size()
+          ? std::find(dst->control_in_.begin(), dst->control_in_.end(), src) !=
+                dst->control_in_.end()
+          : std::find(src->control_out_.begin(), src->control_out_.end(),
+                      dst) != src->control_out_.end();
+  if (present) return;
   dst->control_in_.push_back(src);
   src->control_out_.push_back(dst);
 }

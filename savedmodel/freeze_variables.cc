@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -24,9 +25,10 @@ struct VarRef {
   const Tensor* value = nullptr;
 };
 
-using savedmodel_internal::CanonicalRef;
+using savedmodel_internal::FindRef;
 using savedmodel_internal::ParseRef;
 using savedmodel_internal::Ref;
+using savedmodel_internal::RefNode;
 using savedmodel_internal::SpellRef;
 
 bool IsCall(const FunctionLibrary& library, const NodeDef& n) {
@@ -153,10 +155,12 @@ Status Freezer::RewriteBody(std::vector<NodeDef>* nodes, bool function_form,
       if ((n.op != "Identity" && n.op != "Snapshot") || n.input.empty()) {
         continue;
       }
-      auto it = bound.find(CanonicalRef(n.input[0], function_form));
+      auto it = FindRef(bound, n.input[0], function_form);
       if (it == bound.end()) continue;
+      // A copy: inserting may move the map's entries.
+      VarRef var = it->second;
       Ref out{n.name, function_form ? "output" : "", 0, false};
-      bound[SpellRef(out, function_form)] = it->second;
+      bound[SpellRef(out, function_form)] = std::move(var);
       removed.insert(n.name);
       changed = true;
     }
@@ -164,8 +168,9 @@ Status Freezer::RewriteBody(std::vector<NodeDef>* nodes, bool function_form,
 
   // Per node: output arg renames (function form) and output renumbering
   // (While loops that lose handle-carrying outputs).
-  std::map<std::string, std::pair<std::string, std::string>> arg_renames;
-  std::map<std::string, std::vector<int>> renumber;
+  absl::flat_hash_map<std::string, std::pair<std::string, std::string>>
+      arg_renames;
+  absl::flat_hash_map<std::string, std::vector<int>> renumber;
   std::vector<NodeDef> added_nodes;
 
   for (NodeDef& n : *nodes) {
@@ -173,7 +178,7 @@ Status Freezer::RewriteBody(std::vector<NodeDef>* nodes, bool function_form,
     std::map<int, VarRef> uses;  // data input position -> variable
     for (size_t j = 0; j < n.input.size(); ++j) {
       if (!n.input[j].empty() && n.input[j][0] == '^') continue;
-      auto it = bound.find(CanonicalRef(n.input[j], function_form));
+      auto it = FindRef(bound, n.input[j], function_form);
       if (it != bound.end()) uses[static_cast<int>(j)] = it->second;
     }
     if (uses.empty()) continue;
@@ -383,8 +388,15 @@ Status Freezer::RewriteBody(std::vector<NodeDef>* nodes, bool function_form,
                               "a constant"));
   }
 
-  // Re-spell references to rewritten nodes; drop the removed nodes.
-  auto respell = [&](std::string* input, const std::string& user) -> Status {
+  // Re-spell references to rewritten nodes; drop the removed nodes. Only
+  // inputs that name a renamed or renumbered node change. The reader is
+  // node `user`, or output `output` of the body when `user` is null.
+  auto respell = [&](std::string* input, const NodeDef* user,
+                     absl::string_view output) -> Status {
+    const absl::string_view node = RefNode(*input);
+    if (!arg_renames.contains(node) && !renumber.contains(node)) {
+      return Status();
+    }
     Ref r = ParseRef(*input, function_form);
     if (r.control) return Status();
     auto rn = arg_renames.find(r.node);
@@ -395,8 +407,12 @@ Status Freezer::RewriteBody(std::vector<NodeDef>* nodes, bool function_form,
     if (nb != renumber.end()) {
       if (r.index < 0 || r.index >= static_cast<int>(nb->second.size()) ||
           nb->second[r.index] < 0) {
+        const std::string reader =
+            user != nullptr
+                ? absl::StrCat("node '", user->name, "' (", user->op, ")")
+                : absl::StrCat("output '", output, "'");
         return errors::InvalidArgument(
-            context_, ": ", where, user, " reads output ", r.index,
+            context_, ": ", where, reader, " reads output ", r.index,
             " of loop '", r.node,
             "', which carries a variable's handle; weft cannot freeze that");
       }
@@ -411,17 +427,17 @@ Status Freezer::RewriteBody(std::vector<NodeDef>* nodes, bool function_form,
     if (removed.contains(n.name)) continue;
     std::vector<std::string> inputs;
     for (std::string& in : n.input) {
-      if (!in.empty() && in[0] == '^' && removed.contains(in.substr(1))) {
+      if (!in.empty() && in[0] == '^' &&
+          removed.contains(absl::string_view(in).substr(1))) {
         continue;
       }
-      if (bound.contains(CanonicalRef(in, function_form))) {
-        return Error(where, n,
-                     absl::StrCat("reads the handle of variable '",
-                                  bound[CanonicalRef(in, function_form)].name,
-                                  "' where weft cannot follow it"));
+      if (auto it = FindRef(bound, in, function_form); it != bound.end()) {
+        return Error(
+            where, n,
+            absl::StrCat("reads the handle of variable '", it->second.name,
+                         "' where weft cannot follow it"));
       }
-      WEFT_RETURN_IF_ERROR(
-          respell(&in, absl::StrCat("node '", n.name, "' (", n.op, ")")));
+      WEFT_RETURN_IF_ERROR(respell(&in, &n, {}));
       inputs.push_back(std::move(in));
     }
     n.input = std::move(inputs);
@@ -431,9 +447,8 @@ Status Freezer::RewriteBody(std::vector<NodeDef>* nodes, bool function_form,
   *nodes = std::move(kept);
   if (ret != nullptr) {
     for (auto& [name, value] : *ret) {
-      if (bound.contains(CanonicalRef(value, function_form))) continue;
-      WEFT_RETURN_IF_ERROR(
-          respell(&value, absl::StrCat("output '", name, "'")));
+      if (FindRef(bound, value, function_form) != bound.end()) continue;
+      WEFT_RETURN_IF_ERROR(respell(&value, nullptr, name));
     }
   }
   return Status();
@@ -479,7 +494,7 @@ StatusOr<std::string> Freezer::Specialize(
   }
   EraseAt(&f.signature.output_arg, drop_outputs);
   for (const auto& [out, value] : f.ret) {
-    auto it = bound.find(CanonicalRef(value, true));
+    auto it = FindRef(bound, value, /*function_form=*/true);
     if (it != bound.end()) {
       return errors::InvalidArgument(context_, ": ", inner, "output '", out,
                                      "' returns the handle of "

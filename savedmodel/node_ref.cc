@@ -1,12 +1,10 @@
 #include "savedmodel/node_ref.h"
 
 #include <algorithm>
-#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 
 namespace weft::savedmodel_internal {
 
@@ -17,15 +15,21 @@ Ref ParseRef(absl::string_view s, bool function_form) {
     r.node = std::string(s.substr(1));
     return r;
   }
-  std::vector<absl::string_view> parts = absl::StrSplit(s, ':');
-  r.node = std::string(parts[0]);
+  // "node", "node:index" (graph form) or "node:arg:index" (function form);
+  // any other count of ':' leaves the node with the whole first part.
+  const size_t first = s.find(':');
+  r.node = std::string(s.substr(0, first));
+  if (first == absl::string_view::npos) return r;
+  const absl::string_view rest = s.substr(first + 1);
+  const size_t second = rest.find(':');
   if (function_form) {
-    if (parts.size() == 3) {
-      r.arg = std::string(parts[1]);
-      if (!absl::SimpleAtoi(parts[2], &r.index)) r.index = -1;
+    if (second != absl::string_view::npos &&
+        rest.find(':', second + 1) == absl::string_view::npos) {
+      r.arg = std::string(rest.substr(0, second));
+      if (!absl::SimpleAtoi(rest.substr(second + 1), &r.index)) r.index = -1;
     }
-  } else if (parts.size() == 2) {
-    if (!absl::SimpleAtoi(parts[1], &r.index)) r.index = -1;
+  } else if (second == absl::string_view::npos) {
+    if (!absl::SimpleAtoi(rest, &r.index)) r.index = -1;
   }
   return r;
 }
@@ -52,26 +56,32 @@ bool IsSpelledIndex(absl::string_view digits) {
 
 }  // namespace
 
-std::string CanonicalRef(absl::string_view input, bool function_form) {
-  // Nearly every input is spelled canonically already ("^n", "n", "n:1";
-  // "n:out:0" in function form): returned as it is, without the split and
-  // re-spelling, which were a fifth of freezing a Keras model's variables.
+bool IsCanonicalRef(absl::string_view input, bool function_form) {
   const size_t first = input.find(':');
   if ((!input.empty() && input[0] == '^') || first == absl::string_view::npos) {
-    return std::string(input);
+    return true;
   }
   const size_t second = input.find(':', first + 1);
   if (function_form) {
-    if (second != absl::string_view::npos && second > first + 1 &&
-        input.find(':', second + 1) == absl::string_view::npos &&
-        IsSpelledIndex(input.substr(second + 1))) {
-      return std::string(input);
-    }
-  } else if (second == absl::string_view::npos) {
-    const absl::string_view index = input.substr(first + 1);
-    if (index != "0" && IsSpelledIndex(index)) return std::string(input);
+    return second != absl::string_view::npos && second > first + 1 &&
+           input.find(':', second + 1) == absl::string_view::npos &&
+           IsSpelledIndex(input.substr(second + 1));
   }
+  if (second != absl::string_view::npos) return false;
+  const absl::string_view index = input.substr(first + 1);
+  return index != "0" && IsSpelledIndex(index);
+}
+
+std::string CanonicalRef(absl::string_view input, bool function_form) {
+  // Returned as it is when it is canonical already, without the split and
+  // re-spelling, which were a fifth of freezing a Keras model's variables.
+  if (IsCanonicalRef(input, function_form)) return std::string(input);
   return SpellRef(ParseRef(input, function_form), function_form);
+}
+
+absl::string_view RefNode(absl::string_view input) {
+  if (!input.empty() && input[0] == '^') input.remove_prefix(1);
+  return input.substr(0, input.find(':'));
 }
 
 }  // namespace weft::savedmodel_internal

@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "graph/function_library.h"
 #include "savedmodel/node_ref.h"
@@ -17,8 +19,11 @@ namespace {
 using savedmodel_internal::CanonicalRef;
 using savedmodel_internal::ParseRef;
 using savedmodel_internal::Ref;
+using savedmodel_internal::RefNode;
 
 using Slots = absl::flat_hash_map<std::string, CheckpointSlot>;
+// A graph's or body's nodes by name (the nodes outlive the map).
+using NodesByName = absl::flat_hash_map<absl::string_view, const NodeDef*>;
 // Maps a resource or ref tensor of the body being scanned to the top-level
 // variable node it is, or "" when it is none.
 using Resolver = std::function<std::string(const std::string& canonical)>;
@@ -69,22 +74,21 @@ class Scanner {
 constexpr int64_t kMaxBodies = 1 << 16;
 
 // Follows Identity-like nodes back from `input` within one body.
-Ref Trace(const absl::flat_hash_map<std::string, const NodeDef*>& by_name,
-          const std::string& input, bool function_form, const NodeDef** node) {
-  Ref r = ParseRef(input, function_form);
+Ref Trace(const NodesByName& by_name, absl::string_view input,
+          bool function_form, const NodeDef** node) {
   *node = nullptr;
   for (int hops = 0; hops < 1000; ++hops) {
-    auto it = by_name.find(r.node);
-    if (it == by_name.end()) return r;  // an argument
+    auto it = by_name.find(RefNode(input));
+    if (it == by_name.end()) break;  // an argument
     const NodeDef* n = it->second;
     if ((n->op == "Identity" || n->op == "Snapshot") && !n->input.empty()) {
-      r = ParseRef(n->input[0], function_form);
+      input = n->input[0];
       continue;
     }
     *node = n;
-    return r;
+    break;
   }
-  return r;
+  return ParseRef(input, function_form);
 }
 
 // The string list a Const holds, in place (the node outlives the scan), or
@@ -112,7 +116,8 @@ Status Scanner::Scan(const std::vector<NodeDef>& nodes,
     return errors::InvalidArgument(context_,
                                    ": the restore op nests calls too deep");
   }
-  absl::flat_hash_map<std::string, const NodeDef*> by_name;
+  NodesByName by_name;
+  by_name.reserve(nodes.size());
   for (const NodeDef& n : nodes) by_name[n.name] = &n;
   for (const NodeDef* n : roots) {
     const bool assign = n->op == "AssignVariableOp" || n->op == "Assign";
@@ -203,7 +208,8 @@ MapVariablesToCheckpoint(const SavedMetaGraphDef& meta,
   if (!restore.empty() && restore[0] == '^') restore.erase(0, 1);
   restore = restore.substr(0, restore.find(':'));
   const std::vector<NodeDef>& nodes = meta.graph_def.node;
-  absl::flat_hash_map<std::string, const NodeDef*> by_name;
+  NodesByName by_name;
+  by_name.reserve(nodes.size());
   for (const NodeDef& n : nodes) by_name[n.name] = &n;
   auto it = by_name.find(restore);
   if (it == by_name.end()) {
@@ -212,17 +218,15 @@ MapVariablesToCheckpoint(const SavedMetaGraphDef& meta,
   }
   // The restore op and everything it waits for, top level.
   std::vector<const NodeDef*> roots;
-  absl::flat_hash_set<std::string> seen = {restore};
+  absl::flat_hash_set<absl::string_view> seen = {it->first};
   std::deque<const NodeDef*> queue = {it->second};
   while (!queue.empty()) {
     const NodeDef* n = queue.front();
     queue.pop_front();
     roots.push_back(n);
     for (const std::string& in : n->input) {
-      std::string src = in[0] == '^' ? in.substr(1) : in;
-      src = src.substr(0, src.find(':'));
-      auto s = by_name.find(src);
-      if (s != by_name.end() && seen.insert(src).second) {
+      auto s = by_name.find(RefNode(in));
+      if (s != by_name.end() && seen.insert(s->first).second) {
         queue.push_back(s->second);
       }
     }
@@ -246,7 +250,8 @@ Status AddCapturedVariables(
     const SavedMetaGraphDef& meta, const TrackableObjects& objects,
     const std::vector<std::string>& nodes, absl::string_view context,
     absl::flat_hash_map<std::string, CheckpointSlot>* slots) {
-  absl::flat_hash_map<std::string, const NodeDef*> by_name;
+  NodesByName by_name;
+  by_name.reserve(meta.graph_def.node.size());
   for (const NodeDef& n : meta.graph_def.node) by_name[n.name] = &n;
   for (const std::string& name : nodes) {
     auto it = by_name.find(name);

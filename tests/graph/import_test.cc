@@ -195,5 +195,41 @@ TEST(ImportTest, DeepChainImportsWithoutRecursion) {
   EXPECT_EQ((*g)->num_nodes(), 20001);
 }
 
+// A control input named twice is one edge, whether the waiting node or the
+// awaited one has the longer list (AddControlEdge looks in the shorter).
+TEST(ImportTest, RepeatedControlInputsAreOneEdge) {
+  std::string text;
+  std::string wide_in = "node { name: \"all\" op: \"NoOp\"";
+  for (int i = 0; i < 40; ++i) {
+    const std::string name = "g" + std::to_string(i);
+    text += "node { name: \"" + name + "\" op: \"NoOp\" }\n";
+    wide_in += " input: \"^" + name + "\" input: \"^" + name + "\"";
+  }
+  text += wide_in + " }\n";
+  // g0 is awaited by `all` and by forty more nodes, each naming it twice.
+  for (int i = 0; i < 40; ++i) {
+    text += "node { name: \"w" + std::to_string(i) +
+            "\" op: \"NoOp\" input: \"^g0\" input: \"^g0\" }\n";
+  }
+  auto g = ImportText(text);
+  ASSERT_TRUE(g.ok()) << g.status();
+  const Node* all = (*g)->FindNode("all");
+  const Node* g0 = (*g)->FindNode("g0");
+  ASSERT_NE(all, nullptr);
+  ASSERT_NE(g0, nullptr);
+  EXPECT_EQ(all->control_inputs().size(), 40u);
+  EXPECT_EQ(g0->control_outputs().size(), 41u);
+  for (int i = 0; i < 40; ++i) {
+    const Node* w = (*g)->FindNode("w" + std::to_string(i));
+    ASSERT_NE(w, nullptr);
+    ASSERT_EQ(w->control_inputs().size(), 1u);
+    EXPECT_EQ(w->control_inputs()[0], g0);
+  }
+  const Node* g1 = (*g)->FindNode("g1");
+  ASSERT_NE(g1, nullptr);
+  ASSERT_EQ(g1->control_outputs().size(), 1u);
+  EXPECT_EQ(g1->control_outputs()[0], all);
+}
+
 }  // namespace import_test
 }  // namespace weft
