@@ -24,7 +24,8 @@
 // Rows whose input rows under the filter, taps and output row do not fit
 // in L1 together go a group of channels at a time, all the rows of a band
 // of 8 for one group before the next group, so that the input rows shared
-// by consecutive output rows are read from L1 (see Rows).
+// by consecutive output rows are read from L1, when the whole input is
+// small enough to stay in L2 (see Rows).
 //
 // A multiplier M > 1 repeats each input channel M times; the valid input
 // rows are first expanded to C * M channels into a per-thread buffer, so the

@@ -231,14 +231,20 @@ TEST(DepthwiseKernelTest, MatchesSequentialSumOnEdgeShapes) {
     cases.push_back(c);
   }
   // Channel groups (rows too wide for L1 go a group of channels at a time,
-  // band by band of output rows): 263 channels in groups of 96 (AVX-512),
-  // the last one ending in narrow blocks; two images, three bands; and a
-  // 5x5 stride-2 layer in groups of 48.
+  // band by band of output rows, when the input stays in L2): 263 channels
+  // in groups of 96 (AVX-512), the last one ending in narrow blocks; two
+  // images, three bands; and a 5x5 stride-2 layer in groups of 48.
   {
     Case c;
     c.n = 2, c.h = c.w = 12, c.c = 263;
     cases.push_back(c);
     c.n = 1, c.h = c.w = 14, c.c = 197, c.kh = c.kw = 5, c.sh = c.sw = 2;
+    cases.push_back(c);
+    // An input beyond 512 KiB goes without groups: whole rows, every
+    // channel, band by band.
+    c.n = 2, c.h = c.w = 24, c.c = 263, c.kh = c.kw = 3, c.sh = c.sw = 1;
+    cases.push_back(c);
+    c.kh = c.kw = 5, c.sh = c.sw = 2;
     cases.push_back(c);
   }
   // MobileNet's explicit stride-2 padding (a folded Keras Pad).
