@@ -4,11 +4,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "graph/internal/proto_convert.h"
 #include "graph/internal/proto_io.h"
 
 namespace weft::graph_internal {
 namespace {
+
+// The attr TensorDecodeOptions::keep_output_shapes_attrs is about.
+constexpr absl::string_view kOutputShapesAttr = "_output_shapes";
 
 StatusOr<AttrValue> ListFromProto(const pb::AttrValue::ListValue& p,
                                   const TensorDecodeOptions& options) {
@@ -214,6 +218,9 @@ StatusOr<AttrMap> AttrMapFromProto(const ProtoAttrMap& proto,
     WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(entry));
     if (!IsValidUtf8(entry.key())) {
       return errors::InvalidArgument("an attr name is not valid UTF-8");
+    }
+    if (!options.keep_output_shapes_attrs && entry.key() == kOutputShapesAttr) {
+      continue;
     }
     auto value = AttrValueFromProto(entry.value(), options);
     if (!value.ok()) {

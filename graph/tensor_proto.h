@@ -30,6 +30,13 @@ struct TensorDecodeOptions {
   // needs more. Strings count sizeof(std::string) per element plus their
   // characters.
   int64_t max_filled_bytes = int64_t{1} << 30;
+  // Whether node attrs named "_output_shapes" are decoded. TensorFlow writes
+  // one on most nodes of a SavedModel (the shapes it inferred when saving);
+  // weft infers shapes itself and never reads them, and decoding them was
+  // a tenth of loading DenseNet121. false leaves them out of the NodeDefs
+  // (a graph written back then has none, which TensorFlow does not need);
+  // the entry is still checked to be well-formed.
+  bool keep_output_shapes_attrs = true;
 };
 
 // Decodes a binary-serialized TensorProto. Errors say which field disagrees

@@ -54,7 +54,14 @@ struct SavedModelLoadOptions {
   // When this key is absent and the model has exactly one runnable
   // signature, that one is used.
   std::string signature = "serving_default";
-  GraphParseOptions parse;
+  // How saved_model.pb is decoded. By default without the "_output_shapes"
+  // attrs (TensorDecodeOptions::keep_output_shapes_attrs), which running
+  // the signature does not read.
+  GraphParseOptions parse = [] {
+    GraphParseOptions options;
+    options.tensor.keep_output_shapes_attrs = false;
+    return options;
+  }();
 };
 
 // One input or output of the loaded signature.

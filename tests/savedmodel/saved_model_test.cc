@@ -405,6 +405,52 @@ TEST(SavedModelParseTest, LeavesOutTopLevelNodesNothingReaches) {
   }
 }
 
+// The "_output_shapes" attrs TensorFlow writes on most nodes are decoded
+// when asked for (ReadSavedModel's default, and a load that asks) and left
+// out of a load for running (SavedModelLoadOptions' default), with the same
+// graph otherwise.
+int CountOutputShapesAttrs(const GraphDef& g) {
+  int count = 0;
+  for (const NodeDef& n : g.node) count += n.attr.count("_output_shapes");
+  for (const FunctionDef& f : g.library.function) {
+    for (const NodeDef& n : f.node_def) {
+      count += n.attr.count("_output_shapes");
+    }
+  }
+  return count;
+}
+
+TEST(SavedModelParseTest, OutputShapesAttrsAreLeftOutForRunning) {
+  for (const char* name : {"tf1", "keras_cnn"}) {
+    SCOPED_TRACE(name);
+    auto read = ReadSavedModel(ModelDir(name));
+    ASSERT_TRUE(read.ok()) << read.status();
+    ASSERT_FALSE(read->meta_graphs.empty());
+    EXPECT_GT(CountOutputShapesAttrs(read->meta_graphs[0].graph_def), 0);
+
+    SavedModelLoadOptions options;
+    options.tags = read->meta_graphs[0].tags;
+    options.signature = "serving_default";
+    auto lean = LoadSavedModel(ModelDir(name), options);
+    ASSERT_TRUE(lean.ok()) << lean.status();
+    EXPECT_EQ(CountOutputShapesAttrs(lean->graph_def), 0);
+
+    options.parse.tensor.keep_output_shapes_attrs = true;
+    auto full = LoadSavedModel(ModelDir(name), options);
+    ASSERT_TRUE(full.ok()) << full.status();
+    EXPECT_GT(CountOutputShapesAttrs(full->graph_def), 0);
+    ASSERT_EQ(lean->graph_def.node.size(), full->graph_def.node.size());
+    for (size_t i = 0; i < lean->graph_def.node.size(); ++i) {
+      NodeDef with = full->graph_def.node[i];
+      with.attr.erase("_output_shapes");
+      EXPECT_EQ(lean->graph_def.node[i].name, with.name);
+      EXPECT_EQ(lean->graph_def.node[i].op, with.op);
+      EXPECT_EQ(lean->graph_def.node[i].input, with.input);
+      EXPECT_EQ(lean->graph_def.node[i].attr.size(), with.attr.size());
+    }
+  }
+}
+
 TEST(SavedModelErrorsTest, UnknownSignatureListsTheRunnableOnes) {
   auto loaded = Load(ModelDir("module"), "nope");
   ASSERT_FALSE(loaded.ok());
