@@ -99,8 +99,16 @@ void EraseListAttr(AttrMap* attrs, absl::string_view name,
 
 class Freezer {
  public:
-  Freezer(const FunctionLibrary& library, std::string context)
-      : library_(library), context_(std::move(context)) {}
+  // `consumable`: the same library, when the caller is done with it: a
+  // function in `once` (see SpecializedOnce) is then moved out of it for
+  // its one specialization instead of copied. Null: everything is copied.
+  Freezer(const FunctionLibrary& library, std::string context,
+          FunctionLibrary* consumable = nullptr,
+          absl::flat_hash_set<std::string> once = {})
+      : library_(library),
+        context_(std::move(context)),
+        consumable_(consumable),
+        once_(std::move(once)) {}
 
   // Rewrites `nodes` (graph form, or a function body with its `ret`) so
   // that no node reads a handle in `bound`. Nodes that only carried handles
@@ -131,8 +139,22 @@ class Freezer {
     return f != nullptr ? f : FindFunction(library_, name);
   }
 
+  // The definition Specialize rewrites: `original` copied, or moved out of
+  // the consumable library when this is its only use.
+  FunctionDef TakeForSpecializing(const std::string& name,
+                                  const FunctionDef& original) {
+    if (consumable_ != nullptr && once_.erase(name) != 0) {
+      for (FunctionDef& f : consumable_->function) {
+        if (&f == &original) return std::move(f);
+      }
+    }
+    return original;
+  }
+
   const FunctionLibrary& library_;
   const std::string context_;
+  FunctionLibrary* consumable_;
+  absl::flat_hash_set<std::string> once_;
   FunctionLibrary added_;
   std::map<std::string, std::string> memo_;
 };
@@ -469,7 +491,7 @@ StatusOr<std::string> Freezer::Specialize(
     return errors::InvalidArgument(context_, ": ", where, "function '", name,
                                    "' is not in the graph's library");
   }
-  FunctionDef f = *original;
+  FunctionDef f = TakeForSpecializing(name, *original);
   const std::string inner = absl::StrCat(where, "function '", name, "': ");
   absl::flat_hash_map<std::string, VarRef> bound;
   std::vector<int> drop_args;
@@ -538,6 +560,44 @@ void CollectFunctions(const NodeDef& n, std::vector<std::string>* out) {
   }
 }
 
+// The library functions whose body freezing takes up at most once: called
+// from exactly one node, which is at the top level (`nodes`) or in the body
+// of such a function. Freezing specializes or keeps each call site's callee
+// once per time it takes up the caller's body, so one of these, once
+// specialized, is needed by nothing else (Freezer::TakeForSpecializing).
+absl::flat_hash_set<std::string> SpecializedOnce(
+    const std::vector<NodeDef>& nodes, const FunctionLibrary& library) {
+  // How many times each function's body may be taken up, 2 meaning more
+  // than once; to a fixpoint, which a recursive library also reaches.
+  absl::flat_hash_map<std::string, int> times;
+  std::vector<std::string> callees;
+  for (const NodeDef& n : nodes) CollectFunctions(n, &callees);
+  absl::flat_hash_map<std::string, int> top;
+  for (const std::string& c : callees) top[c] = std::min(2, top[c] + 1);
+  for (bool changed = true; changed;) {
+    changed = false;
+    absl::flat_hash_map<std::string, int> next = top;
+    for (const FunctionDef& f : library.function) {
+      auto it = times.find(f.signature.name);
+      if (it == times.end()) continue;
+      callees.clear();
+      for (const NodeDef& n : f.node_def) CollectFunctions(n, &callees);
+      for (const std::string& c : callees) {
+        next[c] = std::min(2, next[c] + it->second);
+      }
+    }
+    if (next != times) {
+      times = std::move(next);
+      changed = true;
+    }
+  }
+  absl::flat_hash_set<std::string> once;
+  for (const auto& [name, t] : times) {
+    if (t == 1 && FindFunction(library, name) != nullptr) once.insert(name);
+  }
+  return once;
+}
+
 absl::string_view NodeOfInput(absl::string_view in) {
   if (!in.empty() && in[0] == '^') in.remove_prefix(1);
   return in.substr(0, in.find(':'));
@@ -582,8 +642,12 @@ bool IsVariableOp(absl::string_view op) {
   return op == "VarHandleOp" || op == "VariableV2" || op == "Variable";
 }
 
-StatusOr<GraphDef> FreezeVariables(
-    const GraphDef& graph_def,
+namespace {
+
+// FreezeVariables; `consumable` is &graph_def when the caller gave it up
+// (its kept nodes and functions are then moved, not copied), else null.
+StatusOr<GraphDef> Freeze(
+    const GraphDef& graph_def, GraphDef* consumable,
     const absl::flat_hash_map<std::string, Tensor>& values,
     const FreezeVariablesOptions& options) {
   // What the signature needs.
@@ -593,10 +657,15 @@ StatusOr<GraphDef> FreezeVariables(
 
   std::vector<NodeDef> nodes;
   absl::flat_hash_map<std::string, VarRef> bound;
-  for (const NodeDef& n : graph_def.node) {
+  for (size_t i = 0; i < graph_def.node.size(); ++i) {
+    const NodeDef& n = graph_def.node[i];
     if (!keep.contains(n.name)) continue;
     if (!IsVariableOp(n.op)) {
-      nodes.push_back(n);
+      if (consumable != nullptr) {
+        nodes.push_back(std::move(consumable->node[i]));
+      } else {
+        nodes.push_back(n);
+      }
       continue;
     }
     auto v = values.find(n.name);
@@ -613,7 +682,11 @@ StatusOr<GraphDef> FreezeVariables(
     for (const std::string& in : n.input) c.input.push_back(in);
     nodes.push_back(std::move(c));
   }
-  Freezer freezer(graph_def.library, options.context);
+  Freezer freezer =
+      consumable != nullptr
+          ? Freezer(graph_def.library, options.context, &consumable->library,
+                    SpecializedOnce(nodes, graph_def.library))
+          : Freezer(graph_def.library, options.context);
   WEFT_RETURN_IF_ERROR(freezer.RewriteBody(&nodes, /*function_form=*/false,
                                            bound, "", nullptr, 0));
   // The handle nodes are gone; so are control inputs that waited for them.
@@ -632,14 +705,20 @@ StatusOr<GraphDef> FreezeVariables(
   out.versions = graph_def.versions;
   out.node = std::move(nodes);
   // Only the functions the kept nodes reach: the freezer's specializations
-  // moved out (it is done with them), the graph's own functions copied.
+  // moved out (it is done with them), the graph's own functions copied, or
+  // moved when the caller gave them up.
   struct Source {
     const FunctionDef* copy = nullptr;
     FunctionDef* move = nullptr;
   };
   absl::flat_hash_map<std::string, Source> all;
-  for (const FunctionDef& f : graph_def.library.function) {
-    all[f.signature.name] = Source{&f, nullptr};
+  for (size_t i = 0; i < graph_def.library.function.size(); ++i) {
+    const FunctionDef& f = graph_def.library.function[i];
+    if (consumable != nullptr) {
+      all[f.signature.name] = Source{nullptr, &consumable->library.function[i]};
+    } else {
+      all[f.signature.name] = Source{&f, nullptr};
+    }
   }
   for (FunctionDef& f : freezer.added().function) {
     all[f.signature.name] = Source{nullptr, &f};
@@ -666,6 +745,22 @@ StatusOr<GraphDef> FreezeVariables(
               return a.signature.name < b.signature.name;
             });
   return out;
+}
+
+}  // namespace
+
+StatusOr<GraphDef> FreezeVariables(
+    const GraphDef& graph_def,
+    const absl::flat_hash_map<std::string, Tensor>& values,
+    const FreezeVariablesOptions& options) {
+  return Freeze(graph_def, nullptr, values, options);
+}
+
+StatusOr<GraphDef> FreezeVariables(
+    GraphDef&& graph_def,
+    const absl::flat_hash_map<std::string, Tensor>& values,
+    const FreezeVariablesOptions& options) {
+  return Freeze(graph_def, &graph_def, values, options);
 }
 
 }  // namespace weft

@@ -48,6 +48,13 @@ StatusOr<GraphDef> FreezeVariables(
     const GraphDef& graph_def,
     const absl::flat_hash_map<std::string, Tensor>& values,
     const FreezeVariablesOptions& options);
+// The same result, consuming `graph_def`: its kept nodes and functions move
+// into the result, and a function whose one call binds variables is
+// rewritten in place of a copy. `graph_def` is left valid but unspecified.
+StatusOr<GraphDef> FreezeVariables(
+    GraphDef&& graph_def,
+    const absl::flat_hash_map<std::string, Tensor>& values,
+    const FreezeVariablesOptions& options);
 
 // The nodes of `graph_def` that `roots` need, themselves included, through
 // data and control inputs. Errors (starting with `context`) name a root or

@@ -326,8 +326,11 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
   FreezeVariablesOptions freeze;
   freeze.keep_nodes = keep;
   freeze.context = context;
+  // The last use of the parsed graph: freezing may take it apart.
+  GraphDef& parsed =
+      model.meta_graphs[meta - model.meta_graphs.data()].graph_def;
   WEFT_ASSIGN_OR_RETURN(loaded.graph_def,
-                        FreezeVariables(meta->graph_def, values, freeze));
+                        FreezeVariables(std::move(parsed), values, freeze));
   for (const auto& [var, value] : values) {
     ++loaded.num_variables;
     loaded.variable_bytes += static_cast<int64_t>(value.TotalBytes());
