@@ -9,7 +9,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "graph/import.h"
 
 namespace weft {
@@ -107,6 +106,29 @@ std::string TensorName(absl::string_view node, int index) {
 
 // Builds one instantiation: the body's nodes with inputs re-spelled from the
 // function-body form ("arg", "node:out_arg:k") into graph tensor names.
+// The ':'-separated parts of a body input ("arg", "node:out:0"): up to
+// three, `size` 4 when there are more. Without a vector per input.
+struct InputParts {
+  absl::string_view part[3];
+  size_t size = 0;
+};
+
+InputParts SplitInput(absl::string_view text) {
+  InputParts out;
+  size_t start = 0;
+  while (true) {
+    if (out.size == 3) {
+      out.size = 4;
+      return out;
+    }
+    const size_t colon = text.find(':', start);
+    out.part[out.size++] = text.substr(
+        start, colon == absl::string_view::npos ? colon : colon - start);
+    if (colon == absl::string_view::npos) return out;
+    start = colon + 1;
+  }
+}
+
 class Instantiator {
  public:
   Instantiator(const FunctionLibrary& library, const OpRegistry* registry)
@@ -154,17 +176,19 @@ class Instantiator {
         node_outputs;
     out.nodes.reserve(fdef->node_def.size());
     for (const NodeDef& body : fdef->node_def) {
-      const std::string node_where =
-          absl::StrCat(where, ": node '", body.name, "' (", body.op, ")");
+      // Spelled only for an error (it was a tenth of inlining a model).
+      auto node_where = [&] {
+        return absl::StrCat(where, ": node '", body.name, "' (", body.op, ")");
+      };
       NodeDef node = body;
-      WEFT_RETURN_IF_ERROR_CTX(BindAttrs(f.attr, &node.attr), node_where);
+      WEFT_RETURN_IF_ERROR_CTX(BindAttrs(f.attr, &node.attr), node_where());
       const std::vector<OpDef::ArgDef>* output_args = nullptr;
       const OpDef* defaults = nullptr;
       if (const FunctionDef* callee = FindFunction(library_, node.op)) {
         output_args = &callee->signature.output_arg;
       } else {
         auto reg = registry_->LookUp(node.op);
-        if (!reg.ok()) return AddContext(reg.status(), node_where);
+        if (!reg.ok()) return AddContext(reg.status(), node_where());
         output_args = &(*reg)->op_def.output_arg;
         defaults = &(*reg)->op_def;
       }
@@ -172,7 +196,7 @@ class Instantiator {
       std::vector<std::pair<int, int>> ranges;
       WEFT_RETURN_IF_ERROR_CTX(
           FlattenArgs(*output_args, node.attr, defaults, &types, &ranges),
-          node_where);
+          node_where());
       auto& by_arg = node_outputs[body.name];
       for (size_t k = 0; k < output_args->size(); ++k) {
         by_arg[(*output_args)[k].name] = ranges[k];
@@ -182,11 +206,11 @@ class Instantiator {
     }
     // Inputs, now that every node's outputs are known.
     auto resolve = [&](absl::string_view text) -> StatusOr<std::string> {
-      std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
-      auto arg = args.find(parts[0]);
-      if (arg != args.end() && parts.size() <= 2) {
+      const InputParts parts = SplitInput(text);
+      auto arg = args.find(parts.part[0]);
+      if (arg != args.end() && parts.size <= 2) {
         int k = 0;
-        if (parts.size() == 2 && !absl::SimpleAtoi(parts[1], &k)) {
+        if (parts.size == 2 && !absl::SimpleAtoi(parts.part[1], &k)) {
           return errors::InvalidArgument("malformed input '", text, "'");
         }
         if (k < 0 || arg->second.first + k >= arg->second.second) {
@@ -194,27 +218,27 @@ class Instantiator {
         }
         return inputs[arg->second.first + k];
       }
-      auto node = node_outputs.find(parts[0]);
+      auto node = node_outputs.find(parts.part[0]);
       if (node == node_outputs.end()) {
         return errors::InvalidArgument("input '", text,
                                        "' names no argument or node");
       }
-      const std::string renamed = absl::StrCat(prefix, parts[0]);
-      if (parts.size() == 1) return renamed;
-      if (parts.size() == 2) {  // graph form "node:i"
+      const std::string renamed = absl::StrCat(prefix, parts.part[0]);
+      if (parts.size == 1) return renamed;
+      if (parts.size == 2) {  // graph form "node:i"
         int i = 0;
-        if (!absl::SimpleAtoi(parts[1], &i) || i < 0) {
+        if (!absl::SimpleAtoi(parts.part[1], &i) || i < 0) {
           return errors::InvalidArgument("malformed input '", text, "'");
         }
         return TensorName(renamed, i);
       }
-      auto range = node->second.find(parts[1]);
+      auto range = node->second.find(parts.part[1]);
       int k = 0;
-      if (parts.size() != 3 || range == node->second.end() ||
-          !absl::SimpleAtoi(parts[2], &k) || k < 0 ||
+      if (parts.size != 3 || range == node->second.end() ||
+          !absl::SimpleAtoi(parts.part[2], &k) || k < 0 ||
           range->second.first + k >= range->second.second) {
         return errors::InvalidArgument(
-            "input '", text, "' names no output of node '", parts[0], "'");
+            "input '", text, "' names no output of node '", parts.part[0], "'");
       }
       return TensorName(renamed, range->second.first + k);
     };
