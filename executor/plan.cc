@@ -135,6 +135,22 @@ class PlanBuilder {
     return std::move(plan_);
   }
 
+  // Steps 1 to 3, then the needed nodes in step 4's order (PlanNodes).
+  StatusOr<std::vector<const Node*>> NeededNodes(
+      const std::vector<std::string>& feeds,
+      const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets) {
+    WEFT_RETURN_IF_ERROR(ResolveFeeds(feeds));
+    WEFT_RETURN_IF_ERROR(ResolveFetches(fetches));
+    WEFT_RETURN_IF_ERROR(MarkNeeded(targets));
+    WEFT_ASSIGN_OR_RETURN(std::vector<int> order, graph_.TopologicalOrder());
+    std::vector<const Node*> nodes;
+    for (int id : order) {
+      if (needed_[id]) nodes.push_back(graph_.node(id));
+    }
+    return nodes;
+  }
+
  private:
   // Adds an edge from a producer: a plan node's output, or a preset tensor
   // (whose consumers are not waited for: it is there when the run starts).
@@ -520,6 +536,15 @@ StatusOr<std::unique_ptr<Plan>> BuildPlan(
     const std::vector<std::string>& targets, PlanResources* resources,
     const BuildPlanOptions& options) {
   return PlanBuilder(graph, resources, options).Build(feeds, fetches, targets);
+}
+
+StatusOr<std::vector<const Node*>> PlanNodes(
+    const Graph& graph, const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets, PlanResources* resources,
+    const BuildPlanOptions& options) {
+  return PlanBuilder(graph, resources, options)
+      .NeededNodes(feeds, fetches, targets);
 }
 
 }  // namespace weft

@@ -216,6 +216,16 @@ StatusOr<std::unique_ptr<Plan>> BuildPlan(
     const std::vector<std::string>& targets, PlanResources* resources,
     const BuildPlanOptions& options);
 
+// The nodes BuildPlan would give kernels, in its order, with its errors for
+// feeds, fetches, targets and placeholders that must be fed; no kernel is
+// made. What an optimizing session needs of the graph as given: the
+// optimizer rewrites these, and only its graph's plan is built.
+StatusOr<std::vector<const Node*>> PlanNodes(
+    const Graph& graph, const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets, PlanResources* resources,
+    const BuildPlanOptions& options);
+
 }  // namespace weft
 
 #endif  // WEFT_EXECUTOR_PLAN_H_

@@ -165,10 +165,11 @@ class SessionImpl : public PlanResources {
       const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets);
 
-  // Rebuilds `plan` from the graph optimizer's graph for the same
-  // signature (executor/graph_optimizer.h); null when nothing was rewritten.
+  // The plan of the graph optimizer's graph (executor/graph_optimizer.h)
+  // of the `live` nodes for the signature; null when nothing was rewritten.
   StatusOr<std::unique_ptr<Plan>> OptimizePlan(
-      const Plan& plan, const std::vector<std::string>& feeds,
+      const std::vector<const Node*>& live,
+      const std::vector<std::string>& feeds,
       const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets);
 
@@ -288,27 +289,20 @@ StatusOr<std::shared_ptr<const Callable>> SessionImpl::PrepareTensors(
     const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
-  BuildPlanOptions plan_options = PlanOptions();
-  // An optimized session only inspects this plan: its constants need no
-  // upload.
-  plan_options.upload_constants = !options_.optimize;
-  WEFT_ASSIGN_OR_RETURN(
-      std::unique_ptr<Plan> plan,
-      BuildPlan(*graph_, feeds, fetches, targets, this, plan_options));
+  std::unique_ptr<Plan> plan;
   if (options_.optimize) {
-    // The plan of the graph as given has checked the signature and found
-    // what it runs; the optimized graph's plan replaces it.
-    WEFT_ASSIGN_OR_RETURN(std::unique_ptr<Plan> optimized,
-                          OptimizePlan(*plan, feeds, fetches, targets));
-    if (optimized != nullptr) {
-      plan = std::move(optimized);
-    } else if (accelerator_ != nullptr) {
-      // Nothing was rewritten: the plan of the graph as given runs, with
-      // its constants uploaded this time.
-      plan_options.upload_constants = true;
-      WEFT_ASSIGN_OR_RETURN(plan, BuildPlan(*graph_, feeds, fetches, targets,
-                                            this, plan_options));
-    }
+    // The signature checked and what it runs found, without kernels for the
+    // graph as given (making them was a twentieth of loading a model): the
+    // optimized graph's plan makes its own.
+    WEFT_ASSIGN_OR_RETURN(
+        std::vector<const Node*> live,
+        PlanNodes(*graph_, feeds, fetches, targets, this, PlanOptions()));
+    WEFT_ASSIGN_OR_RETURN(plan, OptimizePlan(live, feeds, fetches, targets));
+  }
+  if (plan == nullptr) {
+    // Not optimizing, or nothing was rewritten: the graph as given runs.
+    WEFT_ASSIGN_OR_RETURN(
+        plan, BuildPlan(*graph_, feeds, fetches, targets, this, PlanOptions()));
   }
   std::shared_ptr<Callable> callable(new Callable());
   callable->feeds_ = feeds;
@@ -325,12 +319,9 @@ StatusOr<std::shared_ptr<const Callable>> SessionImpl::PrepareTensors(
 }
 
 StatusOr<std::unique_ptr<Plan>> SessionImpl::OptimizePlan(
-    const Plan& plan, const std::vector<std::string>& feeds,
+    const std::vector<const Node*>& live, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
-  std::vector<const Node*> live;
-  live.reserve(plan.nodes().size());
-  for (const PlanNode& pn : plan.nodes()) live.push_back(pn.node);
   GraphOptimizerOptions options;
   options.source_name = options_.source_name;
   options.cpu = cpu_.get();

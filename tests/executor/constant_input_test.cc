@@ -249,6 +249,50 @@ TEST(ConstantInputTest, InspectedPlanGivesNoConstants) {
   }
 }
 
+// PlanNodes (what an optimizing session reads of the graph as given) lists
+// BuildPlan's kernel nodes in its order, makes no kernel, and refuses what
+// BuildPlan refuses with the same error.
+TEST(ConstantInputTest, PlanNodesAreThePlansNodesWithoutKernels) {
+  auto graph = ProbeGraph();
+  for (const char* fetch : {"probe", "probe_fed", "probe_id"}) {
+    SCOPED_TRACE(fetch);
+    const std::vector<std::string> feeds =
+        std::string(fetch) == "probe_fed" ? std::vector<std::string>{"x0", "wp"}
+                                          : std::vector<std::string>{"x0"};
+    TestResources built(*graph);
+    BuildPlanOptions options;
+    options.source_name = "probe.pbtxt";
+    auto plan = BuildPlan(*graph, feeds, {fetch}, {}, &built, options);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    TestResources listed(*graph);
+    auto nodes = PlanNodes(*graph, feeds, {fetch}, {}, &listed, options);
+    ASSERT_TRUE(nodes.ok()) << nodes.status();
+    std::vector<const Node*> kernel_nodes;
+    for (const PlanNode& pn : (*plan)->nodes()) kernel_nodes.push_back(pn.node);
+    EXPECT_EQ(*nodes, kernel_nodes);
+    EXPECT_FALSE(nodes->empty());
+    for (const Node* n : *nodes) {
+      EXPECT_EQ(listed.kernel(n->name()), nullptr) << n->name();
+    }
+  }
+  // An unfed placeholder the fetch needs; a feed named twice; no such fetch.
+  struct Refused {
+    std::vector<std::string> feeds, fetches;
+  };
+  for (const Refused& r :
+       {Refused{{}, {"probe"}}, Refused{{"x0", "x0"}, {"probe"}},
+        Refused{{"x0"}, {"nowhere"}}}) {
+    TestResources a(*graph), b(*graph);
+    BuildPlanOptions options;
+    options.source_name = "probe.pbtxt";
+    auto plan = BuildPlan(*graph, r.feeds, r.fetches, {}, &a, options);
+    auto nodes = PlanNodes(*graph, r.feeds, r.fetches, {}, &b, options);
+    ASSERT_FALSE(plan.ok());
+    ASSERT_FALSE(nodes.ok());
+    EXPECT_EQ(plan.status(), nodes.status());
+  }
+}
+
 // Kernels made through the registry see constants only inside a scope for
 // their own NodeDef; scopes nest and restore the outer one.
 TEST(ConstantInputTest, ScopeAppliesToItsNodeOnly) {
