@@ -125,9 +125,7 @@ class PlanBuilder {
       const std::vector<std::string>& feeds,
       const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets) {
-    WEFT_RETURN_IF_ERROR(ResolveFeeds(feeds));
-    WEFT_RETURN_IF_ERROR(ResolveFetches(fetches));
-    WEFT_RETURN_IF_ERROR(MarkNeeded(targets));
+    WEFT_RETURN_IF_ERROR(MarkSignature(feeds, fetches, targets));
     WEFT_RETURN_IF_ERROR(AddKernelNodes());
     WEFT_RETURN_IF_ERROR(RouteKernelOutputs());
     WEFT_RETURN_IF_ERROR(RoutePresets());
@@ -140,9 +138,7 @@ class PlanBuilder {
       const std::vector<std::string>& feeds,
       const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets) {
-    WEFT_RETURN_IF_ERROR(ResolveFeeds(feeds));
-    WEFT_RETURN_IF_ERROR(ResolveFetches(fetches));
-    WEFT_RETURN_IF_ERROR(MarkNeeded(targets));
+    WEFT_RETURN_IF_ERROR(MarkSignature(feeds, fetches, targets));
     WEFT_ASSIGN_OR_RETURN(std::vector<int> order, graph_.TopologicalOrder());
     std::vector<const Node*> nodes;
     for (int id : order) {
@@ -152,6 +148,15 @@ class PlanBuilder {
   }
 
  private:
+  // Steps 1 to 3.
+  Status MarkSignature(const std::vector<std::string>& feeds,
+                       const std::vector<std::string>& fetches,
+                       const std::vector<std::string>& targets) {
+    WEFT_RETURN_IF_ERROR(ResolveFeeds(feeds));
+    WEFT_RETURN_IF_ERROR(ResolveFetches(fetches));
+    return MarkNeeded(targets);
+  }
+
   // Adds an edge from a producer: a plan node's output, or a preset tensor
   // (whose consumers are not waited for: it is there when the run starts).
   using Emit = std::function<void(const PlanEdge&)>;
