@@ -104,8 +104,6 @@ std::string TensorName(absl::string_view node, int index) {
   return index == 0 ? std::string(node) : absl::StrCat(node, ":", index);
 }
 
-// Builds one instantiation: the body's nodes with inputs re-spelled from the
-// function-body form ("arg", "node:out_arg:k") into graph tensor names.
 // The ':'-separated parts of a body input ("arg", "node:out:0"): up to
 // three, `size` 4 when there are more. Without a vector per input.
 struct InputParts {
@@ -129,6 +127,8 @@ InputParts SplitInput(absl::string_view text) {
   }
 }
 
+// Builds one instantiation: the body's nodes with inputs re-spelled from the
+// function-body form ("arg", "node:out_arg:k") into graph tensor names.
 class Instantiator {
  public:
   Instantiator(const FunctionLibrary& library, const OpRegistry* registry)

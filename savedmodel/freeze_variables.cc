@@ -569,13 +569,12 @@ absl::flat_hash_set<std::string> SpecializedOnce(
     const std::vector<NodeDef>& nodes, const FunctionLibrary& library) {
   // How many times each function's body may be taken up, 2 meaning more
   // than once; to a fixpoint, which a recursive library also reaches.
-  absl::flat_hash_map<std::string, int> times;
   std::vector<std::string> callees;
   for (const NodeDef& n : nodes) CollectFunctions(n, &callees);
   absl::flat_hash_map<std::string, int> top;
   for (const std::string& c : callees) top[c] = std::min(2, top[c] + 1);
-  for (bool changed = true; changed;) {
-    changed = false;
+  absl::flat_hash_map<std::string, int> times;
+  while (true) {
     absl::flat_hash_map<std::string, int> next = top;
     for (const FunctionDef& f : library.function) {
       auto it = times.find(f.signature.name);
@@ -586,21 +585,14 @@ absl::flat_hash_set<std::string> SpecializedOnce(
         next[c] = std::min(2, next[c] + it->second);
       }
     }
-    if (next != times) {
-      times = std::move(next);
-      changed = true;
-    }
+    if (next == times) break;
+    times = std::move(next);
   }
   absl::flat_hash_set<std::string> once;
   for (const auto& [name, t] : times) {
     if (t == 1 && FindFunction(library, name) != nullptr) once.insert(name);
   }
   return once;
-}
-
-absl::string_view NodeOfInput(absl::string_view in) {
-  if (!in.empty() && in[0] == '^') in.remove_prefix(1);
-  return in.substr(0, in.find(':'));
 }
 
 }  // namespace
@@ -624,7 +616,7 @@ StatusOr<absl::flat_hash_set<std::string>> NodesNeededBy(
     const NodeDef* n = queue.front();
     queue.pop_front();
     for (const std::string& in : n->input) {
-      auto it = by_name.find(NodeOfInput(in));
+      auto it = by_name.find(RefNode(in));
       if (it == by_name.end()) {
         return errors::InvalidArgument(context, ": node '", n->name, "' (",
                                        n->op, ") reads '", in,

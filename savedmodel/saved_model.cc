@@ -19,11 +19,14 @@
 #include "graph/import.h"
 #include "graph/saved_model_io.h"
 #include "savedmodel/freeze_variables.h"
+#include "savedmodel/node_ref.h"
 #include "savedmodel/restore_map.h"
 #include "savedmodel/tensor_bundle.h"
 
 namespace weft {
 namespace {
+
+using savedmodel_internal::RefNode;
 
 constexpr absl::string_view kInitSignature = "__saved_model_init_op";
 // Where a TF2 checkpoint keeps its own object graph.
@@ -138,10 +141,6 @@ StatusOr<Tensor> ExtractSlice(const Tensor& full, absl::string_view spec) {
 }
 
 // The node a signature tensor name ("x:0", "x") lives on.
-std::string NodeOf(const std::string& tensor) {
-  return tensor.substr(0, tensor.find(':'));
-}
-
 }  // namespace
 
 bool IsSavedModelDirectory(const std::string& path) {
@@ -222,7 +221,7 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
                                      "weft runs dense tensors only");
       }
       out->push_back({k, info.name, info.dtype, info.shape});
-      keep.push_back(NodeOf(info.name));
+      keep.emplace_back(RefNode(info.name));
     }
     return Status();
   };
@@ -234,7 +233,7 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
                         NodesNeededBy(meta->graph_def, keep, context));
   if (!meta->uncalled_functions.empty()) {
     // The parse left the save op's functions out (graph/saved_model_def.h).
-    const std::string save = NodeOf(meta->saver_def.save_tensor_name);
+    const std::string save(RefNode(meta->saver_def.save_tensor_name));
     if (needed.contains(save)) {
       return errors::Unimplemented(
           context, ": it needs node '", save,
@@ -361,7 +360,7 @@ StatusOr<std::unique_ptr<Graph>> WithSignatureAliases(
   // nothing, but a signature can name a tensor that is not there).
   for (const auto* list : {&aliases.inputs, &aliases.outputs}) {
     for (const TensorAlias& a : *list) {
-      const std::string node = NodeOf(a.tensor);
+      const std::string node(RefNode(a.tensor));
       const Node* n = graph->FindNode(node);
       if (n == nullptr) {
         return errors::InvalidArgument(source_name, ": signature '",
