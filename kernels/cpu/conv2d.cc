@@ -14,6 +14,7 @@
 #include "device/cpu_isa.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/image_layout.h"
+#include "kernels/cpu/scratch_lease.h"
 #include "kernels/op_kernel.h"
 
 namespace weft {
@@ -187,47 +188,6 @@ void GatherPatches(const Conv2DGeometry& s, const TapRange* col_taps,
   baseline::GatherPatches(s, col_taps, in, r0, rows, g, patches, layout);
 }
 
-// A float buffer reused by the chunks a thread runs, call after call: a
-// fresh 256 KiB allocation per chunk would be an mmap and its page faults.
-// A nested use on the same thread (a TBB thread that runs another kernel
-// while it waits inside ParallelFor) finds the buffer busy and gets its own.
-struct PatchScratch {
-  std::unique_ptr<float[]> data;
-  int64_t capacity = 0;
-  bool busy = false;
-};
-thread_local PatchScratch tls_patches;
-
-class PatchLease {
- public:
-  explicit PatchLease(int64_t count) {
-    PatchScratch& slot = tls_patches;
-    if (slot.busy) {
-      own_.reset(new float[count]);
-      data_ = own_.get();
-      return;
-    }
-    if (slot.capacity < count) {
-      slot.data.reset(new float[count]);
-      slot.capacity = count;
-    }
-    slot.busy = true;
-    slot_ = &slot;
-    data_ = slot.data.get();
-  }
-  ~PatchLease() {
-    if (slot_ != nullptr) slot_->busy = false;
-  }
-  PatchLease(const PatchLease&) = delete;
-  PatchLease& operator=(const PatchLease&) = delete;
-  float* data() const { return data_; }
-
- private:
-  PatchScratch* slot_ = nullptr;
-  std::unique_ptr<float[]> own_;
-  float* data_ = nullptr;
-};
-
 // A 1x1 filter whose every output reads an input element (no padding before,
 // the last output inside the input): no patch has a zero.
 bool ReadsInPlace(const WindowDim& d) {
@@ -370,7 +330,7 @@ void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
       items * parts,
       rows_per_item * ow_count * s.patch_size() * CeilDiv(ldo, parts),
       [&](int64_t first, int64_t last) {
-        std::optional<PatchLease> band;
+        std::optional<ScratchLease> band;
         if (padded) band.emplace(band_rows(rows_per_item) * wp * c);
         int64_t band_item = -1;  // the item whose rows `band` holds
         for (int64_t unit = first; unit < last; ++unit) {
@@ -414,10 +374,20 @@ void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
       });
 }
 
+// Whether a convolution of these attrs has unit strides and dilations in
+// its spatial dimensions.
+bool UnitStridesAndDilations(const WindowAttrs& attrs) {
+  for (char dim : {'H', 'W'}) {
+    const int i = attrs.index(dim);
+    if (attrs.strides[i] != 1 || attrs.dilations[i] != 1) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::unique_ptr<Conv2DPackedFilter> Conv2DPackedFilter::Make(
-    const Tensor& filter, int64_t groups) {
+    const Tensor& filter, int64_t groups, const WindowAttrs* attrs) {
   if (filter.dtype() != DT_FLOAT || filter.dims() != 4 || groups <= 0 ||
       filter.dim_size(3) % groups != 0) {
     return nullptr;
@@ -432,6 +402,9 @@ std::unique_ptr<Conv2DPackedFilter> Conv2DPackedFilter::Make(
   for (int64_t g = 0; g < groups; ++g) {
     packed->groups_.push_back(std::make_unique<GemmPackedRhs>(
         k, cout, GemmOperand<float>{data + g * cout, ld}));
+  }
+  if (groups == 1 && attrs != nullptr && UnitStridesAndDilations(*attrs)) {
+    packed->winograd_ = WinogradFilter::Make(filter);
   }
   return packed;
 }
@@ -454,6 +427,11 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   if (s.in_depth == 0) {
     std::fill_n(out, m * s.out_depth, 0.0f);
     ApplyEpilogueRows(epilogue, out, m, s.out_depth, s.out_depth);
+    return;
+  }
+  if (packed != nullptr && packed->winograd() != nullptr &&
+      WinogradApplies(s, *packed->winograd())) {
+    WinogradConv2D(parallel, s, in, *packed->winograd(), epilogue, out);
     return;
   }
   const int64_t cin = s.filter_depth;
@@ -517,7 +495,7 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
     // them all and let the GEMM split the product, by columns when there
     // are few rows, reading the filter where it is rather than packing a
     // filter it would use for a handful of rows.
-    PatchLease patches(m * k);
+    ScratchLease patches(m * k);
     for (int64_t g = 0; g < s.groups; ++g) {
       GatherPatches(s, col_taps.data(), in, 0, m, g, patches.data(),
                     RowMajor(k));
@@ -541,7 +519,7 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   }
   parallel(
       num_chunks, chunk * k * s.out_depth, [&](int64_t first, int64_t last) {
-        PatchLease patches(gathered ? lhs.Size(chunk, k) : chunk * k);
+        ScratchLease patches(gathered ? lhs.Size(chunk, k) : chunk * k);
         for (int64_t c = first; c < last; ++c) {
           const int64_t r0 = c * chunk;
           const int64_t rows = std::min(chunk, m - r0);

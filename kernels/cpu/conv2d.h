@@ -30,12 +30,16 @@
 // gathers one Cin run per pixel.) When all the output pixels fit one chunk
 // (late layers at batch 1), the patches are gathered once and the GEMM
 // splits the product itself, so two threads share even a few-pixel layer.
+// A constant 3x3 filter at unit strides and dilations is also transformed
+// for Winograd's F(2x2, 3x3) (conv2d_winograd.h), which then computes the
+// convolutions it applies to with 16 products per 4 output pixels instead
+// of 36.
 //
-// Determinism: every split (chunks, bands, the GEMM's own units) follows
-// the shapes alone and each output element's k-sum is computed the same way
-// whichever split holds it (gemm.h), so results are bit-identical at every
-// thread count, and Conv2D equals _FusedConv2D without an epilogue bit for
-// bit.
+// Determinism: every split (chunks, bands, the GEMM's own units, the
+// Winograd blocks) follows the shapes alone and each output element's k-sum is
+// computed the same way whichever split holds it (gemm.h), so results are
+// bit-identical at every thread count, and Conv2D equals _FusedConv2D without
+// an epilogue bit for bit.
 #ifndef WEFT_KERNELS_CPU_CONV2D_H_
 #define WEFT_KERNELS_CPU_CONV2D_H_
 
@@ -46,6 +50,8 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "kernels/common/conv_shape.h"
+#include "kernels/common/window_shape.h"
+#include "kernels/cpu/conv2d_winograd.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/parallel_for.h"
 
@@ -58,14 +64,16 @@ namespace weft {
 // matrix as a GemmPackedRhs: about one more copy of the filter in memory
 // on the AVX2 and AVX-512 paths (gemm.h), none on the baseline path. Keeps
 // a reference to the filter's buffer, which it reads on the baseline path.
-// Read-only once made: concurrent runs share it.
+// Read-only once made: concurrent runs share it. With `attrs` (the op's)
+// of unit strides and dilations, a 3x3 filter is also transformed for
+// Winograd (WinogradFilter::Make says when): 16/9 of the filter more.
 class Conv2DPackedFilter {
  public:
   // Packs `filter` (float, [rows, cols, filter_depth, out_depth]) for
   // convolutions of `groups` groups; null for another dtype or rank, or
   // when `groups` does not divide out_depth.
-  static std::unique_ptr<Conv2DPackedFilter> Make(const Tensor& filter,
-                                                  int64_t groups);
+  static std::unique_ptr<Conv2DPackedFilter> Make(
+      const Tensor& filter, int64_t groups, const WindowAttrs* attrs = nullptr);
   ~Conv2DPackedFilter();
 
   // This packing when `filter` (the op's filter input of a convolution of
@@ -77,11 +85,14 @@ class Conv2DPackedFilter {
 
   int64_t groups() const { return static_cast<int64_t>(groups_.size()); }
   const GemmPackedRhs& group(int64_t g) const { return *groups_[g]; }
+  // The Winograd form, or null.
+  const WinogradFilter* winograd() const { return winograd_.get(); }
 
  private:
   Conv2DPackedFilter() = default;
   Tensor filter_;
   std::vector<std::unique_ptr<GemmPackedRhs>> groups_;
+  std::unique_ptr<WinogradFilter> winograd_;
 };
 
 // out = epilogue(in * filter) for NHWC float `in` and `out` of geometry
@@ -92,7 +103,8 @@ class Conv2DPackedFilter {
 // input without channels gives epilogue(0).
 // `packed`, when given, is `filter` packed for s.groups groups
 // (Conv2DPackedFilter::For): the result is the same bit for bit, without
-// packing the filter.
+// packing the filter, unless it has a Winograd form that applies to `s`
+// (then WinogradConv2D computes it).
 void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
                 const float* in, const float* filter,
                 const GemmEpilogue& epilogue, float* out,

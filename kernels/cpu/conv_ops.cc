@@ -49,7 +49,7 @@ class Conv2DOp : public OpKernel {
     // only in Compute).
     if constexpr (std::is_same_v<T, float>) {
       if (const Tensor* f = ctx->constant_input(1)) {
-        packed_ = Conv2DPackedFilter::Make(*f, 1);
+        packed_ = Conv2DPackedFilter::Make(*f, 1, &attrs_);
       }
     }
   }

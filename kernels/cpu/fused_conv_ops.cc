@@ -54,7 +54,7 @@ class FusedConv2DOp : public OpKernel {
     // As Conv2D: a constant filter is packed once, for ungrouped
     // convolutions.
     if (const Tensor* f = ctx->constant_input(1)) {
-      packed_ = Conv2DPackedFilter::Make(*f, 1);
+      packed_ = Conv2DPackedFilter::Make(*f, 1, &attrs_);
     }
   }
 

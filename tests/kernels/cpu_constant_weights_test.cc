@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -213,6 +214,10 @@ TEST(CpuConstantWeightsTest, MatMulConstantEqualsFed) {
 }
 
 TEST(CpuConstantWeightsTest, Conv2DConstantEqualsFed) {
+  // The bit-for-bit premise is the direct path's: a constant 3x3 filter at
+  // unit strides would otherwise be computed by Winograd (conv2d_winograd.h,
+  // other roundings), which the next test covers.
+  ASSERT_EQ(setenv("WEFT_CONV_WINOGRAD", "0", 1), 0);
   struct Case {
     int64_t batch, size, in_depth, window, filter_depth, out_depth, stride;
   };
@@ -277,6 +282,68 @@ TEST(CpuConstantWeightsTest, Conv2DConstantEqualsFed) {
     ExpectWithinBound(plain, ref, abs_ref, c.window * c.window * c.filter_depth,
                       what);
   }
+}
+
+// A constant 3x3 filter at unit strides goes through Winograd: the same
+// bits at 1 and 2 threads, optimized (the bias and Relu fused) or not,
+// within the dot-product bound of the exact sum; the Const fed with other
+// weights still gives the fed graph's (direct) result.
+TEST(CpuConstantWeightsTest, Conv2DConstantWinogradIsOneResult) {
+  ASSERT_EQ(unsetenv("WEFT_CONV_WINOGRAD"), 0);
+  const int64_t batch = 2, size = 12, cin = 48, cout = 40;
+  const Tensor x = Random(TensorShape({batch, size, size, cin}), 300);
+  const Tensor w = Random(TensorShape({3, 3, cin, cout}), 301);
+  const Tensor other = Random(w.shape(), 302);
+  AttrMap attrs;
+  attrs["strides"] = AttrValue::IntList({1, 1, 1, 1});
+  attrs["padding"] = AttrValue::String("SAME");
+  auto const_graph = ProductGraph("Conv2D", attrs, x.shape(), w, true);
+  auto fed_graph = ProductGraph("Conv2D", attrs, x.shape(), w, false);
+  const std::vector<Tensor> first =
+      cpu_constant_weights_test::Run(const_graph, false, 1, {{"x", x}});
+  ASSERT_EQ(first.size(), 2u);
+  for (bool optimize : {false, true}) {
+    for (int threads : {1, 2}) {
+      const std::string what = absl::StrCat(
+          "Winograd", optimize ? " optimized" : "", " threads=", threads);
+      ExpectBitsEqual(cpu_constant_weights_test::Run(const_graph, optimize,
+                                                     threads, {{"x", x}}),
+                      first, what);
+      ExpectBitsEqual(
+          cpu_constant_weights_test::Run(const_graph, optimize, threads,
+                                         {{"x", x}, {"w", other}}),
+          cpu_constant_weights_test::Run(fed_graph, optimize, threads,
+                                         {{"x", x}, {"w", other}}),
+          what + " constant fed other weights");
+    }
+  }
+  std::vector<double> ref(batch * size * size * cout);
+  std::vector<double> abs_ref(ref.size());
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t oh = 0; oh < size; ++oh) {
+      for (int64_t ow = 0; ow < size; ++ow) {
+        for (int64_t kh = 0; kh < 3; ++kh) {
+          for (int64_t kw = 0; kw < 3; ++kw) {
+            const int64_t ih = oh - 1 + kh, iw = ow - 1 + kw;
+            if (ih < 0 || ih >= size || iw < 0 || iw >= size) continue;
+            for (int64_t ci = 0; ci < cin; ++ci) {
+              for (int64_t co = 0; co < cout; ++co) {
+                const double p =
+                    double(x.data<float>()[((n * size + ih) * size + iw) * cin +
+                                           ci]) *
+                    double(w.data<float>()[((kh * 3 + kw) * cin + ci) * cout +
+                                           co]);
+                const int64_t o = ((n * size + oh) * size + ow) * cout + co;
+                ref[o] += p;
+                abs_ref[o] += std::fabs(p);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  ExpectWithinBound(first[0], ref, abs_ref, 9 * cin, "Winograd");
 }
 
 }  // namespace cpu_constant_weights_test

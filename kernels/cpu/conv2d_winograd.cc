@@ -1,0 +1,298 @@
+#include "kernels/cpu/conv2d_winograd.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <immintrin.h>
+
+#include "device/cpu_isa.h"
+#include "kernels/cpu/fused_epilogue.h"
+#include "kernels/cpu/scratch_lease.h"
+
+namespace weft {
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A part of the transformed filter (its 16 matrices' columns of the part)
+// holds at most about this many floats (4 MiB, about twice a core's L2 on
+// the machines of bench/RESULTS.md, as conv2d.cc's strided path budgets its
+// filter), so that the units a thread runs one after another, which share
+// a part, find it in cache. Parts are at least kPartChannels wide (a panel
+// of the AVX-512 micro-kernel) and their count a multiple of kPartMultiple,
+// so that 2 and 4 threads get equal shares of the channels.
+constexpr int64_t kPartFilterFloats = int64_t{1} << 20;
+constexpr int64_t kPartChannels = 32;
+constexpr int64_t kPartMultiple = 4;
+// A block's transformed input and products take about this many floats
+// (512 KiB): they stay in L2 from the transform to the product and from the
+// product to the transform back. Within [kMinBlockTiles, kMaxBlockTiles]
+// tiles: fewer rows than a couple of micro-kernel tiles would stream the
+// filter part for too little work.
+constexpr int64_t kBlockFloats = int64_t{1} << 17;
+constexpr int64_t kMinBlockTiles = 16;
+constexpr int64_t kMaxBlockTiles = 128;
+// At least this many units where the tiles allow (and a multiple of it), so
+// that the static partition of ParallelFor gives two or four threads equal
+// shares.
+constexpr int64_t kUnitMultiple = 4;
+// Below this many tiles the convolution is left to the direct path.
+constexpr int64_t kMinTiles = 16;
+
+namespace avx2 {
+WEFT_ISA_AVX2_BEGIN
+
+constexpr int64_t kLanes = 8;
+using Vec = __m256;
+
+inline __m256i Mask(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline Vec Load(const float* p, int64_t n) {
+  return n == kLanes ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, Mask(n));
+}
+inline void Store(float* p, Vec v, int64_t n) {
+  if (n == kLanes) {
+    _mm256_storeu_ps(p, v);
+  } else {
+    _mm256_maskstore_ps(p, Mask(n), v);
+  }
+}
+inline Vec Add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+inline Vec Sub(Vec a, Vec b) { return _mm256_sub_ps(a, b); }
+inline Vec Max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
+inline Vec Min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
+inline Vec Zero() { return _mm256_setzero_ps(); }
+inline Vec Set1(float x) { return _mm256_set1_ps(x); }
+
+#include "kernels/cpu/conv2d_winograd.inc"
+
+WEFT_ISA_END
+}  // namespace avx2
+
+namespace avx512 {
+WEFT_ISA_AVX512_BEGIN
+
+constexpr int64_t kLanes = 16;
+using Vec = __m512;
+
+inline __mmask16 Mask(int64_t n) {
+  return static_cast<__mmask16>((1u << n) - 1);
+}
+inline Vec Load(const float* p, int64_t n) {
+  return n == kLanes ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(Mask(n), p);
+}
+inline void Store(float* p, Vec v, int64_t n) {
+  if (n == kLanes) {
+    _mm512_storeu_ps(p, v);
+  } else {
+    _mm512_mask_storeu_ps(p, Mask(n), v);
+  }
+}
+inline Vec Add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+inline Vec Sub(Vec a, Vec b) { return _mm512_sub_ps(a, b); }
+inline Vec Max(Vec a, Vec b) {
+  return _mm512_maskz_max_ps(static_cast<__mmask16>(0xFFFF), a, b);
+}
+inline Vec Min(Vec a, Vec b) {
+  return _mm512_maskz_min_ps(static_cast<__mmask16>(0xFFFF), a, b);
+}
+inline Vec Zero() { return _mm512_setzero_ps(); }
+inline Vec Set1(float x) { return _mm512_set1_ps(x); }
+
+#include "kernels/cpu/conv2d_winograd.inc"
+
+WEFT_ISA_END
+}  // namespace avx512
+
+bool Enabled() {
+  const char* env = std::getenv("WEFT_CONV_WINOGRAD");
+  return env == nullptr || std::strcmp(env, "0") != 0;
+}
+
+// The distance between a block's 16 matrices (of `floats` each): a whole
+// number of cache lines plus one, so that the 16 rows a tile's transform
+// reads or writes do not all fall in one L1 set (at power-of-two sizes,
+// 64 tiles of 64 channels, they would, and evict each other).
+int64_t MatrixStride(int64_t floats) { return (floats + 15) / 16 * 16 + 16; }
+
+int64_t TileCount(const Conv2DGeometry& s) {
+  return s.batch * CeilDiv(s.rows.output, 2) * CeilDiv(s.cols.output, 2);
+}
+
+bool UnitWindow(const WindowDim& d) {
+  return d.window == 3 && d.stride == 1 && d.dilation == 1 && d.pad_before >= 0;
+}
+
+}  // namespace
+
+std::unique_ptr<WinogradFilter> WinogradFilter::Make(const Tensor& filter) {
+  if (filter.dtype() != DT_FLOAT || filter.dims() != 4 ||
+      filter.dim_size(0) != 3 || filter.dim_size(1) != 3 ||
+      filter.dim_size(2) < kMinInDepth || filter.dim_size(3) < kMinOutDepth ||
+      !GemmStridedLhsSupported() || !Enabled()) {
+    return nullptr;
+  }
+  std::unique_ptr<WinogradFilter> f(new WinogradFilter());
+  const int64_t cin = filter.dim_size(2);
+  const int64_t cout = filter.dim_size(3);
+  f->in_depth_ = cin;
+  f->out_depth_ = cout;
+  int64_t parts = CeilDiv(16 * cin * cout, kPartFilterFloats);
+  if (parts > 1) {
+    parts = std::min(CeilDiv(parts, kPartMultiple) * kPartMultiple,
+                     std::max<int64_t>(1, cout / kPartChannels));
+  }
+  const int64_t panels = CeilDiv(cout, kPartChannels);
+  for (int64_t p = 0; p <= parts; ++p) {
+    f->part_begin_.push_back(
+        std::min(cout, p * panels / parts * kPartChannels));
+  }
+  f->part_begin_.back() = cout;
+
+  // U = G g G^T per (input, output) channel, in double, rounded once:
+  // u[x][ci][co] for x = 4 * row + column of U.
+  const float* g = filter.data<float>();
+  const int64_t plane = cin * cout;
+  std::vector<float> u(16 * plane);
+  for (int64_t i = 0; i < plane; ++i) {
+    double w[4][3];  // G g
+    for (int j = 0; j < 3; ++j) {
+      const double g0 = g[(0 * 3 + j) * plane + i];
+      const double g1 = g[(1 * 3 + j) * plane + i];
+      const double g2 = g[(2 * 3 + j) * plane + i];
+      w[0][j] = g0;
+      w[1][j] = (g0 + g1 + g2) / 2;
+      w[2][j] = (g0 - g1 + g2) / 2;
+      w[3][j] = g2;
+    }
+    for (int r = 0; r < 4; ++r) {  // (G g) G^T
+      u[(4 * r + 0) * plane + i] = static_cast<float>(w[r][0]);
+      u[(4 * r + 1) * plane + i] =
+          static_cast<float>((w[r][0] + w[r][1] + w[r][2]) / 2);
+      u[(4 * r + 2) * plane + i] =
+          static_cast<float>((w[r][0] - w[r][1] + w[r][2]) / 2);
+      u[(4 * r + 3) * plane + i] = static_cast<float>(w[r][2]);
+    }
+  }
+  for (int64_t p = 0; p < parts; ++p) {
+    const int64_t c0 = f->part_begin_[p];
+    const int64_t width = f->part_begin_[p + 1] - c0;
+    for (int x = 0; x < 16; ++x) {
+      f->matrices_.push_back(std::make_unique<GemmPackedRhs>(
+          cin, width, GemmOperand<float>{u.data() + x * plane + c0, cout}));
+    }
+  }
+  return f;
+}
+
+WinogradFilter::~WinogradFilter() = default;
+
+bool WinogradApplies(const Conv2DGeometry& s, const WinogradFilter& filter) {
+  return s.groups == 1 && s.in_depth == filter.in_depth() &&
+         s.out_depth == filter.out_depth() && UnitWindow(s.rows) &&
+         UnitWindow(s.cols) && TileCount(s) >= kMinTiles;
+}
+
+void WinogradConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
+                    const float* in, const WinogradFilter& filter,
+                    const GemmEpilogue& epilogue, float* out) {
+  const int64_t cin = s.in_depth;
+  const int64_t parts = filter.parts();
+  int64_t widest = 0;
+  for (int64_t p = 0; p < parts; ++p) {
+    widest = std::max(widest, filter.part_begin(p + 1) - filter.part_begin(p));
+  }
+  const int64_t tiles = TileCount(s);
+  const int64_t block_tiles = std::clamp(kBlockFloats / (16 * (cin + widest)),
+                                         kMinBlockTiles, kMaxBlockTiles);
+  int64_t blocks = CeilDiv(tiles, block_tiles);
+  while ((blocks * parts) % kUnitMultiple != 0 && blocks < tiles) ++blocks;
+  const int64_t most_tiles = CeilDiv(tiles, blocks);
+  const bool avx512 = ActiveCpuIsa() == CpuIsa::kAvx512;
+  auto transform_input = [&](int64_t b, const float* zeros, float* v) {
+    const int64_t t0 = b * tiles / blocks;
+    const int64_t count = (b + 1) * tiles / blocks - t0;
+    const int64_t v_stride = MatrixStride(count * cin);
+    if (avx512) {
+      avx512::TransformInputBlock(s, in, t0, count, zeros, v, v_stride);
+    } else {
+      avx2::TransformInputBlock(s, in, t0, count, zeros, v, v_stride);
+    }
+  };
+  const int64_t block_v = 16 * MatrixStride(most_tiles * cin);
+  const int64_t block_m = 16 * MatrixStride(most_tiles * widest);
+  // With parts, every block's input is transformed once, before the
+  // products, into a buffer all units read (36 tiles of 512 channels at
+  // 12x12, batch 1: 1.2 MB): each of a block's units would otherwise
+  // transform it again.
+  std::optional<ScratchLease> staged;
+  const float* staged_v = nullptr;
+  if (parts > 1) {
+    staged.emplace(blocks * block_v + cin, /*slot=*/1);
+    float* zeros = staged->data() + blocks * block_v;
+    std::fill_n(zeros, cin, 0.0f);
+    parallel(blocks, 16 * most_tiles * cin * 4,
+             [&](int64_t first, int64_t last) {
+               for (int64_t b = first; b < last; ++b) {
+                 transform_input(b, zeros, staged->data() + b * block_v);
+               }
+             });
+    staged_v = staged->data();
+  }
+  // Units part by part, so that a thread's consecutive units share a part
+  // of the filter.
+  parallel(blocks * parts, 16 * most_tiles * cin * widest,
+           [&](int64_t first, int64_t last) {
+             const int64_t own_v = staged_v == nullptr ? block_v + cin : 0;
+             ScratchLease scratch(block_m + own_v);
+             float* m = scratch.data();
+             float* v = m + block_m;
+             if (staged_v == nullptr) std::fill_n(v + block_v, cin, 0.0f);
+             int64_t v_block = -1;  // the block whose input `v` holds
+             for (int64_t unit = first; unit < last; ++unit) {
+               const int64_t p = unit / blocks;
+               const int64_t b = unit % blocks;
+               const int64_t t0 = b * tiles / blocks;
+               const int64_t count = (b + 1) * tiles / blocks - t0;
+               const float* vb;
+               if (staged_v != nullptr) {
+                 vb = staged_v + b * block_v;
+               } else {
+                 if (b != v_block) transform_input(b, v + block_v, v);
+                 v_block = b;
+                 vb = v;
+               }
+               const int64_t v_stride = MatrixStride(count * cin);
+               const int64_t c0 = filter.part_begin(p);
+               const int64_t width = filter.part_begin(p + 1) - c0;
+               const int64_t m_stride = MatrixStride(count * width);
+               for (int x = 0; x < 16; ++x) {
+                 GemmStridedLhs a;
+                 a.data = vb + x * v_stride;
+                 a.group_rows = count;
+                 a.group_stride = count * cin;
+                 a.row_stride = cin;
+                 a.run = cin;
+                 a.run_stride = cin;
+                 GemmSerialStrided(count, a, filter.matrix(p, x),
+                                   m + x * m_stride, width);
+               }
+               if (avx512) {
+                 avx512::TransformOutputBlock(s, m, m_stride, t0, count, c0,
+                                              width, epilogue, out);
+               } else {
+                 avx2::TransformOutputBlock(s, m, m_stride, t0, count, c0,
+                                            width, epilogue, out);
+               }
+             }
+           });
+}
+
+}  // namespace weft
