@@ -404,12 +404,22 @@ std::unique_ptr<Conv2DPackedFilter> Conv2DPackedFilter::Make(
         k, cout, GemmOperand<float>{data + g * cout, ld}));
   }
   if (groups == 1 && attrs != nullptr && UnitStridesAndDilations(*attrs)) {
-    packed->winograd_ = WinogradFilter::Make(filter);
+    packed->winograd_eligible_ = WinogradFilter::Eligible(filter);
   }
   return packed;
 }
 
 Conv2DPackedFilter::~Conv2DPackedFilter() = default;
+
+const WinogradFilter* Conv2DPackedFilter::WinogradFor(
+    const Conv2DGeometry& s) const {
+  if (!winograd_eligible_ || !WinogradApplies(s)) return nullptr;
+  // Serial on purpose: a ParallelFor here could, while it waits, run another
+  // run's task that reaches this call_once on the same thread.
+  std::call_once(winograd_once_,
+                 [this] { winograd_ = WinogradFilter::Make(filter_); });
+  return winograd_.get();
+}
 
 const Conv2DPackedFilter* Conv2DPackedFilter::For(
     const Tensor& filter, const Conv2DGeometry& s) const {
@@ -429,9 +439,9 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
     ApplyEpilogueRows(epilogue, out, m, s.out_depth, s.out_depth);
     return;
   }
-  if (packed != nullptr && packed->winograd() != nullptr &&
-      WinogradApplies(s, *packed->winograd())) {
-    WinogradConv2D(parallel, s, in, *packed->winograd(), epilogue, out);
+  if (const WinogradFilter* winograd =
+          packed != nullptr ? packed->WinogradFor(s) : nullptr) {
+    WinogradConv2D(parallel, s, in, *winograd, epilogue, out);
     return;
   }
   const int64_t cin = s.filter_depth;

@@ -31,9 +31,9 @@
 // (late layers at batch 1), the patches are gathered once and the GEMM
 // splits the product itself, so two threads share even a few-pixel layer.
 // A constant 3x3 filter at unit strides and dilations is also transformed
-// for Winograd's F(2x2, 3x3) (conv2d_winograd.h), which then computes the
-// convolutions it applies to with 16 products per 4 output pixels instead
-// of 36.
+// for Winograd's F(2x2, 3x3) (conv2d_winograd.h), at the first convolution
+// of a shape it applies to, which it then computes with 16 products per 4
+// output pixels instead of 36.
 //
 // Determinism: every split (chunks, bands, the GEMM's own units, the
 // Winograd blocks) follows the shapes alone and each output element's k-sum is
@@ -45,6 +45,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/status.h"
@@ -64,9 +65,12 @@ namespace weft {
 // matrix as a GemmPackedRhs: about one more copy of the filter in memory
 // on the AVX2 and AVX-512 paths (gemm.h), none on the baseline path. Keeps
 // a reference to the filter's buffer, which it reads on the baseline path.
-// Read-only once made: concurrent runs share it. With `attrs` (the op's)
-// of unit strides and dilations, a 3x3 filter is also transformed for
-// Winograd (WinogradFilter::Make says when): 16/9 of the filter more.
+// Read-only once made (but for its Winograd form, made once, below):
+// concurrent runs share it. With `attrs` (the op's) of unit strides and
+// dilations, a filter WinogradFilter::Eligible takes is transformed for
+// Winograd too, by the first convolution WinogradApplies to (not when the
+// kernel is made: a network's late layers at small inputs never use it,
+// and a load would pay for them), which takes 16/9 of the filter more.
 class Conv2DPackedFilter {
  public:
   // Packs `filter` (float, [rows, cols, filter_depth, out_depth]) for
@@ -85,14 +89,19 @@ class Conv2DPackedFilter {
 
   int64_t groups() const { return static_cast<int64_t>(groups_.size()); }
   const GemmPackedRhs& group(int64_t g) const { return *groups_[g]; }
-  // The Winograd form, or null.
-  const WinogradFilter* winograd() const { return winograd_.get(); }
+  // The Winograd form for a convolution of geometry `s` (this filter's,
+  // through For), made by the first call that asks for it (concurrent
+  // callers wait for it), or null where it is not used: the filter is not
+  // eligible, or WinogradApplies(s) is false.
+  const WinogradFilter* WinogradFor(const Conv2DGeometry& s) const;
 
  private:
   Conv2DPackedFilter() = default;
   Tensor filter_;
   std::vector<std::unique_ptr<GemmPackedRhs>> groups_;
-  std::unique_ptr<WinogradFilter> winograd_;
+  bool winograd_eligible_ = false;
+  mutable std::once_flag winograd_once_;
+  mutable std::unique_ptr<WinogradFilter> winograd_;
 };
 
 // out = epilogue(in * filter) for NHWC float `in` and `out` of geometry

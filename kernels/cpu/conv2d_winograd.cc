@@ -132,13 +132,16 @@ bool UnitWindow(const WindowDim& d) {
 
 }  // namespace
 
+bool WinogradFilter::Eligible(const Tensor& filter) {
+  return filter.dtype() == DT_FLOAT && filter.dims() == 4 &&
+         filter.dim_size(0) == 3 && filter.dim_size(1) == 3 &&
+         filter.dim_size(2) >= kMinInDepth &&
+         filter.dim_size(3) >= kMinOutDepth && GemmStridedLhsSupported() &&
+         Enabled();
+}
+
 std::unique_ptr<WinogradFilter> WinogradFilter::Make(const Tensor& filter) {
-  if (filter.dtype() != DT_FLOAT || filter.dims() != 4 ||
-      filter.dim_size(0) != 3 || filter.dim_size(1) != 3 ||
-      filter.dim_size(2) < kMinInDepth || filter.dim_size(3) < kMinOutDepth ||
-      !GemmStridedLhsSupported() || !Enabled()) {
-    return nullptr;
-  }
+  if (!Eligible(filter)) return nullptr;
   std::unique_ptr<WinogradFilter> f(new WinogradFilter());
   const int64_t cin = filter.dim_size(2);
   const int64_t cout = filter.dim_size(3);
@@ -156,37 +159,50 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(const Tensor& filter) {
   }
   f->part_begin_.back() = cout;
 
-  // U = G g G^T per (input, output) channel, in double, rounded once:
-  // u[x][ci][co] for x = 4 * row + column of U.
+  // U = G g G^T per (input, output) channel, in double, rounded once,
+  // part by part into a buffer of the part's size (at most about
+  // kPartFilterFloats: transforming the whole filter first took a copy of
+  // 16/9 of it in fresh pages, which cost more of a load than the
+  // transform), then packed: u[x][ci][co - c0] for x = 4 * row + column of
+  // U. The loops run along output channels, contiguous in both.
   const float* g = filter.data<float>();
   const int64_t plane = cin * cout;
-  std::vector<float> u(16 * plane);
-  for (int64_t i = 0; i < plane; ++i) {
-    double w[4][3];  // G g
-    for (int j = 0; j < 3; ++j) {
-      const double g0 = g[(0 * 3 + j) * plane + i];
-      const double g1 = g[(1 * 3 + j) * plane + i];
-      const double g2 = g[(2 * 3 + j) * plane + i];
-      w[0][j] = g0;
-      w[1][j] = (g0 + g1 + g2) / 2;
-      w[2][j] = (g0 - g1 + g2) / 2;
-      w[3][j] = g2;
-    }
-    for (int r = 0; r < 4; ++r) {  // (G g) G^T
-      u[(4 * r + 0) * plane + i] = static_cast<float>(w[r][0]);
-      u[(4 * r + 1) * plane + i] =
-          static_cast<float>((w[r][0] + w[r][1] + w[r][2]) / 2);
-      u[(4 * r + 2) * plane + i] =
-          static_cast<float>((w[r][0] - w[r][1] + w[r][2]) / 2);
-      u[(4 * r + 3) * plane + i] = static_cast<float>(w[r][2]);
-    }
+  int64_t widest = 0;
+  for (int64_t p = 0; p < parts; ++p) {
+    widest = std::max(widest, f->part_begin_[p + 1] - f->part_begin_[p]);
   }
+  std::unique_ptr<float[]> u(new float[16 * cin * widest]);
   for (int64_t p = 0; p < parts; ++p) {
     const int64_t c0 = f->part_begin_[p];
     const int64_t width = f->part_begin_[p + 1] - c0;
+    const int64_t matrix = cin * width;
+    for (int64_t ci = 0; ci < cin; ++ci) {
+      const float* gi = g + ci * cout + c0;
+      float* ui = u.get() + ci * width;
+      for (int64_t co = 0; co < width; ++co) {
+        double w[4][3];  // G g
+        for (int j = 0; j < 3; ++j) {
+          const double g0 = gi[(0 * 3 + j) * plane + co];
+          const double g1 = gi[(1 * 3 + j) * plane + co];
+          const double g2 = gi[(2 * 3 + j) * plane + co];
+          w[0][j] = g0;
+          w[1][j] = (g0 + g1 + g2) / 2;
+          w[2][j] = (g0 - g1 + g2) / 2;
+          w[3][j] = g2;
+        }
+        for (int r = 0; r < 4; ++r) {  // (G g) G^T
+          float* ur = ui + 4 * r * matrix + co;
+          ur[0] = static_cast<float>(w[r][0]);
+          ur[matrix] = static_cast<float>((w[r][0] + w[r][1] + w[r][2]) / 2);
+          ur[2 * matrix] =
+              static_cast<float>((w[r][0] - w[r][1] + w[r][2]) / 2);
+          ur[3 * matrix] = static_cast<float>(w[r][2]);
+        }
+      }
+    }
     for (int x = 0; x < 16; ++x) {
       f->matrices_.push_back(std::make_unique<GemmPackedRhs>(
-          cin, width, GemmOperand<float>{u.data() + x * plane + c0, cout}));
+          cin, width, GemmOperand<float>{u.get() + x * matrix, width}));
     }
   }
   return f;
@@ -194,9 +210,9 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(const Tensor& filter) {
 
 WinogradFilter::~WinogradFilter() = default;
 
-bool WinogradApplies(const Conv2DGeometry& s, const WinogradFilter& filter) {
-  return s.groups == 1 && s.in_depth == filter.in_depth() &&
-         s.out_depth == filter.out_depth() && UnitWindow(s.rows) &&
+bool WinogradApplies(const Conv2DGeometry& s) {
+  return s.groups == 1 && s.in_depth >= WinogradFilter::kMinInDepth &&
+         s.out_depth >= WinogradFilter::kMinOutDepth && UnitWindow(s.rows) &&
          UnitWindow(s.cols) && TileCount(s) >= kMinTiles;
 }
 

@@ -10,12 +10,13 @@
 // Over the input channels the 16 element-wise products become 16 matrix
 // products, [tiles, in_depth] x [in_depth, out_depth], one per position
 // of the 4x4 transformed tile, run by gemm.h's packed GEMM against the
-// filter transformed and packed once (WinogradFilter, when the kernel is
-// made). The work is cut into blocks of tiles (all images together) times
-// parts of the output channels, from the shapes alone; a unit transforms its
-// block's input into a buffer that stays in L2, multiplies it by its part
-// of the 16 filter matrices and transforms the products back into the
-// output, where the epilogue (bias, residual, activation) is applied.
+// filter transformed and packed once (WinogradFilter: conv2d.h's
+// Conv2DPackedFilter makes it at the first convolution it applies to). The work
+// is cut into blocks of tiles (all images together) times parts of the output
+// channels, from the shapes alone; a unit transforms its block's input into a
+// buffer that stays in L2, multiplies it by its part of the 16 filter matrices
+// and transforms the products back into the output, where the epilogue (bias,
+// residual, activation) is applied.
 //
 // Numerics: the transforms only add, subtract and halve, so an output
 // element differs from the direct sum by a few float32 rounding errors of
@@ -54,9 +55,13 @@ namespace weft {
 // runs share it.
 class WinogradFilter {
  public:
-  // The transformed filter, or null where Winograd is not used: another
-  // dtype or shape, depths below kMinInDepth / kMinOutDepth, the baseline
-  // CPU path, or WEFT_CONV_WINOGRAD=0 in the environment.
+  // Whether Make gives a filter: float [3, 3, in_depth, out_depth], depths
+  // of at least kMinInDepth / kMinOutDepth, an AVX2 or AVX-512 CPU path,
+  // and not WEFT_CONV_WINOGRAD=0 in the environment. Cheap.
+  static bool Eligible(const Tensor& filter);
+  // The transformed filter where Eligible, else null. On the calling
+  // thread: about a copy of the filter's worth of work and 16/9 of its
+  // memory (VGG16's filters: 0.2 s).
   static std::unique_ptr<WinogradFilter> Make(const Tensor& filter);
   ~WinogradFilter();
 
@@ -86,15 +91,16 @@ class WinogradFilter {
   std::vector<std::unique_ptr<GemmPackedRhs>> matrices_;
 };
 
-// Whether WinogradConv2D computes the convolution of geometry `s` with
-// `filter`: no groups, unit strides and dilations, padding not negative,
-// the filter's depths, and enough output pixels that the tiles fill the
-// GEMM's rows (a few-pixel late layer is left to the direct path, which
-// reads the smaller filter once).
-bool WinogradApplies(const Conv2DGeometry& s, const WinogradFilter& filter);
+// Whether WinogradConv2D computes the convolution of geometry `s`: a 3x3
+// window, no groups, unit strides and dilations, padding not negative, the
+// depths Eligible asks for, and enough output pixels that the tiles fill
+// the GEMM's rows (a few-pixel late layer is left to the direct path,
+// which reads the smaller filter once).
+bool WinogradApplies(const Conv2DGeometry& s);
 
 // out = epilogue(conv(in, filter)) for NHWC float `in` and `out` of
-// geometry `s`, where WinogradApplies; epilogue as Conv2DNhwc's (conv2d.h).
+// geometry `s`, where WinogradApplies and `filter` is the transform of the
+// convolution's filter; epilogue as Conv2DNhwc's (conv2d.h).
 // `out` must not overlap `in` or the residual.
 void WinogradConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
                     const float* in, const WinogradFilter& filter,

@@ -179,7 +179,7 @@ TEST_F(WinogradTest, ExactOnGridOperandsAtEveryThreadCount) {
     const Operands o = Make(c, /*grid=*/true, seed += 2);
     auto f = WinogradFilter::Make(o.filter);
     ASSERT_NE(f, nullptr) << Name(c);
-    ASSERT_TRUE(WinogradApplies(o.s, *f)) << Name(c);
+    ASSERT_TRUE(WinogradApplies(o.s)) << Name(c);
     std::vector<double> ref, abs_ref;
     Reference(o, &ref, &abs_ref);
     const std::vector<float> one = Convolve(SerialFor(), o, *f);
@@ -296,10 +296,19 @@ TEST_F(WinogradTest, Conv2DNhwcUsesItWhereItApplies) {
   const WindowAttrs attrs = Attrs(c);
   auto packed = Conv2DPackedFilter::Make(o.filter, 1, &attrs);
   ASSERT_NE(packed, nullptr);
-  ASSERT_NE(packed->winograd(), nullptr);
+  // Made once, by the first of concurrent callers; the same form after.
+  std::vector<const WinogradFilter*> made(4);
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t) {
+    callers.emplace_back([&, t] { made[t] = packed->WinogradFor(o.s); });
+  }
+  for (std::thread& th : callers) th.join();
+  ASSERT_NE(made[0], nullptr);
+  for (const WinogradFilter* w : made) EXPECT_EQ(w, made[0]);
+  EXPECT_EQ(packed->WinogradFor(o.s), made[0]);
   auto direct = Conv2DPackedFilter::Make(o.filter, 1);
-  ASSERT_EQ(direct->winograd(), nullptr);
-  const std::vector<float> want = Convolve(SerialFor(), o, *packed->winograd());
+  ASSERT_EQ(direct->WinogradFor(o.s), nullptr);
+  const std::vector<float> want = Convolve(SerialFor(), o, *made[0]);
   std::vector<float> got(want.size()), plain(want.size());
   Conv2DNhwc(Threads(2), o.s, o.input.data<float>(), o.filter.data<float>(),
              GemmEpilogue(), got.data(), packed->For(o.filter, o.s));
@@ -315,12 +324,16 @@ TEST_F(WinogradTest, Conv2DNhwcUsesItWhereItApplies) {
   // Strided: the same filter packed for stride 2 has no Winograd form.
   WindowAttrs strided = attrs;
   strided.strides = {1, 2, 2, 1};
-  EXPECT_EQ(Conv2DPackedFilter::Make(o.filter, 1, &strided)->winograd(),
+  EXPECT_EQ(Conv2DPackedFilter::Make(o.filter, 1, &strided)->WinogradFor(o.s),
             nullptr);
   WindowAttrs dilated = attrs;
   dilated.dilations = {1, 1, 2, 1};
-  EXPECT_EQ(Conv2DPackedFilter::Make(o.filter, 1, &dilated)->winograd(),
+  EXPECT_EQ(Conv2DPackedFilter::Make(o.filter, 1, &dilated)->WinogradFor(o.s),
             nullptr);
+  // A shape it does not apply to (too few tiles) leaves it to the direct
+  // path.
+  Operands small = Make({1, 6, 6, 48, 48}, false, 112);
+  EXPECT_EQ(packed->WinogradFor(small.s), nullptr);
   // An empty batch writes nothing.
   Operands empty = Make({0, 12, 10, 48, 48}, false, 111);
   Conv2DNhwc(Threads(2), empty.s, empty.input.data<float>(),
@@ -330,24 +343,27 @@ TEST_F(WinogradTest, Conv2DNhwcUsesItWhereItApplies) {
 
 TEST_F(WinogradTest, AppliesOnlyToItsShapes) {
   const Operands o = Make({1, 12, 12, 48, 16}, false, 120);
-  auto f = WinogradFilter::Make(o.filter);
-  ASSERT_NE(f, nullptr);
-  EXPECT_TRUE(WinogradApplies(o.s, *f));
+  EXPECT_TRUE(WinogradApplies(o.s));
   // Too few tiles: a 6x6 output has 9.
-  EXPECT_FALSE(WinogradApplies(Make({1, 6, 6, 48, 16}, false, 121).s, *f));
-  // Another input depth than the filter's.
-  Conv2DGeometry other = o.s;
-  other.in_depth = other.filter_depth = 96;
-  EXPECT_FALSE(WinogradApplies(other, *f));
+  EXPECT_FALSE(WinogradApplies(Make({1, 6, 6, 48, 16}, false, 121).s));
+  Conv2DGeometry thin = o.s;
+  thin.in_depth = thin.filter_depth = 32;
+  EXPECT_FALSE(WinogradApplies(thin));
+  Conv2DGeometry narrow = o.s;
+  narrow.out_depth = 8;
+  EXPECT_FALSE(WinogradApplies(narrow));
   Conv2DGeometry strided = o.s;
   strided.rows.stride = 2;
-  EXPECT_FALSE(WinogradApplies(strided, *f));
+  EXPECT_FALSE(WinogradApplies(strided));
   Conv2DGeometry dilated = o.s;
   dilated.cols.dilation = 2;
-  EXPECT_FALSE(WinogradApplies(dilated, *f));
+  EXPECT_FALSE(WinogradApplies(dilated));
   Conv2DGeometry grouped = o.s;
   grouped.groups = 2;
-  EXPECT_FALSE(WinogradApplies(grouped, *f));
+  EXPECT_FALSE(WinogradApplies(grouped));
+  Conv2DGeometry wide = o.s;
+  wide.rows.window = 5;
+  EXPECT_FALSE(WinogradApplies(wide));
 }
 
 TEST(WinogradFilterTest, IsNotMadeWhereItDoesNotPay) {
@@ -371,7 +387,11 @@ TEST(WinogradFilterTest, IsNotMadeWhereItDoesNotPay) {
       WinogradFilter::Make(Tensor(DT_DOUBLE, TensorShape({3, 3, 48, 16}))),
       nullptr);
   // WEFT_CONV_WINOGRAD=0 turns it off for kernels made after.
+  EXPECT_TRUE(WinogradFilter::Eligible(Values(TensorShape({3, 3, 48, 16}),
+                                              false, 6)) == vector_path);
   ASSERT_EQ(setenv("WEFT_CONV_WINOGRAD", "0", 1), 0);
+  EXPECT_FALSE(
+      WinogradFilter::Eligible(Values(TensorShape({3, 3, 48, 16}), false, 6)));
   EXPECT_EQ(WinogradFilter::Make(Values(TensorShape({3, 3, 48, 16}), false, 6)),
             nullptr);
   ASSERT_EQ(unsetenv("WEFT_CONV_WINOGRAD"), 0);
