@@ -24,6 +24,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -346,24 +347,21 @@ TEST_F(WinogradTest, AppliesOnlyToItsShapes) {
   EXPECT_TRUE(WinogradApplies(o.s));
   // Too few tiles: a 6x6 output has 9.
   EXPECT_FALSE(WinogradApplies(Make({1, 6, 6, 48, 16}, false, 121).s));
-  Conv2DGeometry thin = o.s;
-  thin.in_depth = thin.filter_depth = 32;
-  EXPECT_FALSE(WinogradApplies(thin));
-  Conv2DGeometry narrow = o.s;
-  narrow.out_depth = 8;
-  EXPECT_FALSE(WinogradApplies(narrow));
-  Conv2DGeometry strided = o.s;
-  strided.rows.stride = 2;
-  EXPECT_FALSE(WinogradApplies(strided));
-  Conv2DGeometry dilated = o.s;
-  dilated.cols.dilation = 2;
-  EXPECT_FALSE(WinogradApplies(dilated));
-  Conv2DGeometry grouped = o.s;
-  grouped.groups = 2;
-  EXPECT_FALSE(WinogradApplies(grouped));
-  Conv2DGeometry wide = o.s;
-  wide.rows.window = 5;
-  EXPECT_FALSE(WinogradApplies(wide));
+  // One property off at a time.
+  const std::vector<std::pair<const char*, void (*)(Conv2DGeometry*)>> off = {
+      {"32 input channels",
+       [](Conv2DGeometry* g) { g->in_depth = g->filter_depth = 32; }},
+      {"8 output channels", [](Conv2DGeometry* g) { g->out_depth = 8; }},
+      {"row stride 2", [](Conv2DGeometry* g) { g->rows.stride = 2; }},
+      {"column dilation 2", [](Conv2DGeometry* g) { g->cols.dilation = 2; }},
+      {"2 groups", [](Conv2DGeometry* g) { g->groups = 2; }},
+      {"5 filter rows", [](Conv2DGeometry* g) { g->rows.window = 5; }},
+  };
+  for (const auto& [what, change] : off) {
+    Conv2DGeometry g = o.s;
+    change(&g);
+    EXPECT_FALSE(WinogradApplies(g)) << what;
+  }
 }
 
 TEST(WinogradFilterTest, IsNotMadeWhereItDoesNotPay) {
