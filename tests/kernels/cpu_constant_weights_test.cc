@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -213,11 +214,35 @@ TEST(CpuConstantWeightsTest, MatMulConstantEqualsFed) {
   }
 }
 
+// Sets an environment variable for a scope and restores what it was: the
+// sanitizer suite runs many tests per process (gtest shards), so a test
+// must not leave the environment changed for the next.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    EXPECT_EQ(setenv(name, value, 1), 0);
+  }
+  ~ScopedEnv() {
+    if (old_.has_value()) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
 TEST(CpuConstantWeightsTest, Conv2DConstantEqualsFed) {
   // The bit-for-bit premise is the direct path's: a constant 3x3 filter at
   // unit strides would otherwise be computed by Winograd (conv2d_winograd.h,
   // other roundings), which the next test covers.
-  ASSERT_EQ(setenv("WEFT_CONV_WINOGRAD", "0", 1), 0);
+  ScopedEnv direct("WEFT_CONV_WINOGRAD", "0");
   struct Case {
     int64_t batch, size, in_depth, window, filter_depth, out_depth, stride;
   };
@@ -289,7 +314,7 @@ TEST(CpuConstantWeightsTest, Conv2DConstantEqualsFed) {
 // within the dot-product bound of the exact sum; the Const fed with other
 // weights still gives the fed graph's (direct) result.
 TEST(CpuConstantWeightsTest, Conv2DConstantWinogradIsOneResult) {
-  ASSERT_EQ(unsetenv("WEFT_CONV_WINOGRAD"), 0);
+  ScopedEnv winograd("WEFT_CONV_WINOGRAD", "1");
   const int64_t batch = 2, size = 12, cin = 48, cout = 40;
   const Tensor x = Random(TensorShape({batch, size, size, cin}), 300);
   const Tensor w = Random(TensorShape({3, 3, cin, cout}), 301);

@@ -167,6 +167,8 @@ std::vector<Case> Cases() {
 class WinogradTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // Another test of the process may have turned it off and not back on.
+    ASSERT_EQ(unsetenv("WEFT_CONV_WINOGRAD"), 0);
     if (ActiveCpuIsa() == CpuIsa::kBaseline) {
       GTEST_SKIP() << "the baseline CPU path convolves directly (no "
                       "Winograd there; see WinogradFilterIsNotMadeWhere...)";
@@ -365,6 +367,7 @@ TEST_F(WinogradTest, AppliesOnlyToItsShapes) {
 }
 
 TEST(WinogradFilterTest, IsNotMadeWhereItDoesNotPay) {
+  ASSERT_EQ(unsetenv("WEFT_CONV_WINOGRAD"), 0);
   const bool vector_path = ActiveCpuIsa() != CpuIsa::kBaseline;
   EXPECT_EQ(WinogradFilter::Make(
                 Values(TensorShape({3, 3, 48, 16}), false, 1)) != nullptr,
