@@ -145,8 +145,6 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(const Tensor& filter) {
   std::unique_ptr<WinogradFilter> f(new WinogradFilter());
   const int64_t cin = filter.dim_size(2);
   const int64_t cout = filter.dim_size(3);
-  f->in_depth_ = cin;
-  f->out_depth_ = cout;
   int64_t parts = CeilDiv(16 * cin * cout, kPartFilterFloats);
   if (parts > 1) {
     parts = std::min(CeilDiv(parts, kPartMultiple) * kPartMultiple,
@@ -158,6 +156,10 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(const Tensor& filter) {
         std::min(cout, p * panels / parts * kPartChannels));
   }
   f->part_begin_.back() = cout;
+  for (int64_t p = 0; p < parts; ++p) {
+    f->widest_part_ =
+        std::max(f->widest_part_, f->part_begin_[p + 1] - f->part_begin_[p]);
+  }
 
   // U = G g G^T per (input, output) channel, in double, rounded once,
   // part by part into a buffer of the part's size (at most about
@@ -167,11 +169,7 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(const Tensor& filter) {
   // U. The loops run along output channels, contiguous in both.
   const float* g = filter.data<float>();
   const int64_t plane = cin * cout;
-  int64_t widest = 0;
-  for (int64_t p = 0; p < parts; ++p) {
-    widest = std::max(widest, f->part_begin_[p + 1] - f->part_begin_[p]);
-  }
-  std::unique_ptr<float[]> u(new float[16 * cin * widest]);
+  std::unique_ptr<float[]> u(new float[16 * cin * f->widest_part_]);
   for (int64_t p = 0; p < parts; ++p) {
     const int64_t c0 = f->part_begin_[p];
     const int64_t width = f->part_begin_[p + 1] - c0;
@@ -221,10 +219,7 @@ void WinogradConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
                     const GemmEpilogue& epilogue, float* out) {
   const int64_t cin = s.in_depth;
   const int64_t parts = filter.parts();
-  int64_t widest = 0;
-  for (int64_t p = 0; p < parts; ++p) {
-    widest = std::max(widest, filter.part_begin(p + 1) - filter.part_begin(p));
-  }
+  const int64_t widest = filter.widest_part();
   const int64_t tiles = TileCount(s);
   const int64_t block_tiles = std::clamp(kBlockFloats / (16 * (cin + widest)),
                                          kMinBlockTiles, kMaxBlockTiles);

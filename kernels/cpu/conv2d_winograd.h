@@ -61,7 +61,8 @@ class WinogradFilter {
   static bool Eligible(const Tensor& filter);
   // The transformed filter where Eligible, else null. On the calling
   // thread: about a copy of the filter's worth of work and 16/9 of its
-  // memory (VGG16's filters: 0.2 s).
+  // memory (VGG16's at 96x96: its first run at 1 thread took 142-144 ms
+  // instead of 62-81).
   static std::unique_ptr<WinogradFilter> Make(const Tensor& filter);
   ~WinogradFilter();
 
@@ -73,11 +74,11 @@ class WinogradFilter {
   static constexpr int64_t kMinInDepth = 48;
   static constexpr int64_t kMinOutDepth = 16;
 
-  int64_t in_depth() const { return in_depth_; }
-  int64_t out_depth() const { return out_depth_; }
   int64_t parts() const { return static_cast<int64_t>(part_begin_.size()) - 1; }
   // Part p's output channels [part_begin(p), part_begin(p + 1)).
   int64_t part_begin(int64_t p) const { return part_begin_[p]; }
+  // The most output channels of any part.
+  int64_t widest_part() const { return widest_part_; }
   // Position x's (0..15, row-major in the 4x4 tile) matrix, part p's columns.
   const GemmPackedRhs& matrix(int64_t p, int64_t x) const {
     return *matrices_[p * 16 + x];
@@ -85,9 +86,8 @@ class WinogradFilter {
 
  private:
   WinogradFilter() = default;
-  int64_t in_depth_ = 0;
-  int64_t out_depth_ = 0;
   std::vector<int64_t> part_begin_;
+  int64_t widest_part_ = 0;
   std::vector<std::unique_ptr<GemmPackedRhs>> matrices_;
 };
 
