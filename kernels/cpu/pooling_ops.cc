@@ -52,17 +52,20 @@ using MaxType = AccumulateType<T>;
 // The row loops (pooling_rows.inc): per instruction set for float, whose
 // channel loops vectorize 4, 8 or 16 wide; the baseline for every type.
 namespace baseline {
+constexpr int kMaxFloats = 4;
 #include "kernels/cpu/pooling_rows.inc"
 }  // namespace baseline
 
 namespace avx2 {
 WEFT_ISA_AVX2_BEGIN
+constexpr int kMaxFloats = 8;
 #include "kernels/cpu/pooling_rows.inc"
 WEFT_ISA_END
 }  // namespace avx2
 
 namespace avx512 {
 WEFT_ISA_AVX512_BEGIN
+constexpr int kMaxFloats = 16;
 #include "kernels/cpu/pooling_rows.inc"
 WEFT_ISA_END
 }  // namespace avx512
