@@ -152,14 +152,16 @@ bool SameBits(float a, float b) {
 // The shapes: odd and even outputs (a last tile half outside), VALID and
 // wider explicit padding, channel counts with vector tails on both paths,
 // output channels in several parts (16 * cin * cout beyond a part's
-// budget) with a last part narrower than a panel, many blocks over images.
+// budget) with a last part wider than the others and two blocks that split
+// one image, many blocks over images. Kept small: the double reference is
+// what the sanitizer suite spends its time on.
 std::vector<Case> Cases() {
   return {
       {1, 8, 8, 48, 16},
       {1, 7, 9, 51, 21},
       {2, 10, 11, 48, 40, Padding::kValid},
       {1, 9, 8, 56, 17, Padding::kExplicit, {2, 0, 1, 3}},
-      {3, 9, 9, 128, 520},
+      {1, 11, 13, 128, 520},
       {2, 23, 30, 49, 64},
   };
 }
