@@ -1,6 +1,7 @@
 // Internal fused ops that the session's graph optimizer
 // (executor/graph_optimizer.h) makes out of a Conv2D, DepthwiseConv2dNative or
-// MatMul and the per-channel bias and activation nodes after it. Names and
+// MatMul and the per-channel bias and activation nodes after it (and of a
+// depthwise and a 1x1 convolution: _FusedSeparableConv2D, below). Names and
 // attrs follow TensorFlow's grappler remapper (_FusedConv2D, _FusedMatMul,
 // _FusedDepthwiseConv2dNative) so that traces and tools read the same; graph
 // files do not contain them (the leading underscore marks them internal).
@@ -70,6 +71,60 @@ REGISTER_OP("_FusedMatMul")
     .Attr("epsilon: float = 0.0001")
     .Attr("leakyrelu_alpha: float = 0.2")
     .SetShapeFn(shape_inference::MatMulShape);
+
+// A depthwise convolution and the 1x1 convolution that reads its output (a
+// separable convolution: Xception's and MobileNet's SeparableConv2D /
+// depthwise-then-pointwise blocks, MobileNetV2's and EfficientNet's
+// projections), each with its own epilogue, computed band of rows by band of
+// rows so that the depthwise output never leaves the cache: the optimizer's
+// fusion of a _FusedDepthwiseConv2dNative (or DepthwiseConv2dNative) whose
+// value goes only to a _FusedConv2D (or Conv2D) with a constant [1, 1, C * M,
+// K] filter at unit strides. The window attrs are the depthwise
+// convolution's; `depthwise_fused_ops` (with `num_depthwise_args`,
+// `depthwise_leakyrelu_alpha`) are its epilogue as `fused_ops` above without
+// "Add"; `fused_ops`, `num_args` and `leakyrelu_alpha` are the 1x1
+// convolution's, "Add" included. NHWC only. No TensorFlow counterpart.
+REGISTER_OP("_FusedSeparableConv2D")
+    .Input("input: T")
+    .Input("depthwise_filter: T")
+    .Input("pointwise_filter: T")
+    .Input("depthwise_args: num_depthwise_args * T")
+    .Input("args: num_args * T")
+    .Output("output: T")
+    .Attr("T: {float}")
+    .Attr("num_depthwise_args: int >= 0")
+    .Attr("num_args: int >= 0")
+    .Attr("strides: list(int)")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .Attr("depthwise_fused_ops: list(string) = []")
+    .Attr("depthwise_leakyrelu_alpha: float = 0.2")
+    .Attr("fused_ops: list(string) = []")
+    .Attr("leakyrelu_alpha: float = 0.2")
+    .SetShapeFn([](shape_inference::InferenceContext* c) {
+      WEFT_RETURN_IF_ERROR(shape_inference::DepthwiseConv2DNativeShape(c));
+      const shape_inference::ShapeHandle depthwise = c->output(0);
+      shape_inference::ShapeHandle pointwise;
+      WEFT_RETURN_IF_ERROR(c->WithRank(c->input(2), 4, &pointwise));
+      shape_inference::DimensionHandle unused;
+      for (int d : {0, 1}) {
+        WEFT_RETURN_IF_ERROR_CTX(c->WithValue(c->Dim(pointwise, d), 1, &unused),
+                                 "the pointwise filter (input 2 ",
+                                 c->DebugString(pointwise), ") must be 1x1");
+      }
+      WEFT_RETURN_IF_ERROR_CTX(
+          c->Merge(c->Dim(depthwise, 3), c->Dim(pointwise, 2), &unused),
+          "dimension 2 of the pointwise filter (input 2 ",
+          c->DebugString(pointwise),
+          ") must equal the depthwise output's depth ",
+          c->DebugString(depthwise));
+      c->set_output(0,
+                    c->MakeShape({c->Dim(depthwise, 0), c->Dim(depthwise, 1),
+                                  c->Dim(depthwise, 2), c->Dim(pointwise, 3)}));
+      return Status();
+    });
 
 // x * Sigmoid(beta * x) (Keras' swish, SiLU) in one pass: the optimizer's
 // rewrite of a Sigmoid, of x or of a constant beta times x, whose value goes

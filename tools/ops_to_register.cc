@@ -74,6 +74,20 @@ Status AddNodeAsWritten(const NodeDef& def, absl::string_view where,
   return Status();
 }
 
+// A node of the fused op `fused` (`op_def`) as the optimizer writes one from
+// `head`: the head's attrs the fused op has; the caller adds its args.
+NodeDef CandidateNode(const Node& head, const std::string& fused,
+                      const OpDef& op_def, const std::string& suffix) {
+  NodeDef def;
+  def.name = head.name() + suffix;
+  def.op = fused;
+  for (const OpDef::AttrDef& a : op_def.attr) {
+    auto it = head.attrs().find(a.name);
+    if (it != head.attrs().end()) def.attr[a.name] = it->second;
+  }
+  return def;
+}
+
 // Rule-derived fusions: the fused op a float32 head with an absorbable
 // consumer may become, with the kernels a fused node of it selects on the
 // CPU (the only device with fused kernels).
@@ -92,15 +106,8 @@ Status AddFusionCandidates(const Graph& graph, OpsToRegister* out) {
     auto reg = OpRegistry::Global()->LookUp(fused);
     if (!reg.ok()) continue;  // this weft has no such fused op
     const OpDef& op_def = (*reg)->op_def;
-    // A fused node as the optimizer writes one: the head's attrs the fused
-    // op has, and one bias argument.
-    NodeDef def;
-    def.name = node->name() + "/fusion_candidate";
-    def.op = fused;
-    for (const OpDef::AttrDef& a : op_def.attr) {
-      auto it = node->attrs().find(a.name);
-      if (it != node->attrs().end()) def.attr[a.name] = it->second;
-    }
+    // With one bias argument.
+    NodeDef def = CandidateNode(*node, fused, op_def, "/fusion_candidate");
     def.attr["num_args"] = AttrValue::Int(1);
     def.attr["fused_ops"] = AttrValue::StringList({"BiasAdd"});
     def.input = {"input", "filter", "bias"};
@@ -109,6 +116,26 @@ Status AddFusionCandidates(const Graph& graph, OpsToRegister* out) {
       return errors::Internal("node ", node->DebugName(), ": fusing into '",
                               fused, "': ", types.status().message());
     }
+    out->ops.insert(fused);
+    AddSelectedKernels(def, op_def, out);
+  }
+  // A depthwise convolution may also become one _FusedSeparableConv2D with
+  // the 1x1 convolution after it (fusion_rule.h).
+  for (const auto& node : graph.nodes()) {
+    if (node->op() != "DepthwiseConv2dNative" || node->num_outputs() < 1 ||
+        node->output_type(0) != DT_FLOAT) {
+      continue;
+    }
+    const char* fused = "_FusedSeparableConv2D";
+    auto reg = OpRegistry::Global()->LookUp(fused);
+    if (!reg.ok()) continue;
+    const OpDef& op_def = (*reg)->op_def;
+    NodeDef def = CandidateNode(*node, fused, op_def, "/separable_candidate");
+    def.attr["num_depthwise_args"] = AttrValue::Int(0);
+    def.attr["num_args"] = AttrValue::Int(0);
+    def.input = {"input", "depthwise_filter", "pointwise_filter"};
+    auto types = ValidateNode(op_def, &def);
+    if (!types.ok()) continue;  // an NCHW depthwise convolution: not fused
     out->ops.insert(fused);
     AddSelectedKernels(def, op_def, out);
   }

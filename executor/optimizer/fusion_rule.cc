@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
@@ -215,21 +216,22 @@ Status EmitFusion(const Fusion& f, const Node* n, GraphRebuilder* rebuilder) {
   return Status();
 }
 
-}  // namespace
-
-void FusionRule::Visit(const Node* head, RewriteContext* ctx) const {
+// Follows the chain after `head` into *f: the nodes it absorbs, the scale
+// folded into a new filter, the summed bias, the residual and activation.
+// False when `head` cannot head a fusion (f->absorbed may be empty on true).
+bool CollectChain(const Node* head, RewriteContext* ctx, Fusion* out) {
   const std::string& op = head->op();
-  if (!IsFusionHead(op)) return;
+  if (!IsFusionHead(op)) return false;
   if (!ctx->IsUnrewrittenFloatNode(head) || ctx->IsProtected(head) ||
       head->num_outputs() != 1) {
-    return;
+    return false;
   }
-  if (!head->control_outputs().empty()) return;
+  if (!head->control_outputs().empty()) return false;
   if (IsConvolutionHead(op) &&
       StringAttr(head, "data_format", "NHWC") != "NHWC") {
-    return;
+    return false;
   }
-  if (!ctx->PlacedOnCpu(head)) return;
+  if (!ctx->PlacedOnCpu(head)) return false;
   // The number of output channels, from the inferred output shape.
   const int out_rank = op == "MatMul" ? 2 : 4;
   int64_t channels = -1;
@@ -237,9 +239,9 @@ void FusionRule::Visit(const Node* head, RewriteContext* ctx) const {
   if (shape.dims() == out_rank && shape.dim_size(out_rank - 1) >= 0) {
     channels = shape.dim_size(out_rank - 1);
   }
-  if (channels < 0) return;
+  if (channels < 0) return false;
 
-  Fusion f;
+  Fusion& f = *out;
   f.head = head;
   std::vector<float> scale(channels, 1.0f);
   std::vector<float> bias(channels, 0.0f);
@@ -360,17 +362,187 @@ void FusionRule::Visit(const Node* head, RewriteContext* ctx) const {
     f.absorbed.push_back(next);
     cur = next;
   }
-  if (f.absorbed.empty()) return;
   if (scaled && !FoldScaleIntoFilter(head, scale, channels, *ctx, &f.filter)) {
-    return;
+    return false;
   }
   if (has_bias) {
     f.bias = Tensor(DT_FLOAT, TensorShape({channels}));
     std::copy(bias.begin(), bias.end(), f.bias.data<float>());
   }
-  std::vector<std::string> parts = {head->name()};
+  return true;
+}
+
+// The Conv2D that reads `end` (the depthwise chain's last value) when the
+// two can be one _FusedSeparableConv2D: `end`'s value goes only to its
+// input 0, and it is a 1x1 convolution at unit strides and dilations,
+// without explicit padding or rewrites of its own, whose constant float
+// filter has `depth` input channels. Null otherwise.
+const Node* PointwiseAfter(const Node* end, int64_t depth,
+                           const RewriteContext& ctx) {
+  if (ctx.IsProtected(end) || !end->control_outputs().empty() ||
+      ctx.KeptConsumers(end, 0) != 1) {
+    return nullptr;
+  }
+  for (int o = 1; o < end->num_outputs(); ++o) {
+    if (ctx.KeptConsumers(end, o) > 0) return nullptr;
+  }
+  const Node* conv = nullptr;
+  for (const Endpoint& c : end->consumers(0)) {
+    if (ctx.IsKept(c.node)) conv = c.index == 0 ? c.node : nullptr;
+  }
+  if (conv == nullptr || conv->op() != "Conv2D" ||
+      !ctx.IsUnrewrittenFloatNode(conv) || !ctx.patches(conv).empty() ||
+      !ctx.merged_into(conv).empty() ||
+      StringAttr(conv, "padding", "") == "EXPLICIT" ||
+      StringAttr(conv, "data_format", "NHWC") != "NHWC") {
+    return nullptr;
+  }
+  for (const char* attr : {"strides", "dilations"}) {
+    std::vector<int64_t> v;
+    if (GetNodeAttr(conv->attrs(), attr, &v).ok()) {
+      for (int64_t x : v) {
+        if (x != 1) return nullptr;
+      }
+    } else if (std::string(attr) == "strides") {
+      return nullptr;
+    }
+  }
+  const Tensor* filter = ctx.ConstInput(conv, 1);
+  if (filter == nullptr || filter->dtype() != DT_FLOAT || filter->dims() != 4 ||
+      filter->dim_size(0) != 1 || filter->dim_size(1) != 1 ||
+      filter->dim_size(2) != depth) {
+    return nullptr;
+  }
+  return conv;
+}
+
+// The fused node's name, "<head>+<op>+<op>", from a chain's nodes.
+std::string ChainName(const Fusion& f) {
+  std::vector<std::string> parts = {f.head->name()};
   for (const Node* n : f.absorbed) parts.push_back(n->op());
-  f.name = ctx->UniqueName(absl::StrJoin(parts, "+"));
+  return absl::StrJoin(parts, "+");
+}
+
+// The epilogue attrs of `f` as fused_ops lists them.
+std::vector<std::string> FusedOps(const Fusion& f) {
+  std::vector<std::string> ops;
+  if (f.bias.IsInitialized()) ops.push_back("BiasAdd");
+  if (f.residual != nullptr) ops.push_back("Add");
+  if (!f.activation.empty()) ops.push_back(f.activation);
+  return ops;
+}
+
+// Writes the _FusedSeparableConv2D of the depthwise chain `d` and the 1x1
+// chain `p` in the depthwise head's place.
+Status EmitSeparable(const Fusion& d, const Fusion& p, const std::string& name,
+                     const Node* n, GraphRebuilder* rebuilder) {
+  const char* op = "_FusedSeparableConv2D";
+  auto reg = OpRegistry::Global()->LookUp(op);
+  if (!reg.ok()) {
+    return errors::Internal(rebuilder->context().options().source_name,
+                            ": node ", n->DebugName(), ": fusing into '", op,
+                            "': ", reg.status().message());
+  }
+  NodeDef fused;
+  fused.name = name;
+  fused.device = n->requested_device();
+  fused.op = op;
+  for (const OpDef::AttrDef& a : (*reg)->op_def.attr) {
+    auto it = n->attrs().find(a.name);
+    if (it != n->attrs().end()) fused.attr[a.name] = it->second;
+  }
+  rebuilder->CopyInputs(n, 1, &fused);
+  rebuilder->ApplyPatches(n, &fused);
+  // Data inputs go before the control inputs CopyInputs appended.
+  std::vector<std::string> data;
+  auto filter_of = [&](const Fusion& f, const char* suffix) {
+    if (!f.filter.IsInitialized()) {
+      return rebuilder->InputName(f.head->input(1).node,
+                                  f.head->input(1).index);
+    }
+    std::string filter = rebuilder->UniqueName(name + suffix);
+    rebuilder->AddConst(filter, f.filter, n->requested_device());
+    return filter;
+  };
+  data.push_back(filter_of(d, "/depthwise_filter"));
+  data.push_back(filter_of(p, "/pointwise_filter"));
+  auto args_of = [&](const Fusion& f, const char* suffix) {
+    int64_t count = 0;
+    if (f.bias.IsInitialized()) {
+      std::string bias = rebuilder->UniqueName(name + suffix);
+      rebuilder->AddConst(bias, f.bias, n->requested_device());
+      data.push_back(bias);
+      ++count;
+    }
+    if (f.residual != nullptr) {
+      data.push_back(rebuilder->InputName(f.residual, f.residual_output));
+      ++count;
+    }
+    return count;
+  };
+  fused.attr["num_depthwise_args"] =
+      AttrValue::Int(args_of(d, "/depthwise_bias"));
+  fused.attr["num_args"] = AttrValue::Int(args_of(p, "/bias"));
+  fused.input.insert(fused.input.begin() + 1, data.begin(), data.end());
+  fused.attr["depthwise_fused_ops"] = AttrValue::StringList(FusedOps(d));
+  fused.attr["depthwise_leakyrelu_alpha"] = AttrValue::Float(d.alpha);
+  fused.attr["fused_ops"] = AttrValue::StringList(FusedOps(p));
+  fused.attr["leakyrelu_alpha"] = AttrValue::Float(p.alpha);
+  std::vector<std::string> originals;
+  for (const Node* m : rebuilder->context().merged_into(n)) {
+    originals.push_back(m->name());
+  }
+  for (const Fusion* f : {&d, &p}) {
+    originals.push_back(f->head->name());
+    for (const Node* a : f->absorbed) originals.push_back(a->name());
+  }
+  fused.attr[kFusedNodesAttr] = AttrValue::StringList(originals);
+  const Node* last = p.absorbed.empty() ? p.head : p.last();
+  rebuilder->AddNode(std::move(fused), rebuilder->OriginalShapes(last));
+  return Status();
+}
+
+// WEFT_SEPARABLE_FUSION=0 leaves depthwise and 1x1 convolutions apart (for
+// comparing the two; read when a signature is optimized).
+bool SeparableFusionEnabled() {
+  const char* v = std::getenv("WEFT_SEPARABLE_FUSION");
+  return v == nullptr || std::string(v) != "0";
+}
+
+}  // namespace
+
+void FusionRule::Visit(const Node* head, RewriteContext* ctx) const {
+  Fusion f;
+  if (!CollectChain(head, ctx, &f)) return;
+  // A depthwise convolution whose value (after its chain) goes only to a
+  // 1x1 convolution: both in one node, band by band.
+  if (head->op() == "DepthwiseConv2dNative" && SeparableFusionEnabled() &&
+      OpRegistry::Global()->LookUp("_FusedSeparableConv2D").ok()) {
+    const Node* end = f.absorbed.empty() ? head : f.last();
+    const PartialTensorShape& shape = ctx->graph().output_shape(head, 0);
+    const Node* conv = PointwiseAfter(end, shape.dim_size(3), *ctx);
+    Fusion p;
+    if (conv != nullptr && CollectChain(conv, ctx, &p)) {
+      const std::string name =
+          ctx->UniqueName(ChainName(f) + "+" + ChainName(p));
+      std::vector<const Node*> absorbed = f.absorbed;
+      absorbed.push_back(conv);
+      absorbed.insert(absorbed.end(), p.absorbed.begin(), p.absorbed.end());
+      for (const Node* n : absorbed) ctx->Absorb(n);
+      ctx->StandIn(absorbed.back(), name);
+      ctx->stats().fused_away += static_cast<int>(absorbed.size());
+      ++ctx->stats().fused;
+      auto pair = std::make_shared<const std::pair<Fusion, Fusion>>(
+          std::move(f), std::move(p));
+      ctx->Replace(
+          head, [pair, name](const Node* n, GraphRebuilder* rebuilder) {
+            return EmitSeparable(pair->first, pair->second, name, n, rebuilder);
+          });
+      return;
+    }
+  }
+  if (f.absorbed.empty()) return;
+  f.name = ctx->UniqueName(ChainName(f));
   for (const Node* n : f.absorbed) ctx->Absorb(n);
   ctx->StandIn(f.last(), f.name);
   ctx->stats().fused_away += static_cast<int>(f.absorbed.size());

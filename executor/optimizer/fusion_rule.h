@@ -20,9 +20,18 @@
 // the fused node computes only the chain's last value. The head must be
 // placed on the CPU, the only device with fused kernels.
 //
+// A depthwise convolution's chain whose last value goes only to input 0 of
+// a Conv2D with a constant float [1, 1, C * M, K] filter, unit strides and
+// dilations and no explicit padding (nor Pad folded into it) makes, with
+// that Conv2D's own chain, one _FusedSeparableConv2D (both epilogues, the
+// two filters, the depthwise window attrs): the two convolutions computed
+// band by band (kernels/cpu/separable_conv.h), the same bits as the two
+// fused nodes. WEFT_SEPARABLE_FUSION=0 in the environment keeps them two.
+//
 // The fused node is named "<head>+<op>+<op>" ("conv1/Conv2D+BiasAdd+Relu")
 // and lists the nodes it replaces (with a Pad folded into the head before)
-// in its kFusedNodesAttr; it stands in for the chain's last node.
+// in its kFusedNodesAttr; it stands in for the chain's last node. A
+// separable pair is named after both chains, joined by "+".
 //
 // The op vocabulary (IsFusionHead, IsFusionLink, FusedOpName) is declared
 // in executor/graph_optimizer.h for `weft ops --used-by`, and defined with

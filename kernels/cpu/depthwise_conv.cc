@@ -97,7 +97,8 @@ void DepthwiseConvNhwc(const ParallelForFn& parallel,
   const int64_t row_cost =
       g.cols.output * g.rows.window * g.cols.window * g.out_depth();
   parallel(rows, row_cost, [&](int64_t first, int64_t last) {
-    DepthwiseConvRows(g, in, filter, epilogue, out, first, last);
+    DepthwiseConvRows(g, in, filter, epilogue,
+                      out + first * g.cols.output * g.out_depth(), first, last);
   });
 }
 

@@ -38,7 +38,9 @@ void DepthwiseConvNhwc(const ParallelForFn& parallel,
                        float* out);
 
 // Output rows [first, last) (row r is image r / rows.output, row
-// r % rows.output) of DepthwiseConvNhwc, on the calling thread.
+// r % rows.output) of DepthwiseConvNhwc, on the calling thread, into `out`,
+// which holds row `first` (rows cols.output * C * M floats apart): the whole
+// output at its row `first`, or a buffer of last - first rows.
 void DepthwiseConvRows(const DepthwiseGeometry& g, const float* in,
                        const float* filter, const GemmEpilogue* epilogue,
                        float* out, int64_t first, int64_t last);

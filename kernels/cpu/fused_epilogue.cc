@@ -6,6 +6,7 @@
 
 #include <Eigen/Core>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
 namespace weft {
@@ -59,15 +60,19 @@ void Rows(const GemmEpilogue& e, float* data, int64_t rows, int64_t channels,
 }  // namespace
 
 Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
-                    bool* has_bias, bool* has_residual) {
+                    bool* has_bias, bool* has_residual,
+                    absl::string_view prefix) {
   *epilogue = GemmEpilogue();
   Act* activation = &epilogue->activation;
   float* alpha = &epilogue->alpha;
   std::vector<std::string> ops;
-  WEFT_RETURN_IF_ERROR(ctx->GetAttr("fused_ops", &ops));
+  const std::string ops_attr = absl::StrCat(prefix, "fused_ops");
+  const std::string num_attr = absl::StrCat("num_", prefix, "args");
+  WEFT_RETURN_IF_ERROR(ctx->GetAttr(ops_attr, &ops));
   int64_t num_args = 0;
-  WEFT_RETURN_IF_ERROR(ctx->GetAttr("num_args", &num_args));
-  WEFT_RETURN_IF_ERROR(ctx->GetAttr("leakyrelu_alpha", alpha));
+  WEFT_RETURN_IF_ERROR(ctx->GetAttr(num_attr, &num_args));
+  WEFT_RETURN_IF_ERROR(
+      ctx->GetAttr(absl::StrCat(prefix, "leakyrelu_alpha"), alpha));
   *has_bias = false;
   *activation = Act::kNone;
   size_t i = 0;
@@ -98,23 +103,24 @@ Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
   }
   if (i != ops.size()) {
     return errors::Unimplemented(
-        "fused_ops [", absl::StrJoin(ops, ", "),
+        ops_attr, " [", absl::StrJoin(ops, ", "),
         "] is not supported; expected an optional BiasAdd",
         has_residual != nullptr ? ", an optional Add" : "",
         " and an optional Relu, Relu6, Elu or LeakyRelu");
   }
   const int64_t args = (*has_bias ? 1 : 0) + (residual ? 1 : 0);
   if (num_args != args) {
-    return errors::InvalidArgument("num_args is ", num_args, " but fused_ops [",
-                                   absl::StrJoin(ops, ", "), "] needs ", args);
+    return errors::InvalidArgument(num_attr, " is ", num_args, " but ",
+                                   ops_attr, " [", absl::StrJoin(ops, ", "),
+                                   "] needs ", args);
   }
   return Status();
 }
 
 Status SetResidual(const OpKernelContext& ctx, bool has_bias,
                    const TensorShape& output, int64_t ld,
-                   GemmEpilogue* epilogue) {
-  const int index = has_bias ? 3 : 2;
+                   GemmEpilogue* epilogue, int first_arg) {
+  const int index = first_arg + (has_bias ? 1 : 0);
   const Tensor& residual = ctx.input(index);
   if (residual.shape() != output) {
     return errors::InvalidArgument("residual (input ", index, ") has shape ",

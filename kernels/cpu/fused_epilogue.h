@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "absl/strings/string_view.h"
+
 #include "core/status.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/op_kernel.h"
@@ -19,18 +21,22 @@ namespace weft {
 // "LeakyRelu"), `num_args` (one per BiasAdd and Add: the bias, then the
 // residual) and `leakyrelu_alpha` into `epilogue` (its bias and residual
 // stay null: the kernel points them at its inputs per run), *has_bias and
-// *has_residual. Errors say what is unsupported.
+// *has_residual. Errors say what is unsupported. With a `prefix`, the attrs
+// are prefix + "fused_ops", "num_" + prefix + "args" and prefix +
+// "leakyrelu_alpha" (_FusedSeparableConv2D's "depthwise_" epilogue).
 Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
-                    bool* has_bias, bool* has_residual = nullptr);
+                    bool* has_bias, bool* has_residual = nullptr,
+                    absl::string_view prefix = "");
 
 // Points epilogue->residual at a fused kernel's residual input (the last of
-// `args`: input 3 after a bias, else 2), rows `ld` floats apart, once it
+// the args that start at input `first_arg`: first_arg + 1 after a bias,
+// else first_arg), rows `ld` floats apart, once it
 // is checked to have the output's shape: the optimizer fuses an AddV2 only
 // between tensors of one shape, so another shape here is a graph whose
 // shapes changed under it. The error names both shapes.
 Status SetResidual(const OpKernelContext& ctx, bool has_bias,
                    const TensorShape& output, int64_t ld,
-                   GemmEpilogue* epilogue);
+                   GemmEpilogue* epilogue, int first_arg = 2);
 
 // rows x channels values at `data` (row r at data + r * ld) get
 // epilogue.bias added, then row r of epilogue.residual (at residual + r *

@@ -1,0 +1,45 @@
+// A depthwise convolution followed by a 1x1 convolution of its output (a
+// separable convolution), computed band of output rows by band of output
+// rows: each band's depthwise output goes to a per-thread buffer that stays
+// in cache and is multiplied by the packed 1x1 filter right away, instead of
+// being written out whole and read back by a second kernel (what
+// _FusedSeparableConv2D computes; see ops/nn_fused_ops.cc).
+//
+// Numerics: exactly the two separate kernels' results, bit for bit. The
+// depthwise values are DepthwiseConvRows' (each pixel's sum in tap order,
+// depthwise_conv.h), and a band's product is GemmSerial's on its rows,
+// which gives each output element the bits the whole product gives it
+// (gemm.h): the 1x1 convolution of an NHWC tensor is that product (what
+// Conv2DNhwc computes for a 1x1 filter at unit strides). A depthwise output
+// small enough to stay in cache whole is computed whole and multiplied
+// whole (Gemm: the same bits again), and so is every layer on the baseline
+// path, where a band's product may round differently from the whole one
+// (gemm.h). Bands and splits follow the shapes
+// alone, so results do not depend on the thread count either.
+#ifndef WEFT_KERNELS_CPU_SEPARABLE_CONV_H_
+#define WEFT_KERNELS_CPU_SEPARABLE_CONV_H_
+
+#include "kernels/common/conv_shape.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/parallel_for.h"
+
+namespace weft {
+
+// out = pointwise_epilogue(depthwise_epilogue(depthwise(in)) * pointwise)
+// for NHWC float `in` of geometry `g` ([batch, rows.input, cols.input, C]),
+// the depthwise `filter` ([rows, cols, C, M]), `pointwise` the 1x1 filter
+// as a packed [C * M, K] matrix, and `out` [batch, rows.output,
+// cols.output, K], C * M > 0 (as for a 1x1 Conv2D, whose filter must have
+// input channels). `depthwise_epilogue` may be null (none); the pointwise
+// epilogue's bias has K values and its residual, when set, has the output's
+// shape (residual_ld = K). `out` must not overlap the operands.
+void SeparableConvNhwc(const ParallelForFn& parallel,
+                       const DepthwiseGeometry& g, const float* in,
+                       const float* filter,
+                       const GemmEpilogue* depthwise_epilogue,
+                       const GemmPackedRhs& pointwise,
+                       const GemmEpilogue& pointwise_epilogue, float* out);
+
+}  // namespace weft
+
+#endif  // WEFT_KERNELS_CPU_SEPARABLE_CONV_H_

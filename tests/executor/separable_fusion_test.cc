@@ -1,0 +1,192 @@
+// The fusion rule's separable pairs (executor/optimizer/fusion_rule.h): a
+// depthwise convolution, its batch norm and Relu6, then a 1x1 convolution
+// with its bias, residual and Relu become one _FusedSeparableConv2D named
+// after both chains, standing in for the last node, with the constant 1x1
+// filter packed once (kernels/cpu/separable_conv.h), and the values of the
+// same graph optimized without the pair fusion, bit for bit; pairs that
+// must stay apart stay two fused nodes.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "executor/graph_optimizer.h"
+#include "executor/optimizer/fusion_rule.h"
+#include "gtest/gtest.h"
+#include "tests/executor/rewrite_rule_testutil.h"
+
+namespace weft {
+namespace separable_fusion_test {
+namespace {
+
+using rewrite_rule_test::CountOps;
+using rewrite_rule_test::ExpectNear;
+using rewrite_rule_test::ExpectSameBits;
+using rewrite_rule_test::Feeds;
+using rewrite_rule_test::FindNode;
+using rewrite_rule_test::FloatConstText;
+using rewrite_rule_test::FloatPlaceholderText;
+using rewrite_rule_test::GraphFromText;
+using rewrite_rule_test::RunOptimized;
+using rewrite_rule_test::RunRule;
+using rewrite_rule_test::RunUnoptimized;
+using rewrite_rule_test::Values;
+
+// A float node as GraphDef text.
+std::string NodeText(const std::string& name, const std::string& op,
+                     const std::vector<std::string>& inputs,
+                     const std::string& attrs = "") {
+  std::string s = absl::StrCat("node { name: \"", name, "\" op: \"", op, "\" ");
+  for (const std::string& i : inputs)
+    absl::StrAppend(&s, "input: \"", i, "\" ");
+  return absl::StrCat(s, "attr { key: \"T\" value { type: DT_FLOAT } } ", attrs,
+                      "}\n");
+}
+
+std::string ConvAttrs(int stride, const std::string& padding) {
+  return absl::StrCat("attr { key: \"strides\" value { list { i: 1 i: ", stride,
+                      " i: ", stride, " i: 1 } } } ",
+                      "attr { key: \"padding\" value { s: \"", padding,
+                      "\" } } ");
+}
+
+// x [2, 9, 8, 6] -> depthwise 3x3 (multiplier 2) -> FusedBatchNormV3 ->
+// Relu6 -> `pointwise` (a Conv2D of `pw_filter`, stride `pw_stride`) ->
+// BiasAdd -> AddV2 with r [2, 9, 8, 5] -> Relu; `extra` is appended.
+std::string PairText(const std::string& pw_filter = "pw", int pw_stride = 1,
+                     const std::string& extra = "") {
+  return absl::StrCat(
+      FloatPlaceholderText("x", TensorShape({2, 9, 8, 6})),
+      FloatPlaceholderText("r", TensorShape({2, 9, 8, 5})),
+      FloatPlaceholderText("fed_pw", TensorShape({1, 1, 12, 5})),
+      FloatConstText("dw", Values(TensorShape({3, 3, 6, 2}), -1, 1, 71)),
+      FloatConstText("pw", Values(TensorShape({1, 1, 12, 5}), -1, 1, 72)),
+      FloatConstText("pw3", Values(TensorShape({3, 3, 12, 5}), -1, 1, 73)),
+      FloatConstText("scale", Values(TensorShape({12}), 0.5, 1.5, 74)),
+      FloatConstText("offset", Values(TensorShape({12}), -1, 1, 75)),
+      FloatConstText("mean", Values(TensorShape({12}), -1, 1, 76)),
+      FloatConstText("var", Values(TensorShape({12}), 0.5, 2, 77)),
+      FloatConstText("b", Values(TensorShape({5}), -1, 1, 78)),
+      NodeText("depthwise", "DepthwiseConv2dNative", {"x", "dw"},
+               ConvAttrs(1, "SAME")),
+      NodeText("bn", "FusedBatchNormV3",
+               {"depthwise", "scale", "offset", "mean", "var"},
+               "attr { key: \"U\" value { type: DT_FLOAT } } "
+               "attr { key: \"is_training\" value { b: false } } "
+               "attr { key: \"epsilon\" value { f: 0.001 } } "),
+      NodeText("relu6", "Relu6", {"bn"}),
+      NodeText("pointwise", "Conv2D", {"relu6", pw_filter},
+               ConvAttrs(pw_stride, "SAME")),
+      NodeText("bias", "BiasAdd", {"pointwise", "b"}),
+      pw_stride == 1 ? NodeText("add", "AddV2", {"bias", "r"})
+                     : NodeText("add", "Identity", {"bias"}),
+      NodeText("relu", "Relu", {"add"}), extra);
+}
+
+Feeds PairFeeds() {
+  return {{"x", Values(TensorShape({2, 9, 8, 6}), -2, 2, 81)},
+          {"r", Values(TensorShape({2, 9, 8, 5}), -1, 1, 82)}};
+}
+
+// The optimized graph with the pair fusion off (WEFT_SEPARABLE_FUSION=0),
+// restoring the variable after.
+std::shared_ptr<OptimizedGraph> WithoutPairs(
+    const Graph& g, const Feeds& feeds, const std::vector<std::string>& f) {
+  const char* old = std::getenv("WEFT_SEPARABLE_FUSION");
+  const std::string saved = old == nullptr ? "" : old;
+  setenv("WEFT_SEPARABLE_FUSION", "0", 1);
+  auto optimized = RunRule(FusionRule(), g, feeds, f);
+  if (old == nullptr) {
+    unsetenv("WEFT_SEPARABLE_FUSION");
+  } else {
+    setenv("WEFT_SEPARABLE_FUSION", saved.c_str(), 1);
+  }
+  return optimized;
+}
+
+std::vector<std::string> StringList(const Node* n, const std::string& attr) {
+  std::vector<std::string> v;
+  EXPECT_TRUE(GetNodeAttr(n->attrs(), attr, &v).ok()) << attr;
+  return v;
+}
+
+TEST(SeparableFusionTest, DepthwiseThenOneByOneBecomesOneNode) {
+  ASSERT_EQ(unsetenv("WEFT_SEPARABLE_FUSION"), 0);
+  auto g = GraphFromText(PairText());
+  ASSERT_NE(g, nullptr);
+  const Feeds feeds = PairFeeds();
+  auto optimized = RunRule(FusionRule(), *g, feeds, {"relu"});
+  ASSERT_NE(optimized, nullptr);
+  const std::string name =
+      "depthwise+FusedBatchNormV3+Relu6+pointwise+BiasAdd+AddV2+Relu";
+  EXPECT_EQ(optimized->fetches(), std::vector<std::string>{name});
+  EXPECT_EQ(optimized->stats().fused, 1);
+  EXPECT_EQ(optimized->stats().fused_away, 6);
+  const Node* fused = FindNode(*optimized, name);
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(fused->op(), "_FusedSeparableConv2D");
+  EXPECT_EQ(StringList(fused, "depthwise_fused_ops"),
+            (std::vector<std::string>{"BiasAdd", "Relu6"}));
+  EXPECT_EQ(StringList(fused, "fused_ops"),
+            (std::vector<std::string>{"BiasAdd", "Add", "Relu"}));
+  EXPECT_EQ(StringList(fused, kFusedNodesAttr),
+            (std::vector<std::string>{"depthwise", "bn", "relu6", "pointwise",
+                                      "bias", "add", "relu"}));
+  EXPECT_EQ(CountOps(*optimized, "_FusedDepthwiseConv2dNative"), 0);
+  EXPECT_EQ(CountOps(*optimized, "_FusedConv2D"), 0);
+
+  // Without the pair fusion: two fused nodes, and the same bits (the batch
+  // norm is folded into the filter the same way in both).
+  auto apart = WithoutPairs(*g, feeds, {"relu"});
+  ASSERT_NE(apart, nullptr);
+  EXPECT_EQ(CountOps(*apart, "_FusedSeparableConv2D"), 0);
+  EXPECT_EQ(CountOps(*apart, "_FusedDepthwiseConv2dNative"), 1);
+  EXPECT_EQ(CountOps(*apart, "_FusedConv2D"), 1);
+  const Tensor got = RunOptimized(optimized, feeds)[0];
+  ExpectSameBits(got, RunOptimized(apart, feeds)[0]);
+  // And the unoptimized graph's values up to the folded scale's rounding.
+  ExpectNear(got, RunUnoptimized(g, feeds, {"relu"})[0], 1e-5f);
+}
+
+TEST(SeparableFusionTest, PairsThatMustStayApart) {
+  ASSERT_EQ(unsetenv("WEFT_SEPARABLE_FUSION"), 0);
+  struct Pair {
+    const char* why;
+    std::string text;
+    Feeds feeds;
+    std::vector<std::string> fetches;
+  };
+  Feeds fed = PairFeeds();
+  fed.push_back({"fed_pw", Values(TensorShape({1, 1, 12, 5}), -1, 1, 83)});
+  const std::vector<Pair> pairs = {
+      {"a 3x3 second convolution", PairText("pw3"), PairFeeds(), {"relu"}},
+      {"a strided 1x1 convolution", PairText("pw", 2), PairFeeds(), {"relu"}},
+      {"a fed 1x1 filter", PairText("fed_pw"), fed, {"relu"}},
+      {"the depthwise value fetched too",
+       PairText(),
+       PairFeeds(),
+       {"relu", "relu6"}},
+      {"the depthwise value read twice",
+       PairText("pw", 1, NodeText("peek", "Identity", {"relu6"})),
+       PairFeeds(),
+       {"relu", "peek"}},
+  };
+  for (const Pair& p : pairs) {
+    SCOPED_TRACE(p.why);
+    auto g = GraphFromText(p.text);
+    ASSERT_NE(g, nullptr);
+    auto optimized = RunRule(FusionRule(), *g, p.feeds, p.fetches);
+    ASSERT_NE(optimized, nullptr);
+    EXPECT_EQ(CountOps(*optimized, "_FusedSeparableConv2D"), 0);
+    EXPECT_EQ(CountOps(*optimized, "_FusedDepthwiseConv2dNative"), 1);
+    const std::vector<Tensor> got = RunOptimized(optimized, p.feeds);
+    const std::vector<Tensor> want = RunUnoptimized(g, p.feeds, p.fetches);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) ExpectNear(got[i], want[i], 1e-5f);
+  }
+}
+
+}  // namespace
+}  // namespace separable_fusion_test
+}  // namespace weft
