@@ -156,16 +156,22 @@ bool FoldScaleIntoFilter(const Node* head, const std::vector<float>& scale,
   return true;
 }
 
+// The epilogue attrs of `f` as fused_ops lists them.
+std::vector<std::string> FusedOps(const Fusion& f) {
+  std::vector<std::string> ops;
+  if (f.bias.IsInitialized()) ops.push_back("BiasAdd");
+  if (f.residual != nullptr) ops.push_back("Add");
+  if (!f.activation.empty()) ops.push_back(f.activation);
+  return ops;
+}
+
 // Writes the fused node (and its new filter and bias Consts) in the head's
 // place.
 Status EmitFusion(const Fusion& f, const Node* n, GraphRebuilder* rebuilder) {
   NodeDef fused;
   fused.name = f.name;
   fused.device = n->requested_device();
-  std::vector<std::string> fused_ops;
-  if (f.bias.IsInitialized()) fused_ops.push_back("BiasAdd");
-  if (f.residual != nullptr) fused_ops.push_back("Add");
-  if (!f.activation.empty()) fused_ops.push_back(f.activation);
+  const std::vector<std::string> fused_ops = FusedOps(f);
   // A chain of scales only is the base op with the scaled filter.
   fused.op = fused_ops.empty() ? n->op() : FusedOpName(n->op());
   auto reg = OpRegistry::Global()->LookUp(fused.op);
@@ -421,15 +427,6 @@ std::string ChainName(const Fusion& f) {
   std::vector<std::string> parts = {f.head->name()};
   for (const Node* n : f.absorbed) parts.push_back(n->op());
   return absl::StrJoin(parts, "+");
-}
-
-// The epilogue attrs of `f` as fused_ops lists them.
-std::vector<std::string> FusedOps(const Fusion& f) {
-  std::vector<std::string> ops;
-  if (f.bias.IsInitialized()) ops.push_back("BiasAdd");
-  if (f.residual != nullptr) ops.push_back("Add");
-  if (!f.activation.empty()) ops.push_back(f.activation);
-  return ops;
 }
 
 // Writes the _FusedSeparableConv2D of the depthwise chain `d` and the 1x1
