@@ -42,6 +42,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "device/cpu_isa.h"
 #include "kernels/cpu/fused_epilogue.h"
 

@@ -142,16 +142,13 @@ class FusedDepthwiseConv2dNativeOp : public OpKernel {
 class FusedSeparableConv2DOp : public OpKernel {
  public:
   explicit FusedSeparableConv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    // data_format is NHWC: the op admits no other.
     OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
-    OP_REQUIRES(
-        ctx, attrs_.format == TensorFormat::kNHWC,
-        errors::Unimplemented("_FusedSeparableConv2D needs data_format NHWC"));
     OP_REQUIRES_OK(ctx,
                    ReadFusedOps(ctx, &depthwise_epilogue_, &depthwise_has_bias_,
                                 nullptr, "depthwise_"));
     OP_REQUIRES_OK(ctx,
                    ReadFusedOps(ctx, &epilogue_, &has_bias_, &has_residual_));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("num_depthwise_args", &depthwise_args_));
     if (const Tensor* f = ctx->constant_input(2)) {
       OP_REQUIRES_OK(ctx, CheckPointwise(*f, -1));
       packed_ = std::make_unique<GemmPackedRhs>(
@@ -169,7 +166,9 @@ class FusedSeparableConv2DOp : public OpKernel {
     const Tensor& pointwise = ctx->input(2);
     OP_REQUIRES_OK(ctx, CheckPointwise(pointwise, s.out_depth()));
     const int64_t k = pointwise.dim_size(3);
-    const int first_arg = 3 + static_cast<int>(depthwise_args_);
+    // The pointwise args follow the depthwise bias, its only arg
+    // (ReadFusedOps checked num_depthwise_args against it).
+    const int first_arg = depthwise_has_bias_ ? 4 : 3;
     if (depthwise_has_bias_) {
       OP_REQUIRES_OK(ctx, CheckBias(*ctx, s.out_depth(), 3));
     }
@@ -226,7 +225,6 @@ class FusedSeparableConv2DOp : public OpKernel {
   bool depthwise_has_bias_ = false;
   bool has_bias_ = false;
   bool has_residual_ = false;
-  int64_t depthwise_args_ = 0;
   Tensor packed_filter_;                   // what packed_ holds
   std::unique_ptr<GemmPackedRhs> packed_;  // null: packed per call
 };
