@@ -6,7 +6,8 @@
 // with m the row's maximum, so exp never overflows. A row holding a NaN or
 // +inf, or only -inf, comes out all NaN, which is what TensorFlow's own CPU
 // kernels give (its optional oneDNN float32 path differs there). half and
-// bfloat16 are computed in float and rounded once. Rows are split across the
+// bfloat16 are computed in float and rounded once; float rows on the AVX2
+// and AVX-512 paths are softmax_float.h's. Rows are split across the
 // session's arena; each row is computed the same way at any thread count.
 // The shape check is shared with the CUDA kernel
 // (kernels/common/softmax_shape.h).
@@ -18,6 +19,7 @@
 
 #include "core/tensor.h"
 #include "kernels/common/softmax_shape.h"
+#include "kernels/cpu/softmax_float.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
 
@@ -84,6 +86,12 @@ template <typename T, bool kLog>
 void SoftmaxRows(const OpKernelContext& ctx, const T* in, T* out, int64_t rows,
                  int64_t depth) {
   ctx.ParallelFor(rows, depth * 30, [&](int64_t begin, int64_t end) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (SoftmaxFloatRowsOnVectorPath(in + begin * depth, out + begin * depth,
+                                       end - begin, depth, kLog)) {
+        return;
+      }
+    }
     for (int64_t r = begin; r < end; ++r) {
       SoftmaxRow<T, kLog>(in + r * depth, out + r * depth, depth);
     }

@@ -1,0 +1,48 @@
+// The vector paths' softmax rows of floats; see softmax_float.h.
+#include "kernels/cpu/softmax_float.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include <immintrin.h>
+
+#include "device/cpu_isa.h"
+
+namespace weft {
+namespace {
+
+namespace avx2 {
+WEFT_ISA_AVX2_BEGIN
+constexpr int kFloats = 8;
+#include "kernels/cpu/softmax_float.inc"
+WEFT_ISA_END
+}  // namespace avx2
+
+namespace avx512 {
+WEFT_ISA_AVX512_BEGIN
+constexpr int kFloats = 16;
+#include "kernels/cpu/softmax_float.inc"
+WEFT_ISA_END
+}  // namespace avx512
+
+}  // namespace
+
+bool SoftmaxFloatRowsOnVectorPath(const float* in, float* out, int64_t rows,
+                                  int64_t depth, bool log) {
+  switch (ActiveCpuIsa()) {
+    case CpuIsa::kAvx512:
+      log ? avx512::SoftmaxRowsRun<true>(in, out, rows, depth)
+          : avx512::SoftmaxRowsRun<false>(in, out, rows, depth);
+      return true;
+    case CpuIsa::kAvx2:
+      log ? avx2::SoftmaxRowsRun<true>(in, out, rows, depth)
+          : avx2::SoftmaxRowsRun<false>(in, out, rows, depth);
+      return true;
+    case CpuIsa::kBaseline:
+      break;
+  }
+  return false;
+}
+
+}  // namespace weft
