@@ -42,6 +42,11 @@
 //     scalar, or x * Sigmoid(x), on the CPU becomes one _Swish node whose
 //     results are bit-identical to the nodes'.
 //
+//  5. GELU (gelu_rule.h). The nodes tf.nn.gelu writes for x * Phi(x),
+//     exact (Erfc or Erf) or tanh-approximated, on the CPU become one
+//     _Gelu node, which evaluates the function within a few float ulps
+//     (not the nodes' bits).
+//
 // A fused node is named after what it replaces, "<first node>+<op>+<op>"
 // ("conv1/Conv2D+BiasAdd+Relu"), so that traces map back to the original
 // graph; its `_weft_fused_nodes` attr lists the original node names. A

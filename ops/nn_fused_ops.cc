@@ -137,4 +137,15 @@ REGISTER_OP("_Swish")
     .Attr("beta: float = 1.0")
     .SetShapeFn(shape_inference::UnchangedShape);
 
+// GELU, x * Phi(x) with Phi the standard normal distribution function
+// (`approximate`: the tanh form x (1 + tanh(sqrt(2 / pi) (x + 0.044715
+// x^3))) / 2), in one pass: the optimizer's rewrite of the nodes
+// tf.nn.gelu and Keras write for it (executor/optimizer/gelu_rule.h).
+REGISTER_OP("_Gelu")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {float}")
+    .Attr("approximate: bool = false")
+    .SetShapeFn(shape_inference::UnchangedShape);
+
 }  // namespace weft

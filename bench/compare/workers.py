@@ -309,6 +309,30 @@ def rewrite_erfc(graph_def):
     return rewritten
 
 
+def rewrite_onnx_erfc(model):
+    """rewrite_erfc on an ONNX model that tf2onnx converted from a SavedModel
+    directory (it leaves Erfc as an op of that name, which ONNX Runtime
+    rejects): each Erfc(x) becomes Sub(1, Erf(x)) writing the same output."""
+    from onnx import TensorProto, helper
+
+    graph = model.graph
+    nodes, rewritten = [], 0
+    for node in graph.node:
+        if node.op_type != "Erfc":
+            nodes.append(node)
+            continue
+        erf_out = node.output[0] + "/onnx_erf"
+        one = node.output[0] + "/onnx_one"
+        graph.initializer.append(helper.make_tensor(one, TensorProto.FLOAT, [], [1.0]))
+        nodes.append(helper.make_node("Erf", [node.input[0]], [erf_out], name=node.name + "/erf"))
+        nodes.append(helper.make_node("Sub", [one, erf_out], [node.output[0]], name=node.name))
+        rewritten += 1
+    if rewritten:
+        del graph.node[:]
+        graph.node.extend(nodes)
+    return rewritten
+
+
 def convert_to_onnx(spec, onnx_path):
     """tf2onnx on the frozen GraphDef, cached beside the other work files.
     Returns the rewrites made for the conversion, for the report."""
@@ -638,7 +662,16 @@ def saved_model_entries(item, args, batches):
             sys.stderr.write(done.stderr)
             if done.returncode != 0:
                 raise RuntimeError(done.stderr.strip().splitlines()[-1])
+            model = onnx.load(onnx_path + ".tmp")
+            erfc = rewrite_onnx_erfc(model)
+            if erfc:
+                onnx.save(model, onnx_path + ".tmp")
+                with open(onnx_path + ".json", "w") as f:
+                    json.dump({"erfc": erfc}, f)
             os.replace(onnx_path + ".tmp", onnx_path)
+        if os.path.exists(onnx_path + ".json"):
+            with open(onnx_path + ".json") as f:
+                notes.append("%d Erfc node(s) as 1 - Erf for tf2onnx" % json.load(f)["erfc"])
         graph = onnx.load(onnx_path, load_external_data=False).graph
         initializers = {t.name for t in graph.initializer}
         names = [i.name for i in graph.input if i.name not in initializers]

@@ -3,6 +3,7 @@
 #include "executor/optimizer/constant_folding_rule.h"
 #include "executor/optimizer/filter_crop_rule.h"
 #include "executor/optimizer/fusion_rule.h"
+#include "executor/optimizer/gelu_rule.h"
 #include "executor/optimizer/graph_rebuilder.h"
 #include "executor/optimizer/pad_folding_rule.h"
 #include "executor/optimizer/rewrite_context.h"
@@ -17,6 +18,7 @@ std::vector<std::unique_ptr<RewriteRule>> DefaultRewriteRules() {
   rules.push_back(std::make_unique<FilterCropRule>());
   rules.push_back(std::make_unique<FusionRule>());
   rules.push_back(std::make_unique<SwishRule>());
+  rules.push_back(std::make_unique<GeluRule>());
   return rules;
 }
 

@@ -1,0 +1,48 @@
+// The vector paths' GELU of floats; see gelu_float.h.
+#include "kernels/cpu/gelu_float.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include <immintrin.h>
+
+#include "device/cpu_isa.h"
+
+namespace weft {
+namespace {
+
+namespace avx2 {
+WEFT_ISA_AVX2_BEGIN
+constexpr int kFloats = 8;
+#include "kernels/cpu/gelu_float.inc"
+WEFT_ISA_END
+}  // namespace avx2
+
+namespace avx512 {
+WEFT_ISA_AVX512_BEGIN
+constexpr int kFloats = 16;
+#include "kernels/cpu/gelu_float.inc"
+WEFT_ISA_END
+}  // namespace avx512
+
+}  // namespace
+
+bool GeluFloatOnVectorPath(const float* in, float* out, int64_t n,
+                           bool approximate) {
+  switch (ActiveCpuIsa()) {
+    case CpuIsa::kAvx512:
+      approximate ? avx512::GeluRun<true>(in, out, n)
+                  : avx512::GeluRun<false>(in, out, n);
+      return true;
+    case CpuIsa::kAvx2:
+      approximate ? avx2::GeluRun<true>(in, out, n)
+                  : avx2::GeluRun<false>(in, out, n);
+      return true;
+    case CpuIsa::kBaseline:
+      break;
+  }
+  return false;
+}
+
+}  // namespace weft
