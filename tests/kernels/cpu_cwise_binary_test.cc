@@ -181,6 +181,12 @@ const std::vector<std::pair<TensorShape, TensorShape>>& ShapePairs() {
           {{0}, {}},
           {{2, 0, 3}, {2, 1, 3}},
           {{1, 1}, {1}},
+          // Short rows against one row, in tiles of whole rows with a
+          // partial last tile, either operand the row.
+          {{8, 96, 3}, {3}},
+          {{3}, {100, 3}},
+          {{9, 1, 63}, {63}},
+          {{1, 1, 5}, {4, 70, 5}},
       };
   return *pairs;
 }
@@ -249,6 +255,8 @@ TYPED_TEST(CwiseBinaryTypedTest, ParallelMatchesSingleThread) {
       {{}, {300, 257}},
       {{300, 1}, {1, 257}},
       {{7, 1, 129}, {1, 90, 129}},
+      {{4, 96, 96, 3}, {1, 1, 1, 3}},
+      {{5}, {20000, 5}},
   };
   for (const char* op : kAllOps) {
     if (!Registered(op, dt)) continue;
