@@ -53,19 +53,17 @@ void ShortRowsAgainstOneRow(const OpKernelContext& ctx, int64_t rows,
     std::memcpy(buffer + r * row_bytes, row, row_bytes);
   }
   const int64_t tiles = (rows + rows_per_tile - 1) / rows_per_tile;
-  ctx.ParallelFor(tiles, cost_per_element * tile,
-                  [&](int64_t begin, int64_t end) {
-                    for (int64_t t = begin; t < end; ++t) {
-                      const int64_t first = t * rows_per_tile;
-                      const int64_t n =
-                          std::min(rows_per_tile, rows - first) * inner;
-                      const char* f =
-                          Advance(full, first * inner, run.in_bytes);
-                      run.run(run.functor, x_complete ? f : buffer, 1,
-                              x_complete ? buffer : f, 1,
-                              Advance(out, first * inner, run.out_bytes), n);
-                    }
-                  });
+  ctx.ParallelFor(
+      tiles, cost_per_element * tile, [&](int64_t begin, int64_t end) {
+        for (int64_t t = begin; t < end; ++t) {
+          const int64_t first = t * rows_per_tile;
+          const int64_t n = std::min(rows_per_tile, rows - first) * inner;
+          const char* f = Advance(full, first * inner, run.in_bytes);
+          run.run(run.functor, x_complete ? f : buffer, 1,
+                  x_complete ? buffer : f, 1,
+                  Advance(out, first * inner, run.out_bytes), n);
+        }
+      });
 }
 
 }  // namespace

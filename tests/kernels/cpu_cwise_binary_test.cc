@@ -251,12 +251,9 @@ TYPED_TEST(CwiseBinaryTypedTest, ParallelMatchesSingleThread) {
   std::mt19937 rng(7);
   // Large enough that ParallelFor splits: flat, scalar and broadcast loops.
   const std::vector<std::pair<TensorShape, TensorShape>> pairs = {
-      {{300, 257}, {300, 257}},
-      {{}, {300, 257}},
-      {{300, 1}, {1, 257}},
-      {{7, 1, 129}, {1, 90, 129}},
-      {{4, 96, 96, 3}, {1, 1, 1, 3}},
-      {{5}, {20000, 5}},
+      {{300, 257}, {300, 257}},       {{}, {300, 257}},
+      {{300, 1}, {1, 257}},           {{7, 1, 129}, {1, 90, 129}},
+      {{4, 96, 96, 3}, {1, 1, 1, 3}}, {{5}, {20000, 5}},
   };
   for (const char* op : kAllOps) {
     if (!Registered(op, dt)) continue;
