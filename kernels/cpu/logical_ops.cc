@@ -10,11 +10,14 @@
 namespace weft {
 namespace {
 
+// Bitwise on the operands' 0/1 values rather than && and ||: no short
+// circuit, so the loops vectorize (LogicalAnd ran at 1 ns per element, the
+// causal mask of every attention layer of a decoder).
 struct LogicalAndFunctor {
-  bool operator()(const bool& a, const bool& b) const { return a && b; }
+  bool operator()(const bool& a, const bool& b) const { return a & b; }
 };
 struct LogicalOrFunctor {
-  bool operator()(const bool& a, const bool& b) const { return a || b; }
+  bool operator()(const bool& a, const bool& b) const { return a | b; }
 };
 
 class LogicalNotOp : public OpKernel {

@@ -39,6 +39,14 @@ void SelectRun(const bool* c, int64_t cs, const E* t, int64_t ts, const E* e,
     } else if (src != out) {
       std::memmove(out, src, n * sizeof(E));
     }
+  } else if (ts == 1 && es == 0) {
+    // A tensor against one value (an attention mask's -1e9): loops with
+    // fixed strides, which the compiler vectorizes.
+    const E b = *e;
+    for (int64_t i = 0; i < n; ++i) out[i] = c[i] ? t[i] : b;
+  } else if (ts == 0 && es == 1) {
+    const E a = *t;
+    for (int64_t i = 0; i < n; ++i) out[i] = c[i] ? a : e[i];
   } else {
     for (int64_t i = 0; i < n; ++i) out[i] = c[i] ? t[i * ts] : e[i * es];
   }

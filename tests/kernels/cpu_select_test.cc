@@ -167,6 +167,11 @@ TEST(SelectTest, SelectV2BroadcastsAllThree) {
       {{1, 2, 1, 2, 1, 2, 3}, {2, 1, 2, 1, 2, 1, 3}, {1}},
       {{0, 3}, {1, 3}, {1}},
       {{}, {}, {}},
+      // A tensor against one value, and one value against a tensor, with
+      // the condition broadcast over a middle dimension (an attention
+      // mask).
+      {{2, 1, 5, 7}, {2, 3, 5, 7}, {}},
+      {{2, 1, 5, 7}, {}, {2, 3, 5, 7}},
   };
   for (DataType dt : kTypes) {
     for (const Shapes& s : shapes) {
