@@ -46,6 +46,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
 #include "kernels/common/copy_util.h"
+#include "kernels/cpu/context_parallel_for.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/reduction_util.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
@@ -96,6 +98,140 @@ std::vector<int64_t> RowMajorStrides(const Tensor& t) {
     strides[d] = strides[d + 1] * t.dim_size(d + 1);
   }
   return strides;
+}
+
+// The stride of `label` in `op` (row-major), 0 for a dimension of size 1
+// (a broadcast one reads the same element for every index), -1 if absent.
+int64_t StrideOf(const Operand& op, const std::vector<int64_t>& strides,
+                 int label) {
+  for (size_t d = 0; d < op.labels.size(); ++d) {
+    if (op.labels[d] == label) {
+      return op.t.dim_size(static_cast<int>(d)) == 1 ? 0 : strides[d];
+    }
+  }
+  return -1;
+}
+
+// op(M) of an operand whose matrix labels `rows` and `cols` have strides
+// `rs` and `cs`, read where it lies: false unless one of them is 1 (or its
+// dimension has size 1, which any leading dimension serves).
+bool MatrixView(int64_t rs, int64_t cs, int64_t num_rows, int64_t num_cols,
+                GemmOperand<float>* m) {
+  if (cs == 1 || num_cols == 1) {
+    *m = {nullptr, num_rows == 1 ? num_cols : rs, false};
+    return rs >= num_cols || num_rows == 1;
+  }
+  if (rs == 1 || num_rows == 1) {
+    *m = {nullptr, num_cols == 1 ? num_rows : cs, true};
+    return cs >= num_rows || num_cols == 1;
+  }
+  return false;
+}
+
+// The two-operand float product with no copies, when each operand's free
+// labels and the contracted labels are one label each, and each operand
+// and the output run with stride 1 along one of their two matrix labels:
+// the attention products of Keras ("aecd,abcd->acbe" reads the query and
+// key heads where the projections wrote them, "acbe,aecd->abcd" writes the
+// heads into place) are then one GEMM per batch index with leading
+// dimensions (gemm.h), where the general path permutes both operands (or
+// one and the result) first. *done false: the shapes do not qualify, and
+// the caller takes the general path. The bits are the general path's on
+// the vector paths (the GEMM's value of an element depends only on k, its
+// row of op(a) and its column of op(b)).
+Status StridedProduct(OpKernelContext* ctx, const Operand& a, const Operand& b,
+                      const Labels& out_labels,
+                      const std::vector<int64_t>& size,
+                      const TensorShape& out_shape, bool* done) {
+  *done = false;
+  Labels batch, free_a, free_b, contracted;
+  for (int l : out_labels) {
+    const bool in_a = Contains(a.labels, l);
+    const bool in_b = Contains(b.labels, l);
+    if (in_a && in_b) {
+      batch.push_back(l);
+    } else if (in_a) {
+      free_a.push_back(l);
+    } else {
+      free_b.push_back(l);
+    }
+  }
+  for (int l : a.labels) {
+    if (Contains(b.labels, l) && !Contains(out_labels, l)) {
+      contracted.push_back(l);
+    }
+  }
+  if (free_a.size() != 1 || free_b.size() != 1 || contracted.size() != 1) {
+    return Status();
+  }
+  const int64_t m = size[free_a[0]];
+  const int64_t k = size[contracted[0]];
+  const int64_t n = size[free_b[0]];
+  const std::vector<int64_t> sa = RowMajorStrides(a.t);
+  const std::vector<int64_t> sb = RowMajorStrides(b.t);
+  std::vector<int64_t> so(out_labels.size(), 1);
+  for (int d = static_cast<int>(out_labels.size()) - 2; d >= 0; --d) {
+    so[d] = so[d + 1] * out_shape.dim_size(d + 1);
+  }
+  auto out_stride = [&](int label) {
+    const auto it = std::find(out_labels.begin(), out_labels.end(), label);
+    return so[it - out_labels.begin()];
+  };
+  GemmOperand<float> op_a, op_b;
+  if (!MatrixView(StrideOf(a, sa, free_a[0]), StrideOf(a, sa, contracted[0]), m,
+                  k, &op_a) ||
+      !MatrixView(StrideOf(b, sb, contracted[0]), StrideOf(b, sb, free_b[0]), k,
+                  n, &op_b)) {
+    return Status();
+  }
+  const int64_t ldc = n == 1 ? 1 : out_stride(free_a[0]);
+  if (n > 1 && out_stride(free_b[0]) != 1) return Status();
+  if (m > 1 && ldc < n) return Status();
+  // The batch index's offsets in a, b and the output.
+  int64_t batches = 1;
+  std::vector<int64_t> bdims, bsa, bsb, bso;
+  for (int l : batch) {
+    batches *= size[l];
+    bdims.push_back(size[l]);
+    bsa.push_back(StrideOf(a, sa, l));
+    bsb.push_back(StrideOf(b, sb, l));
+    bso.push_back(out_stride(l));
+  }
+  Tensor* out = nullptr;
+  WEFT_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+  *done = true;
+  if (out->NumElements() == 0) return Status();
+  const float* pa = a.t.data<float>();
+  const float* pb = b.t.data<float>();
+  float* pc = out->data<float>();
+  auto product = [&](int64_t index, const ParallelForFn* parallel) {
+    int64_t oa = 0, ob = 0, oc = 0;
+    for (int d = static_cast<int>(bdims.size()) - 1; d >= 0; --d) {
+      const int64_t i = index % bdims[d];
+      index /= bdims[d];
+      oa += i * bsa[d];
+      ob += i * bsb[d];
+      oc += i * bso[d];
+    }
+    GemmOperand<float> x = op_a, y = op_b;
+    x.data = pa + oa;
+    y.data = pb + ob;
+    if (parallel != nullptr) {
+      Gemm(*parallel, m, k, n, x, y, pc + oc, ldc);
+    } else {
+      GemmSerial(m, k, n, x, y, pc + oc, ldc);
+    }
+  };
+  if (batches == 1) {
+    const ParallelForFn parallel = ContextParallelFor(*ctx);
+    product(0, &parallel);
+    return Status();
+  }
+  ctx->ParallelFor(batches, 2 * m * n * std::max<int64_t>(k, 1),
+                   [&](int64_t begin, int64_t end) {
+                     for (int64_t i = begin; i < end; ++i) product(i, nullptr);
+                   });
+  return Status();
 }
 
 // A tensor of `labels` laid out in `order` (each label of `order` once),
@@ -359,6 +495,13 @@ class EinsumOp : public OpKernel {
       OP_REQUIRES_OK(ctx, SumOut(ctx, &op, keep));
     }
 
+    if (num == 2 && out_unique.size() == out_labels.size() &&
+        ops[0].t.dtype() == DT_FLOAT) {
+      bool done = false;
+      OP_REQUIRES_OK(ctx, StridedProduct(ctx, ops[0], ops[1], out_labels, size,
+                                         *out_shape, &done));
+      if (done) return;
+    }
     Operand result;
     if (num == 1) {
       result = std::move(ops[0]);

@@ -167,6 +167,12 @@ const std::vector<Case>& Cases() {
       {"abc,cde->abde", {{2, 3, 4}, {4, 5, 6}}},
       {"aecd,abcd->acbe", {{2, 3, 4, 5}, {2, 6, 4, 5}}},
       {"acbe,aecd->abcd", {{2, 4, 6, 3}, {2, 3, 4, 5}}},
+      // The attention products read in place with a matrix dimension of
+      // size 1, and with batch dimensions broadcast.
+      {"aecd,abcd->acbe", {{2, 1, 4, 5}, {2, 6, 4, 5}}},
+      {"acbe,aecd->abcd", {{2, 4, 1, 3}, {2, 3, 4, 5}}},
+      {"aecd,abcd->acbe", {{2, 3, 4, 1}, {2, 6, 4, 1}}},
+      {"...bd,...ed->...be", {{2, 1, 3, 4}, {5, 6, 4}}},
       {"ab,bc->ac", {{3, 4}, {4, 5}}},
       // Batch labels, adjoint operands, swapped roles, a final permutation.
       {"bij,bjk->bik", {{2, 3, 4}, {2, 4, 5}}},
