@@ -47,6 +47,12 @@
 //     _Gelu node, which evaluates the function within a few float ulps
 //     (not the nodes' bits).
 //
+//  6. Layer normalization (layer_norm_rule.h). The nodes Keras'
+//     LayerNormalization writes over the last axis (the moments, Rsqrt,
+//     the scale and shift by constant gamma and beta) on the CPU become one
+//     _LayerNorm node, within the nodes' rounding (its sums run in another
+//     order).
+//
 // A fused node is named after what it replaces, "<first node>+<op>+<op>"
 // ("conv1/Conv2D+BiasAdd+Relu"), so that traces map back to the original
 // graph; its `_weft_fused_nodes` attr lists the original node names. A

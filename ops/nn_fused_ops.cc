@@ -148,4 +148,28 @@ REGISTER_OP("_Gelu")
     .Attr("approximate: bool = false")
     .SetShapeFn(shape_inference::UnchangedShape);
 
+// Layer normalization over the last axis, y = (x - mean) * rsqrt(var +
+// epsilon) * gamma + beta per row, written as Keras' nodes write it: the
+// optimizer's rewrite of those nodes (executor/optimizer/layer_norm_rule.h).
+// gamma and beta hold one value per element of x's last dimension.
+REGISTER_OP("_LayerNorm")
+    .Input("x: T")
+    .Input("gamma: T")
+    .Input("beta: T")
+    .Output("y: T")
+    .Attr("T: {float}")
+    .Attr("epsilon: float")
+    .SetShapeFn([](shape_inference::InferenceContext* c) {
+      shape_inference::ShapeHandle x = c->input(0);
+      WEFT_RETURN_IF_ERROR(c->WithRankAtLeast(x, 1, &x));
+      shape_inference::ShapeHandle gamma, beta;
+      WEFT_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, &gamma));
+      WEFT_RETURN_IF_ERROR(c->WithRank(c->input(2), 1, &beta));
+      shape_inference::DimensionHandle d = c->Dim(x, -1);
+      WEFT_RETURN_IF_ERROR(c->Merge(d, c->Dim(gamma, 0), &d));
+      WEFT_RETURN_IF_ERROR(c->Merge(d, c->Dim(beta, 0), &d));
+      c->set_output(0, x);
+      return Status();
+    });
+
 }  // namespace weft

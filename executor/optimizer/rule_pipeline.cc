@@ -5,6 +5,7 @@
 #include "executor/optimizer/fusion_rule.h"
 #include "executor/optimizer/gelu_rule.h"
 #include "executor/optimizer/graph_rebuilder.h"
+#include "executor/optimizer/layer_norm_rule.h"
 #include "executor/optimizer/pad_folding_rule.h"
 #include "executor/optimizer/rewrite_context.h"
 #include "executor/optimizer/swish_rule.h"
@@ -19,6 +20,7 @@ std::vector<std::unique_ptr<RewriteRule>> DefaultRewriteRules() {
   rules.push_back(std::make_unique<FusionRule>());
   rules.push_back(std::make_unique<SwishRule>());
   rules.push_back(std::make_unique<GeluRule>());
+  rules.push_back(std::make_unique<LayerNormRule>());
   return rules;
 }
 
