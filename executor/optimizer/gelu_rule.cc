@@ -8,7 +8,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "device/device.h"
 #include "executor/graph_optimizer.h"
 #include "executor/optimizer/graph_rebuilder.h"
 #include "executor/optimizer/rewrite_context.h"
@@ -248,24 +247,15 @@ Status EmitGelu(const Gelu& g, const Node* mul, GraphRebuilder* rebuilder) {
 }  // namespace
 
 void GeluRule::Visit(const Node* mul, RewriteContext* ctx) const {
-  if (mul->op() != "Mul" || !ctx->IsKept(mul) || !ctx->IsLive(mul) ||
-      ctx->IsFed(mul) || ctx->IsFolded(mul) || ctx->IsAbsorbed(mul) ||
-      ctx->IsReplaced(mul) || !ctx->stand_in(mul).empty() ||
-      mul->num_inputs() != 2 || mul->output_type(0) != DT_FLOAT) {
+  if (mul->op() != "Mul" || !ctx->IsOpenFloatNode(mul) ||
+      mul->num_inputs() != 2) {
     return;
   }
   Gelu gelu;
   if (!MatchProduct(mul, *ctx, &gelu)) return;
   // All on the one CPU device: the _Gelu kernel is the CPU's, and the
   // pattern's nodes must not have been split across devices.
-  const GraphOptimizerOptions& options = ctx->options();
-  if (options.place) {
-    Device* d = options.place(mul);
-    if (d == nullptr || d->device_type() != "CPU") return;
-    for (const Node* a : gelu.replaced) {
-      if (options.place(a) != d) return;
-    }
-  }
+  if (!ctx->PlacedOnOneCpu(mul, gelu.replaced)) return;
   // Listed by node id (the order the graph was written in), the final Mul
   // last.
   std::vector<const Node*> replaced = gelu.replaced;

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "device/device.h"
 #include "executor/graph_optimizer.h"
 #include "executor/optimizer/graph_rebuilder.h"
 #include "executor/optimizer/rewrite_context.h"
@@ -292,12 +291,7 @@ Status EmitLayerNorm(const LayerNorm& ln, const Node* add,
 }  // namespace
 
 void LayerNormRule::Visit(const Node* add, RewriteContext* ctx) const {
-  if (!IsAdd(add) || !ctx->IsKept(add) || !ctx->IsLive(add) ||
-      ctx->IsFed(add) || ctx->IsFolded(add) || ctx->IsAbsorbed(add) ||
-      ctx->IsReplaced(add) || !ctx->stand_in(add).empty() ||
-      add->output_type(0) != DT_FLOAT) {
-    return;
-  }
+  if (!IsAdd(add) || !ctx->IsOpenFloatNode(add)) return;
   LayerNorm ln;
   Matcher matcher(*ctx, &ln);
   if (!matcher.Match(add)) return;
@@ -314,14 +308,8 @@ void LayerNormRule::Visit(const Node* add, RewriteContext* ctx) const {
   nodes.push_back(add);
   ln.nodes = nodes;
   if (!Absorbable(ln, *ctx)) return;
-  const GraphOptimizerOptions& options = ctx->options();
-  if (options.place) {
-    Device* d = options.place(add);
-    if (d == nullptr || d->device_type() != "CPU") return;
-    for (const Node* n : ln.nodes) {
-      if (options.place(n) != d) return;
-    }
-  }
+  // All on the one CPU device, as the _LayerNorm kernel is the CPU's.
+  if (!ctx->PlacedOnOneCpu(add, ln.nodes)) return;
   for (size_t i = 0; i + 1 < ln.nodes.size(); ++i) ctx->Absorb(ln.nodes[i]);
   ctx->StandIn(add, ctx->UniqueName(add->name() + "+LayerNorm"));
   ctx->Replace(add, [ln](const Node* n, GraphRebuilder* rebuilder) {

@@ -110,6 +110,23 @@ bool RewriteContext::PlacedOnCpu(const Node* n) const {
   return d != nullptr && d->device_type() == "CPU";
 }
 
+bool RewriteContext::PlacedOnOneCpu(
+    const Node* last, const std::vector<const Node*>& nodes) const {
+  if (!options_.place) return true;
+  Device* d = options_.place(last);
+  if (d == nullptr || d->device_type() != "CPU") return false;
+  for (const Node* n : nodes) {
+    if (options_.place(n) != d) return false;
+  }
+  return true;
+}
+
+bool RewriteContext::IsOpenFloatNode(const Node* n) const {
+  return IsKept(n) && IsLive(n) && !IsFed(n) && !IsFolded(n) &&
+         !IsAbsorbed(n) && !IsReplaced(n) && stand_in(n).empty() &&
+         n->num_outputs() >= 1 && n->output_type(0) == DT_FLOAT;
+}
+
 std::string RewriteContext::UniqueName(const std::string& base) {
   std::string name = base;
   for (int i = 1; taken_names_.contains(name); ++i) {

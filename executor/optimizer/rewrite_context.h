@@ -96,6 +96,15 @@ class RewriteContext {
   // is given: only the CPU device has the fused and explicit-padding
   // kernels the rules rewrite into.
   bool PlacedOnCpu(const Node* n) const;
+  // `last` and every node of `nodes` are placed on one CPU device (true
+  // when no placement is given): a pattern whose nodes the session split
+  // across devices, or put on another, is not rewritten into a CPU kernel.
+  bool PlacedOnOneCpu(const Node* last,
+                      const std::vector<const Node*>& nodes) const;
+  // A node a rewrite may replace by a new node standing in for it: it runs
+  // in the kept graph, is not fed, no rule has folded, absorbed or replaced
+  // it or given it a stand-in, and its output 0 is float32.
+  bool IsOpenFloatNode(const Node* n) const;
   // `base`, or `base_1`, `base_2`, ...: a name no node of the graph and
   // no name handed out before has. Rules call it in a fixed order, so the
   // optimized graph's names are the same on every run.

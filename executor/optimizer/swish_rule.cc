@@ -6,7 +6,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "device/device.h"
 #include "executor/graph_optimizer.h"
 #include "executor/optimizer/graph_rebuilder.h"
 #include "executor/optimizer/rewrite_context.h"
@@ -55,13 +54,10 @@ Status EmitSwish(const Swish& s, const Node* mul, GraphRebuilder* rebuilder) {
 }  // namespace
 
 void SwishRule::Visit(const Node* mul, RewriteContext* ctx) const {
-  if (!IsProduct(mul->op()) || !ctx->IsKept(mul) || !ctx->IsLive(mul) ||
-      ctx->IsFed(mul) || ctx->IsFolded(mul) || ctx->IsAbsorbed(mul) ||
-      ctx->IsReplaced(mul) || !ctx->stand_in(mul).empty() ||
-      mul->num_inputs() != 2 || mul->output_type(0) != DT_FLOAT) {
+  if (!IsProduct(mul->op()) || !ctx->IsOpenFloatNode(mul) ||
+      mul->num_inputs() != 2) {
     return;
   }
-  const GraphOptimizerOptions& options = ctx->options();
   for (int s = 0; s < 2; ++s) {
     const Node* sig = mul->input(s).node;
     const Node* x = mul->input(1 - s).node;
@@ -96,13 +92,7 @@ void SwishRule::Visit(const Node* mul, RewriteContext* ctx) const {
     }
     // All on the one CPU device: the _Swish kernel is the CPU's, and the
     // pattern's nodes must not have been split across devices.
-    if (options.place) {
-      Device* d = options.place(mul);
-      if (d == nullptr || d->device_type() != "CPU") return;
-      bool same = true;
-      for (const Node* a : absorbed) same &= options.place(a) == d;
-      if (!same) return;
-    }
+    if (!ctx->PlacedOnOneCpu(mul, absorbed)) return;
     Swish swish;
     swish.x = x;
     swish.x_index = x_index;

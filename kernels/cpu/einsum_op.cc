@@ -100,6 +100,31 @@ std::vector<int64_t> RowMajorStrides(const Tensor& t) {
   return strides;
 }
 
+// The roles of a two-operand product's labels: batch (in both operands and
+// the output), free (in one operand and the output), each in the output's
+// order, and contracted (in both operands only), in a's order.
+struct LabelRoles {
+  Labels batch, free_a, free_b, contracted;
+};
+LabelRoles Roles(const Labels& a, const Labels& b, const Labels& out) {
+  LabelRoles r;
+  for (int l : out) {
+    const bool in_a = Contains(a, l);
+    const bool in_b = Contains(b, l);
+    if (in_a && in_b) {
+      r.batch.push_back(l);
+    } else if (in_a) {
+      r.free_a.push_back(l);
+    } else {
+      r.free_b.push_back(l);
+    }
+  }
+  for (int l : a) {
+    if (Contains(b, l) && !Contains(out, l)) r.contracted.push_back(l);
+  }
+  return r;
+}
+
 // The stride of `label` in `op` (row-major), 0 for a dimension of size 1
 // (a broadcast one reads the same element for every index), -1 if absent.
 int64_t StrideOf(const Operand& op, const std::vector<int64_t>& strides,
@@ -144,23 +169,11 @@ Status StridedProduct(OpKernelContext* ctx, const Operand& a, const Operand& b,
                       const std::vector<int64_t>& size,
                       const TensorShape& out_shape, bool* done) {
   *done = false;
-  Labels batch, free_a, free_b, contracted;
-  for (int l : out_labels) {
-    const bool in_a = Contains(a.labels, l);
-    const bool in_b = Contains(b.labels, l);
-    if (in_a && in_b) {
-      batch.push_back(l);
-    } else if (in_a) {
-      free_a.push_back(l);
-    } else {
-      free_b.push_back(l);
-    }
-  }
-  for (int l : a.labels) {
-    if (Contains(b.labels, l) && !Contains(out_labels, l)) {
-      contracted.push_back(l);
-    }
-  }
+  const LabelRoles roles = Roles(a.labels, b.labels, out_labels);
+  const Labels& batch = roles.batch;
+  const Labels& free_a = roles.free_a;
+  const Labels& free_b = roles.free_b;
+  const Labels& contracted = roles.contracted;
   if (free_a.size() != 1 || free_b.size() != 1 || contracted.size() != 1) {
     return Status();
   }
@@ -545,34 +558,19 @@ class EinsumOp : public OpKernel {
   Status Contract(OpKernelContext* ctx, Operand* a, Operand* b,
                   const Labels& out_unique, const std::vector<int64_t>& size,
                   Operand* result) const {
-    Labels batch;
-    Labels free_a;
-    Labels free_b;
-    for (int l : out_unique) {
-      const bool in_a = Contains(a->labels, l);
-      const bool in_b = Contains(b->labels, l);
-      if (in_a && in_b) {
-        batch.push_back(l);
-      } else if (in_a) {
-        free_a.push_back(l);
-      } else {
-        free_b.push_back(l);
-      }
-    }
+    LabelRoles roles = Roles(a->labels, b->labels, out_unique);
     // The output lists y's free labels first: swap the roles, so the
     // product comes out in the output's order.
-    const Labels natural = Concat({&batch, &free_a, &free_b});
-    const Labels swapped = Concat({&batch, &free_b, &free_a});
+    const Labels natural = Concat({&roles.batch, &roles.free_a, &roles.free_b});
+    const Labels swapped = Concat({&roles.batch, &roles.free_b, &roles.free_a});
     if (out_unique != natural && out_unique == swapped) {
       std::swap(a, b);
-      std::swap(free_a, free_b);
+      roles = Roles(a->labels, b->labels, out_unique);
     }
-    Labels contracted;
-    for (int l : a->labels) {
-      if (Contains(b->labels, l) && !Contains(out_unique, l)) {
-        contracted.push_back(l);
-      }
-    }
+    const Labels& batch = roles.batch;
+    const Labels& free_a = roles.free_a;
+    const Labels& free_b = roles.free_b;
+    const Labels& contracted = roles.contracted;
     // x as [batch, free, contracted] (or its adjoint), y as [batch,
     // contracted, free] (or its adjoint).
     bool adj_a = false;

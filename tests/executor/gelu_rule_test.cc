@@ -21,55 +21,43 @@ using rewrite_rule_test::CountOps;
 using rewrite_rule_test::ExpectNear;
 using rewrite_rule_test::FindNode;
 using rewrite_rule_test::FloatConstText;
+using rewrite_rule_test::FloatOpText;
 using rewrite_rule_test::FloatPlaceholderText;
+using rewrite_rule_test::FloatScalarText;
 using rewrite_rule_test::GraphFromText;
 using rewrite_rule_test::RunOptimized;
 using rewrite_rule_test::RunRule;
 using rewrite_rule_test::RunUnoptimized;
 using rewrite_rule_test::Values;
 
-// A float node `name` = op(inputs), as GraphDef text.
-std::string Op(const std::string& name, const std::string& op,
-               const std::vector<std::string>& inputs) {
-  std::string text =
-      absl::StrCat("node { name: \"", name, "\" op: \"", op, "\" ");
-  for (const std::string& in : inputs) {
-    absl::StrAppend(&text, "input: \"", in, "\" ");
-  }
-  return absl::StrCat(text, "attr { key: \"T\" value { type: DT_FLOAT } } }\n");
-}
-
-std::string Scalar(const std::string& name, float value) {
-  Tensor t(DT_FLOAT, TensorShape({}));
-  t.data<float>()[0] = value;
-  return FloatConstText(name, t);
-}
-
 const TensorShape kShape({3, 37});
 
 // tf.nn.gelu(x, approximate=False) as TensorFlow 2.21 writes it, prefixed.
 std::string ExactGelu(const std::string& p, const std::string& x) {
-  return absl::StrCat(Scalar(p + "half", 0.5f), Scalar(p + "c", 0.70710677f),
-                      Op(p + "mul", "Mul", {p + "half", x}),
-                      Op(p + "neg", "Neg", {x}),
-                      Op(p + "mul_1", "Mul", {p + "neg", p + "c"}),
-                      Op(p + "erfc", "Erfc", {p + "mul_1"}),
-                      Op(p + "gelu", "Mul", {p + "mul", p + "erfc"}));
+  return absl::StrCat(FloatScalarText(p + "half", 0.5f),
+                      FloatScalarText(p + "c", 0.70710677f),
+                      FloatOpText(p + "mul", "Mul", {p + "half", x}),
+                      FloatOpText(p + "neg", "Neg", {x}),
+                      FloatOpText(p + "mul_1", "Mul", {p + "neg", p + "c"}),
+                      FloatOpText(p + "erfc", "Erfc", {p + "mul_1"}),
+                      FloatOpText(p + "gelu", "Mul", {p + "mul", p + "erfc"}));
 }
 
 // tf.nn.gelu(x, approximate=True) as TensorFlow 2.21 writes it, prefixed.
 std::string TanhGelu(const std::string& p, const std::string& x) {
-  return absl::StrCat(Scalar(p + "cubic", 0.044715f), Scalar(p + "half", 0.5f),
-                      Scalar(p + "three", 3.0f),
-                      Scalar(p + "scale", 0.7978846f), Scalar(p + "one", 1.0f),
-                      Op(p + "mul", "Mul", {p + "half", x}),
-                      Op(p + "pow", "Pow", {x, p + "three"}),
-                      Op(p + "mul_1", "Mul", {p + "cubic", p + "pow"}),
-                      Op(p + "add", "AddV2", {x, p + "mul_1"}),
-                      Op(p + "mul_2", "Mul", {p + "scale", p + "add"}),
-                      Op(p + "tanh", "Tanh", {p + "mul_2"}),
-                      Op(p + "add_1", "AddV2", {p + "one", p + "tanh"}),
-                      Op(p + "gelu", "Mul", {p + "mul", p + "add_1"}));
+  return absl::StrCat(
+      FloatScalarText(p + "cubic", 0.044715f),
+      FloatScalarText(p + "half", 0.5f), FloatScalarText(p + "three", 3.0f),
+      FloatScalarText(p + "scale", 0.7978846f),
+      FloatScalarText(p + "one", 1.0f),
+      FloatOpText(p + "mul", "Mul", {p + "half", x}),
+      FloatOpText(p + "pow", "Pow", {x, p + "three"}),
+      FloatOpText(p + "mul_1", "Mul", {p + "cubic", p + "pow"}),
+      FloatOpText(p + "add", "AddV2", {x, p + "mul_1"}),
+      FloatOpText(p + "mul_2", "Mul", {p + "scale", p + "add"}),
+      FloatOpText(p + "tanh", "Tanh", {p + "mul_2"}),
+      FloatOpText(p + "add_1", "AddV2", {p + "one", p + "tanh"}),
+      FloatOpText(p + "gelu", "Mul", {p + "mul", p + "add_1"}));
 }
 
 TEST(GeluRuleTest, TensorFlowsTwoFormsBecomeOneGeluEach) {
@@ -123,31 +111,38 @@ TEST(GeluRuleTest, TheVariantsItNames) {
   // other operand order; Erfc(x * -c); Erfc(Neg(x * c)); the tanh form's
   // cube as x * (x * x).
   const std::string text = absl::StrCat(
-      FloatPlaceholderText("x", kShape), Scalar("half", 0.5f),
-      Scalar("one", 1.0f), Scalar("sqrt2", 1.4142135f),
-      Scalar("c", 0.70710677f), Scalar("minus_c", -0.70710677f),
-      Scalar("cubic", 0.044715f), Scalar("scale", 0.7978846f),
+      FloatPlaceholderText("x", kShape), FloatScalarText("half", 0.5f),
+      FloatScalarText("one", 1.0f), FloatScalarText("sqrt2", 1.4142135f),
+      FloatScalarText("c", 0.70710677f),
+      FloatScalarText("minus_c", -0.70710677f),
+      FloatScalarText("cubic", 0.044715f), FloatScalarText("scale", 0.7978846f),
       // a: the Erf form
-      Op("a/div", "RealDiv", {"x", "sqrt2"}), Op("a/erf", "Erf", {"a/div"}),
-      Op("a/add", "AddV2", {"a/erf", "one"}),
-      Op("a/half", "Mul", {"a/add", "half"}),
-      Op("a/gelu", "Mul", {"x", "a/half"}),
+      FloatOpText("a/div", "RealDiv", {"x", "sqrt2"}),
+      FloatOpText("a/erf", "Erf", {"a/div"}),
+      FloatOpText("a/add", "AddV2", {"a/erf", "one"}),
+      FloatOpText("a/half", "Mul", {"a/add", "half"}),
+      FloatOpText("a/gelu", "Mul", {"x", "a/half"}),
       // b: Erfc(x * -c)
-      Op("b/half", "Mul", {"x", "half"}), Op("b/mul", "Mul", {"x", "minus_c"}),
-      Op("b/erfc", "Erfc", {"b/mul"}),
-      Op("b/gelu", "Mul", {"b/erfc", "b/half"}),
+      FloatOpText("b/half", "Mul", {"x", "half"}),
+      FloatOpText("b/mul", "Mul", {"x", "minus_c"}),
+      FloatOpText("b/erfc", "Erfc", {"b/mul"}),
+      FloatOpText("b/gelu", "Mul", {"b/erfc", "b/half"}),
       // c: Erfc(Neg(x * c))
-      Op("c/half", "Mul", {"half", "x"}), Op("c/mul", "Mul", {"c", "x"}),
-      Op("c/neg", "Neg", {"c/mul"}), Op("c/erfc", "Erfc", {"c/neg"}),
-      Op("c/gelu", "Mul", {"c/half", "c/erfc"}),
+      FloatOpText("c/half", "Mul", {"half", "x"}),
+      FloatOpText("c/mul", "Mul", {"c", "x"}),
+      FloatOpText("c/neg", "Neg", {"c/mul"}),
+      FloatOpText("c/erfc", "Erfc", {"c/neg"}),
+      FloatOpText("c/gelu", "Mul", {"c/half", "c/erfc"}),
       // d: the tanh form with x * (x * x) and Add
-      Op("d/half", "Mul", {"x", "half"}), Op("d/sq", "Mul", {"x", "x"}),
-      Op("d/cube", "Mul", {"x", "d/sq"}),
-      Op("d/term", "Mul", {"d/cube", "cubic"}),
-      Op("d/inner", "Add", {"d/term", "x"}),
-      Op("d/arg", "Mul", {"d/inner", "scale"}), Op("d/tanh", "Tanh", {"d/arg"}),
-      Op("d/sum", "Add", {"d/tanh", "one"}),
-      Op("d/gelu", "Mul", {"d/sum", "d/half"}));
+      FloatOpText("d/half", "Mul", {"x", "half"}),
+      FloatOpText("d/sq", "Mul", {"x", "x"}),
+      FloatOpText("d/cube", "Mul", {"x", "d/sq"}),
+      FloatOpText("d/term", "Mul", {"d/cube", "cubic"}),
+      FloatOpText("d/inner", "Add", {"d/term", "x"}),
+      FloatOpText("d/arg", "Mul", {"d/inner", "scale"}),
+      FloatOpText("d/tanh", "Tanh", {"d/arg"}),
+      FloatOpText("d/sum", "Add", {"d/tanh", "one"}),
+      FloatOpText("d/gelu", "Mul", {"d/sum", "d/half"}));
   auto g = GraphFromText(text);
   ASSERT_NE(g, nullptr);
   const Tensor x = Values(kShape, -4, 4, 6);
@@ -169,16 +164,20 @@ TEST(GeluRuleTest, PatternsThatMustStay) {
   // the half multiplies z, not x; s: the Erfc is fetched.
   const std::string text = absl::StrCat(
       FloatPlaceholderText("x", kShape), FloatPlaceholderText("z", kShape),
-      ExactGelu("p/", "x"), Op("p/other", "Neg", {"p/erfc"}),
-      Op("p/sum", "AddV2", {"p/gelu", "p/other"}), Scalar("q/half", 0.5f),
-      Scalar("q/c", 0.7f), Op("q/mul", "Mul", {"q/half", "x"}),
-      Op("q/neg", "Neg", {"x"}), Op("q/mul_1", "Mul", {"q/neg", "q/c"}),
-      Op("q/erfc", "Erfc", {"q/mul_1"}),
-      Op("q/gelu", "Mul", {"q/mul", "q/erfc"}), Scalar("r/half", 0.5f),
-      Scalar("r/c", 0.70710677f), Op("r/mul", "Mul", {"r/half", "z"}),
-      Op("r/neg", "Neg", {"x"}), Op("r/mul_1", "Mul", {"r/neg", "r/c"}),
-      Op("r/erfc", "Erfc", {"r/mul_1"}),
-      Op("r/gelu", "Mul", {"r/mul", "r/erfc"}), ExactGelu("s/", "x"));
+      ExactGelu("p/", "x"), FloatOpText("p/other", "Neg", {"p/erfc"}),
+      FloatOpText("p/sum", "AddV2", {"p/gelu", "p/other"}),
+      FloatScalarText("q/half", 0.5f), FloatScalarText("q/c", 0.7f),
+      FloatOpText("q/mul", "Mul", {"q/half", "x"}),
+      FloatOpText("q/neg", "Neg", {"x"}),
+      FloatOpText("q/mul_1", "Mul", {"q/neg", "q/c"}),
+      FloatOpText("q/erfc", "Erfc", {"q/mul_1"}),
+      FloatOpText("q/gelu", "Mul", {"q/mul", "q/erfc"}),
+      FloatScalarText("r/half", 0.5f), FloatScalarText("r/c", 0.70710677f),
+      FloatOpText("r/mul", "Mul", {"r/half", "z"}),
+      FloatOpText("r/neg", "Neg", {"x"}),
+      FloatOpText("r/mul_1", "Mul", {"r/neg", "r/c"}),
+      FloatOpText("r/erfc", "Erfc", {"r/mul_1"}),
+      FloatOpText("r/gelu", "Mul", {"r/mul", "r/erfc"}), ExactGelu("s/", "x"));
   auto g = GraphFromText(text);
   ASSERT_NE(g, nullptr);
   const Tensor x = Values(kShape, -4, 4, 7);

@@ -20,7 +20,9 @@ using rewrite_rule_test::CountOps;
 using rewrite_rule_test::ExpectNear;
 using rewrite_rule_test::FindNode;
 using rewrite_rule_test::FloatConstText;
+using rewrite_rule_test::FloatOpText;
 using rewrite_rule_test::FloatPlaceholderText;
+using rewrite_rule_test::FloatScalarText;
 using rewrite_rule_test::GraphFromText;
 using rewrite_rule_test::RunOptimized;
 using rewrite_rule_test::RunRule;
@@ -29,62 +31,45 @@ using rewrite_rule_test::Values;
 
 const TensorShape kShape({3, 5, 16});
 
-std::string Op(const std::string& name, const std::string& op,
-               const std::vector<std::string>& inputs,
-               const std::string& extra = "") {
-  std::string text =
-      absl::StrCat("node { name: \"", name, "\" op: \"", op, "\" ");
-  for (const std::string& in : inputs) {
-    absl::StrAppend(&text, "input: \"", in, "\" ");
-  }
-  return absl::StrCat(text, "attr { key: \"T\" value { type: DT_FLOAT } } ",
-                      extra, "}\n");
-}
-
+// Mean(in, axis) with keep_dims, as GraphDef text.
 std::string Mean(const std::string& name, const std::string& in,
                  const std::string& axis) {
-  return Op(name, "Mean", {in, axis},
-            "attr { key: \"keep_dims\" value { b: true } } "
-            "attr { key: \"Tidx\" value { type: DT_INT32 } } ");
+  return FloatOpText(name, "Mean", {in, axis},
+                     "attr { key: 'keep_dims' value { b: true } } "
+                     "attr { key: 'Tidx' value { type: DT_INT32 } } ");
 }
 
 std::string IntScalar(const std::string& name, int value) {
   return absl::StrCat(
-      "node { name: \"", name,
-      "\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } } "
-      "attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape "
+      "node { name: '", name,
+      "' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
+      "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape "
       "{} int_val: ",
       value, " } } } }\n");
 }
 
-std::string Scalar(const std::string& name, float value) {
-  Tensor t(DT_FLOAT, TensorShape({}));
-  t.data<float>()[0] = value;
-  return FloatConstText(name, t);
-}
-
 // Keras 3's LayerNormalization(epsilon=1e-6) of `x` over axis `axis`
-// (its Const's value), prefixed; `stop` puts the StopGradient in.
+// (its Const's value), prefixed; a fed gamma with `fed_gamma`.
 std::string KerasLayerNorm(const std::string& p, const std::string& x, int axis,
                            bool fed_gamma = false) {
   return absl::StrCat(
-      IntScalar(p + "axis", axis), Scalar(p + "eps", 1e-6f),
+      IntScalar(p + "axis", axis), FloatScalarText(p + "eps", 1e-6f),
       fed_gamma ? FloatPlaceholderText(p + "gamma", TensorShape({16}))
                 : FloatConstText(p + "gamma",
                                  Values(TensorShape({16}), 0.5f, 1.5f, 11)),
       FloatConstText(p + "beta", Values(TensorShape({1, 1, 16}), -1, 1, 12)),
       Mean(p + "mean", x, p + "axis"),
-      Op(p + "stop", "StopGradient", {p + "mean"}),
-      Op(p + "sqdiff", "SquaredDifference", {x, p + "stop"}),
+      FloatOpText(p + "stop", "StopGradient", {p + "mean"}),
+      FloatOpText(p + "sqdiff", "SquaredDifference", {x, p + "stop"}),
       Mean(p + "variance", p + "sqdiff", p + "axis"),
-      Op(p + "add", "AddV2", {p + "variance", p + "eps"}),
-      Op(p + "rsqrt", "Rsqrt", {p + "add"}),
-      Op(p + "mul", "Mul", {p + "rsqrt", p + "gamma"}),
-      Op(p + "mul_2", "Mul", {x, p + "mul"}),
-      Op(p + "neg", "Neg", {p + "mean"}),
-      Op(p + "mul_1", "Mul", {p + "neg", p + "mul"}),
-      Op(p + "add_1", "AddV2", {p + "mul_1", p + "beta"}),
-      Op(p + "out", "AddV2", {p + "mul_2", p + "add_1"}));
+      FloatOpText(p + "add", "AddV2", {p + "variance", p + "eps"}),
+      FloatOpText(p + "rsqrt", "Rsqrt", {p + "add"}),
+      FloatOpText(p + "mul", "Mul", {p + "rsqrt", p + "gamma"}),
+      FloatOpText(p + "mul_2", "Mul", {x, p + "mul"}),
+      FloatOpText(p + "neg", "Neg", {p + "mean"}),
+      FloatOpText(p + "mul_1", "Mul", {p + "neg", p + "mul"}),
+      FloatOpText(p + "add_1", "AddV2", {p + "mul_1", p + "beta"}),
+      FloatOpText(p + "out", "AddV2", {p + "mul_2", p + "add_1"}));
 }
 
 TEST(LayerNormRuleTest, KerasNodesBecomeOneLayerNorm) {
@@ -123,15 +108,19 @@ TEST(LayerNormRuleTest, TheSubtractedShiftAndNoStopGradient) {
   // beta - mean * s, the mean read directly, operands swapped, axis 2.
   const std::string text = absl::StrCat(
       FloatPlaceholderText("x", kShape), IntScalar("axis", 2),
-      Scalar("eps", 1e-3f),
+      FloatScalarText("eps", 1e-3f),
       FloatConstText("gamma", Values(TensorShape({16}), 0.5f, 1.5f, 14)),
       FloatConstText("beta", Values(TensorShape({16}), -1, 1, 15)),
       Mean("mean", "x", "axis"),
-      Op("sqdiff", "SquaredDifference", {"x", "mean"}),
-      Mean("variance", "sqdiff", "axis"), Op("add", "Add", {"eps", "variance"}),
-      Op("rsqrt", "Rsqrt", {"add"}), Op("s", "Mul", {"gamma", "rsqrt"}),
-      Op("xs", "Mul", {"s", "x"}), Op("ms", "Mul", {"mean", "s"}),
-      Op("shift", "Sub", {"beta", "ms"}), Op("out", "AddV2", {"shift", "xs"}));
+      FloatOpText("sqdiff", "SquaredDifference", {"x", "mean"}),
+      Mean("variance", "sqdiff", "axis"),
+      FloatOpText("add", "Add", {"eps", "variance"}),
+      FloatOpText("rsqrt", "Rsqrt", {"add"}),
+      FloatOpText("s", "Mul", {"gamma", "rsqrt"}),
+      FloatOpText("xs", "Mul", {"s", "x"}),
+      FloatOpText("ms", "Mul", {"mean", "s"}),
+      FloatOpText("shift", "Sub", {"beta", "ms"}),
+      FloatOpText("out", "AddV2", {"shift", "xs"}));
   auto g = GraphFromText(text);
   ASSERT_NE(g, nullptr);
   const Tensor x = Values(kShape, -3, 3, 16);

@@ -188,5 +188,21 @@ std::string FloatConstText(const std::string& name, const Tensor& value) {
   return text;
 }
 
+std::string FloatScalarText(const std::string& name, float value) {
+  Tensor t(DT_FLOAT, TensorShape({}));
+  t.data<float>()[0] = value;
+  return FloatConstText(name, t);
+}
+
+std::string FloatOpText(const std::string& name, const std::string& op,
+                        const std::vector<std::string>& inputs,
+                        const std::string& attrs) {
+  std::string text = absl::StrCat("node { name: '", name, "' op: '", op, "' ");
+  for (const std::string& in : inputs)
+    absl::StrAppend(&text, "input: '", in, "' ");
+  return absl::StrCat(text, "attr { key: 'T' value { type: DT_FLOAT } } ",
+                      attrs, "}\n");
+}
+
 }  // namespace rewrite_rule_test
 }  // namespace weft

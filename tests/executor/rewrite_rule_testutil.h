@@ -69,6 +69,15 @@ std::string FloatPlaceholderText(const std::string& name,
 // printed so that it parses back to the same float).
 std::string FloatConstText(const std::string& name, const Tensor& value);
 
+// A float32 scalar Const, as GraphDef text.
+std::string FloatScalarText(const std::string& name, float value);
+
+// A node `name` of `op` reading `inputs`, with T = DT_FLOAT and the attrs
+// in `attrs` (GraphDef text of `attr { ... }` entries), as GraphDef text.
+std::string FloatOpText(const std::string& name, const std::string& op,
+                        const std::vector<std::string>& inputs,
+                        const std::string& attrs = "");
+
 }  // namespace rewrite_rule_test
 }  // namespace weft
 
