@@ -6,9 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "executor/graph_optimizer.h"
 #include "executor/optimizer/graph_rebuilder.h"
 #include "executor/optimizer/rewrite_context.h"
 
@@ -226,21 +224,13 @@ bool MatchProduct(const Node* mul, const RewriteContext& ctx, Gelu* gelu) {
   return false;
 }
 
-Status EmitGelu(const Gelu& g, const Node* mul, GraphRebuilder* rebuilder) {
+Status EmitGelu(const Gelu& g, GraphRebuilder* rebuilder) {
   NodeDef fused;
-  fused.name = rebuilder->NodeName(mul);
   fused.op = "_Gelu";
-  fused.device = mul->requested_device();
   fused.attr["T"] = AttrValue::Type(DT_FLOAT);
   fused.attr["approximate"] = AttrValue::Bool(g.approximate);
   fused.input.push_back(rebuilder->InputName(g.x.node, g.x.index));
-  for (const Node* c : mul->control_inputs()) {
-    fused.input.push_back(absl::StrCat("^", rebuilder->NodeName(c)));
-  }
-  std::vector<std::string> originals;
-  for (const Node* a : g.replaced) originals.push_back(a->name());
-  fused.attr[kFusedNodesAttr] = AttrValue::StringList(originals);
-  rebuilder->AddNode(std::move(fused), rebuilder->OriginalShapes(mul));
+  rebuilder->AddReplacing(std::move(fused), g.replaced);
   return Status();
 }
 
@@ -261,17 +251,14 @@ void GeluRule::Visit(const Node* mul, RewriteContext* ctx) const {
   std::vector<const Node*> replaced = gelu.replaced;
   std::sort(replaced.begin(), replaced.end(),
             [](const Node* a, const Node* b) { return a->id() < b->id(); });
-  for (const Node* a : replaced) ctx->Absorb(a);
   replaced.push_back(mul);
   gelu.replaced = replaced;
   std::vector<std::string> parts;
   for (const Node* a : replaced) parts.push_back(a->name());
-  ctx->StandIn(mul, ctx->UniqueName(absl::StrJoin(parts, "+")));
-  ctx->Replace(mul, [gelu](const Node* n, GraphRebuilder* rebuilder) {
-    return EmitGelu(gelu, n, rebuilder);
-  });
-  ++ctx->stats().fused;
-  ctx->stats().fused_away += static_cast<int>(replaced.size()) - 1;
+  ctx->ReplaceByOne(replaced, absl::StrJoin(parts, "+"),
+                    [gelu](const Node*, GraphRebuilder* rebuilder) {
+                      return EmitGelu(gelu, rebuilder);
+                    });
 }
 
 }  // namespace weft

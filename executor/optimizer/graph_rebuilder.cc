@@ -61,6 +61,20 @@ std::vector<PartialTensorShape> GraphRebuilder::OriginalShapes(
   return s;
 }
 
+void GraphRebuilder::AddReplacing(NodeDef def,
+                                  const std::vector<const Node*>& nodes) {
+  const Node* last = nodes.back();
+  def.name = NodeName(last);
+  def.device = last->requested_device();
+  for (const Node* c : last->control_inputs()) {
+    def.input.push_back(absl::StrCat("^", NodeName(c)));
+  }
+  std::vector<std::string> originals;
+  for (const Node* n : nodes) originals.push_back(n->name());
+  def.attr[kFusedNodesAttr] = AttrValue::StringList(originals);
+  AddNode(std::move(def), OriginalShapes(last));
+}
+
 void GraphRebuilder::AddNode(NodeDef def,
                              std::vector<PartialTensorShape> shapes) {
   shapes_[def.name] = std::move(shapes);

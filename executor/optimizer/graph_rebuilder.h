@@ -58,6 +58,11 @@ class GraphRebuilder {
   std::string UniqueName(const std::string& base);
   // The inferred output shapes of the session graph's `n`.
   std::vector<PartialTensorShape> OriginalShapes(const Node* n) const;
+  // Appends `def`, the one node that replaces `nodes` (RewriteContext::
+  // ReplaceByOne; the last of them is the one it stands in for), with that
+  // node's name, requested device, control inputs and output shapes, and
+  // the replaced nodes' names in its kFusedNodesAttr.
+  void AddReplacing(NodeDef def, const std::vector<const Node*>& nodes);
   // Appends `def` with `shapes` as its outputs' shapes.
   void AddNode(NodeDef def, std::vector<PartialTensorShape> shapes);
   // Appends a Const named `name` (used as given) holding `value`.

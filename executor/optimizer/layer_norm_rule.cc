@@ -5,8 +5,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "executor/graph_optimizer.h"
 #include "executor/optimizer/graph_rebuilder.h"
 #include "executor/optimizer/rewrite_context.h"
 
@@ -268,23 +266,16 @@ bool Absorbable(const LayerNorm& ln, const RewriteContext& ctx) {
 Status EmitLayerNorm(const LayerNorm& ln, const Node* add,
                      GraphRebuilder* rebuilder) {
   NodeDef fused;
-  fused.name = rebuilder->NodeName(add);
   fused.op = "_LayerNorm";
-  fused.device = add->requested_device();
   fused.attr["T"] = AttrValue::Type(DT_FLOAT);
   fused.attr["epsilon"] = AttrValue::Float(ln.epsilon);
-  const std::string gamma = rebuilder->UniqueName(fused.name + "/gamma");
-  const std::string beta = rebuilder->UniqueName(fused.name + "/beta");
+  const std::string name = rebuilder->NodeName(add);
+  const std::string gamma = rebuilder->UniqueName(name + "/gamma");
+  const std::string beta = rebuilder->UniqueName(name + "/beta");
   rebuilder->AddConst(gamma, ln.gamma, add->requested_device());
   rebuilder->AddConst(beta, ln.beta, add->requested_device());
   fused.input = {rebuilder->InputName(ln.x.node, ln.x.index), gamma, beta};
-  for (const Node* c : add->control_inputs()) {
-    fused.input.push_back(absl::StrCat("^", rebuilder->NodeName(c)));
-  }
-  std::vector<std::string> originals;
-  for (const Node* n : ln.nodes) originals.push_back(n->name());
-  fused.attr[kFusedNodesAttr] = AttrValue::StringList(originals);
-  rebuilder->AddNode(std::move(fused), rebuilder->OriginalShapes(add));
+  rebuilder->AddReplacing(std::move(fused), ln.nodes);
   return Status();
 }
 
@@ -310,13 +301,10 @@ void LayerNormRule::Visit(const Node* add, RewriteContext* ctx) const {
   if (!Absorbable(ln, *ctx)) return;
   // All on the one CPU device, as the _LayerNorm kernel is the CPU's.
   if (!ctx->PlacedOnOneCpu(add, ln.nodes)) return;
-  for (size_t i = 0; i + 1 < ln.nodes.size(); ++i) ctx->Absorb(ln.nodes[i]);
-  ctx->StandIn(add, ctx->UniqueName(add->name() + "+LayerNorm"));
-  ctx->Replace(add, [ln](const Node* n, GraphRebuilder* rebuilder) {
-    return EmitLayerNorm(ln, n, rebuilder);
-  });
-  ++ctx->stats().fused;
-  ctx->stats().fused_away += static_cast<int>(ln.nodes.size()) - 1;
+  ctx->ReplaceByOne(ln.nodes, add->name() + "+LayerNorm",
+                    [ln](const Node* n, GraphRebuilder* rebuilder) {
+                      return EmitLayerNorm(ln, n, rebuilder);
+                    });
 }
 
 }  // namespace weft

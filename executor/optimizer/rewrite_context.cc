@@ -163,6 +163,17 @@ void RewriteContext::StandIn(const Node* n, std::string name) {
   stand_in_[n->id()] = std::move(name);
 }
 
+void RewriteContext::ReplaceByOne(const std::vector<const Node*>& nodes,
+                                  const std::string& name,
+                                  ReplacementFn replacement) {
+  const Node* last = nodes.back();
+  for (size_t i = 0; i + 1 < nodes.size(); ++i) Absorb(nodes[i]);
+  StandIn(last, UniqueName(name));
+  Replace(last, std::move(replacement));
+  ++stats_.fused;
+  stats_.fused_away += static_cast<int>(nodes.size()) - 1;
+}
+
 void RewriteContext::Patch(const Node* n, NodeDefPatch patch) {
   patches_[n->id()].push_back(std::move(patch));
 }

@@ -124,6 +124,12 @@ class RewriteContext {
   // standing in for the last node of its chain); fetches and targets
   // naming `n` follow it.
   void StandIn(const Node* n, std::string name);
+  // The nodes of an element-wise pattern (`nodes`, the node the new one
+  // stands in for last) become one node: the others are absorbed, the last
+  // is read from the unique name made from `name` and written by
+  // `replacement`, and the stats count one fusion of nodes.size() - 1.
+  void ReplaceByOne(const std::vector<const Node*>& nodes,
+                    const std::string& name, ReplacementFn replacement);
   // Edits the NodeDef written for `n`, in the order patches are added.
   void Patch(const Node* n, NodeDefPatch patch);
   // `merged` was folded into `into` (a Pad into its convolution): a fused

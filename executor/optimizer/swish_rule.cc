@@ -4,9 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "executor/graph_optimizer.h"
 #include "executor/optimizer/graph_rebuilder.h"
 #include "executor/optimizer/rewrite_context.h"
 
@@ -33,21 +31,13 @@ struct Swish {
   std::vector<const Node*> replaced;
 };
 
-Status EmitSwish(const Swish& s, const Node* mul, GraphRebuilder* rebuilder) {
+Status EmitSwish(const Swish& s, GraphRebuilder* rebuilder) {
   NodeDef fused;
-  fused.name = rebuilder->NodeName(mul);
   fused.op = "_Swish";
-  fused.device = mul->requested_device();
   fused.attr["T"] = AttrValue::Type(DT_FLOAT);
   fused.attr["beta"] = AttrValue::Float(s.beta);
   fused.input.push_back(rebuilder->InputName(s.x, s.x_index));
-  for (const Node* c : mul->control_inputs()) {
-    fused.input.push_back(absl::StrCat("^", rebuilder->NodeName(c)));
-  }
-  std::vector<std::string> originals;
-  for (const Node* a : s.replaced) originals.push_back(a->name());
-  fused.attr[kFusedNodesAttr] = AttrValue::StringList(originals);
-  rebuilder->AddNode(std::move(fused), rebuilder->OriginalShapes(mul));
+  rebuilder->AddReplacing(std::move(fused), s.replaced);
   return Status();
 }
 
@@ -97,17 +87,14 @@ void SwishRule::Visit(const Node* mul, RewriteContext* ctx) const {
     swish.x = x;
     swish.x_index = x_index;
     swish.beta = beta;
-    for (const Node* a : absorbed) ctx->Absorb(a);
     absorbed.push_back(mul);
     swish.replaced = absorbed;
     std::vector<std::string> parts;
     for (const Node* a : absorbed) parts.push_back(a->name());
-    ctx->StandIn(mul, ctx->UniqueName(absl::StrJoin(parts, "+")));
-    ctx->Replace(mul, [swish](const Node* n, GraphRebuilder* rebuilder) {
-      return EmitSwish(swish, n, rebuilder);
-    });
-    ++ctx->stats().fused;
-    ctx->stats().fused_away += static_cast<int>(absorbed.size()) - 1;
+    ctx->ReplaceByOne(absorbed, absl::StrJoin(parts, "+"),
+                      [swish](const Node*, GraphRebuilder* rebuilder) {
+                        return EmitSwish(swish, rebuilder);
+                      });
     return;
   }
 }
