@@ -459,8 +459,9 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   // by the filter packed ahead when there is one.
   auto group_product = [&](int64_t g, GemmOperand<float> a, int64_t k) {
     if (packed != nullptr) {
+      // A constant filter: read once per run, from memory when large.
       Gemm(parallel, m, a, packed->group(g), out + g * cout, ldo,
-           group_epilogue(g));
+           group_epilogue(g), GemmRhsLocality::kMemory);
     } else {
       Gemm(parallel, m, k, cout, a, group_filter(g), out + g * cout, ldo,
            group_epilogue(g));
@@ -527,6 +528,8 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
       group_rhs.push_back(packed_here.back().get());
     }
   }
+  // A thread's first chunk reads the filter from memory; its later chunks
+  // find it in cache (every chunk reads all of it).
   parallel(
       num_chunks, chunk * k * s.out_depth, [&](int64_t first, int64_t last) {
         ScratchLease patches(gathered ? lhs.Size(chunk, k) : chunk * k);
@@ -541,12 +544,16 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
                             PatchLayout{lhs.block_depth, rows * lhs.row_stride,
                                         lhs.row_stride});
               GemmSerialGathered(rows, patches.data(), *group_rhs[g], ct, ldo,
-                                 ep);
+                                 ep,
+                                 c == first ? GemmRhsLocality::kMemory
+                                            : GemmRhsLocality::kCached);
             } else {
               GatherPatches(s, col_taps.data(), in, r0, rows, g, patches.data(),
                             RowMajor(k));
               GemmSerial(rows, GemmOperand<float>{patches.data(), k},
-                         *group_rhs[g], ct, ldo, ep);
+                         *group_rhs[g], ct, ldo, ep,
+                         c == first ? GemmRhsLocality::kMemory
+                                    : GemmRhsLocality::kCached);
             }
           }
         }

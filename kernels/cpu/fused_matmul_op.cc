@@ -65,7 +65,9 @@ class FusedMatMulOp : public OpKernel {
     const GemmOperand<float> lhs{a.data<float>(), a.dim_size(1), transpose_a_};
     const GemmOperand<float> rhs{b.data<float>(), b.dim_size(1), transpose_b_};
     if (const GemmPackedRhs* packed = packed_b_ ? packed_b_->For(b) : nullptr) {
-      Gemm(ContextParallelFor(*ctx), m, lhs, *packed, out, n, epilogue);
+      // A constant weight: read once per run, from memory when large.
+      Gemm(ContextParallelFor(*ctx), m, lhs, *packed, out, n, epilogue,
+           GemmRhsLocality::kMemory);
       return;
     }
     Gemm(ContextParallelFor(*ctx), m, k, n, lhs, rhs, out, n, epilogue);

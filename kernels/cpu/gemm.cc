@@ -445,12 +445,15 @@ namespace {
 // calling thread; the baseline path multiplies from the operand, as Gemm.
 void PackedRhsGemm(const ParallelForFn* parallel, int64_t m,
                    GemmOperand<float> a, const GemmPackedRhs& b, float* c,
-                   int64_t ldc, const GemmEpilogue& epilogue) {
+                   int64_t ldc, const GemmEpilogue& epilogue,
+                   GemmRhsLocality locality = GemmRhsLocality::kCached) {
   switch (ActiveCpuIsa()) {
     case CpuIsa::kAvx512:
-      return avx512::MultiplyPackedRhs(parallel, m, a, b, c, ldc, epilogue);
+      return avx512::MultiplyPackedRhs(parallel, m, a, b, c, ldc, epilogue,
+                                       locality);
     case CpuIsa::kAvx2:
-      return avx2::MultiplyPackedRhs(parallel, m, a, b, c, ldc, epilogue);
+      return avx2::MultiplyPackedRhs(parallel, m, a, b, c, ldc, epilogue,
+                                     locality);
     case CpuIsa::kBaseline:
       break;
   }
@@ -474,12 +477,13 @@ bool GemmGatheredLhsLayout(int64_t k, GemmLhsLayout* layout) {
 }
 
 void GemmSerialGathered(int64_t m, const float* a, const GemmPackedRhs& b,
-                        float* c, int64_t ldc, const GemmEpilogue& epilogue) {
+                        float* c, int64_t ldc, const GemmEpilogue& epilogue,
+                        GemmRhsLocality locality) {
   switch (ActiveCpuIsa()) {
     case CpuIsa::kAvx512:
-      return avx512::MultiplyGathered(m, a, b, c, ldc, epilogue);
+      return avx512::MultiplyGathered(m, a, b, c, ldc, epilogue, locality);
     case CpuIsa::kAvx2:
-      return avx2::MultiplyGathered(m, a, b, c, ldc, epilogue);
+      return avx2::MultiplyGathered(m, a, b, c, ldc, epilogue, locality);
     case CpuIsa::kBaseline:
       break;
   }
@@ -503,14 +507,15 @@ void GemmSerialStrided(int64_t m, const GemmStridedLhs& a,
 }
 
 void GemmSerial(int64_t m, GemmOperand<float> a, const GemmPackedRhs& b,
-                float* c, int64_t ldc, const GemmEpilogue& epilogue) {
-  PackedRhsGemm(nullptr, m, a, b, c, ldc, epilogue);
+                float* c, int64_t ldc, const GemmEpilogue& epilogue,
+                GemmRhsLocality locality) {
+  PackedRhsGemm(nullptr, m, a, b, c, ldc, epilogue, locality);
 }
 
 void Gemm(const ParallelForFn& parallel, int64_t m, GemmOperand<float> a,
           const GemmPackedRhs& b, float* c, int64_t ldc,
-          const GemmEpilogue& epilogue) {
-  PackedRhsGemm(&parallel, m, a, b, c, ldc, epilogue);
+          const GemmEpilogue& epilogue, GemmRhsLocality locality) {
+  PackedRhsGemm(&parallel, m, a, b, c, ldc, epilogue, locality);
 }
 
 template <typename T>

@@ -156,12 +156,22 @@ class GemmPackedRhs {
   float* packed_ = nullptr;
 };
 
+// Where a product over a GemmPackedRhs will find its panels. kCached: in
+// the shared cache, read moments ago (a later band of one layer's output).
+// kMemory: not read since the run began (the first band of a layer: a
+// network's weights do not stay in cache from one run to the next). The
+// hint changes no result, only whether the product prefetches the panels
+// of a large op(b) ahead of the micro-kernel as it streams them, which on
+// an op(b) already in cache costs instructions for nothing.
+enum class GemmRhsLocality { kCached, kMemory };
+
 // c = epilogue(op(a) * op(b)) for op(a) m x b.k(), on the calling thread:
 // bit for bit what GemmSerial(m, b.k(), b.n(), a, b.operand(), c, ldc,
 // epilogue) gives.
 void GemmSerial(int64_t m, GemmOperand<float> a, const GemmPackedRhs& b,
                 float* c, int64_t ldc,
-                const GemmEpilogue& epilogue = GemmEpilogue());
+                const GemmEpilogue& epilogue = GemmEpilogue(),
+                GemmRhsLocality locality = GemmRhsLocality::kCached);
 
 // The same through `parallel`, split into units from the shape alone: bit
 // for bit what Gemm(parallel, m, b.k(), b.n(), a, b.operand(), c, ldc,
@@ -169,7 +179,8 @@ void GemmSerial(int64_t m, GemmOperand<float> a, const GemmPackedRhs& b,
 // nothing; k == 0 gives epilogue(0).
 void Gemm(const ParallelForFn& parallel, int64_t m, GemmOperand<float> a,
           const GemmPackedRhs& b, float* c, int64_t ldc,
-          const GemmEpilogue& epilogue = GemmEpilogue());
+          const GemmEpilogue& epilogue = GemmEpilogue(),
+          GemmRhsLocality locality = GemmRhsLocality::kCached);
 
 // The layout in which a caller may gather op(a) itself, straight into what
 // the packed float GEMM multiplies from, sparing the product its copy of
@@ -205,7 +216,8 @@ bool GemmGatheredLhsLayout(int64_t k, GemmLhsLayout* layout);
 // where that layout exists; m > 0, b.n() > 0.
 void GemmSerialGathered(int64_t m, const float* a, const GemmPackedRhs& b,
                         float* c, int64_t ldc,
-                        const GemmEpilogue& epilogue = GemmEpilogue());
+                        const GemmEpilogue& epilogue = GemmEpilogue(),
+                        GemmRhsLocality locality = GemmRhsLocality::kCached);
 
 // An op(a) that is not stored but read where it lies: a convolution's
 // patches in its (padded) input. Its rows come in groups of `group_rows`

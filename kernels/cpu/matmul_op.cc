@@ -77,8 +77,10 @@ class MatMulOp : public OpKernel {
     const GemmPackedRhs* packed = packed_b_ ? packed_b_->For(b) : nullptr;
     if constexpr (std::is_same_v<T, float>) {
       if (packed != nullptr) {
+        // A constant weight: read once per run, from memory when large.
         Gemm(ContextParallelFor(*ctx), m, Operand(a.data<T>(), a, transpose_a_),
-             *packed, c->data<T>(), n);
+             *packed, c->data<T>(), n, GemmEpilogue(),
+             GemmRhsLocality::kMemory);
         return;
       }
     }

@@ -61,7 +61,7 @@ void SeparableConvNhwc(const ParallelForFn& parallel,
     ScratchLease mid(rows * cols * cm, /*slot=*/1);
     DepthwiseConvNhwc(parallel, g, in, filter, depthwise_epilogue, mid.data());
     Gemm(parallel, rows * cols, GemmOperand<float>{mid.data(), cm}, pointwise,
-         out, k, pointwise_epilogue);
+         out, k, pointwise_epilogue, GemmRhsLocality::kMemory);
     return;
   }
   const int64_t band_cost =
@@ -76,9 +76,12 @@ void SeparableConvNhwc(const ParallelForFn& parallel,
       DepthwiseConvRows(g, in, filter, depthwise_epilogue, mid.data(), first,
                         last);
       const int64_t pixel = first * cols;
-      GemmSerial((last - first) * cols, GemmOperand<float>{mid.data(), cm},
-                 pointwise, out + pixel * k, k,
-                 EpilogueAt(pointwise_epilogue, pixel, 0));
+      // A thread's first band reads the 1x1 filter from memory; its later
+      // bands find it in cache (it is read whole by every band).
+      GemmSerial(
+          (last - first) * cols, GemmOperand<float>{mid.data(), cm}, pointwise,
+          out + pixel * k, k, EpilogueAt(pointwise_epilogue, pixel, 0),
+          b == begin ? GemmRhsLocality::kMemory : GemmRhsLocality::kCached);
     }
   });
 }

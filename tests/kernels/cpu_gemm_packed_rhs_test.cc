@@ -277,6 +277,75 @@ TEST(CpuGemmPackedRhsTest, StridedLhsEqualsItsRowMajorCopy) {
 }
 
 // k == 0: zeros, then the epilogue, as the unpacked path.
+// GemmRhsLocality::kMemory (a constant weight read for the first time in a
+// run) only makes a product prefetch the panels of an op(b) of 1 MiB or
+// more; the bits stay the unpacked product's: few rows, one row block of
+// many row tiles, several row blocks, a last panel of 8 columns (n = 1000),
+// every epilogue (Elu applied after the tiles), serially, in reverse units,
+// on two threads, and for an op(a) gathered in the GEMM's own layout.
+TEST(CpuGemmPackedRhsTest, RhsFromMemoryChangesNoBits) {
+  TwoThreads two;
+  unsigned seed = 500;
+  const int64_t k = 300;
+  const int64_t n = 1000;
+  for (bool tb : {false, true}) {
+    const std::vector<float> b = Random(k * n, seed++);
+    const GemmOperand<float> rhs{b.data(), tb ? k : n, tb};
+    const GemmPackedRhs packed(k, n, rhs);
+    const std::vector<float> bias = Random(n, seed++);
+    for (int64_t m : {1, 20, 57, 100, 200, 500}) {
+      const std::string what = absl::StrCat("m=", m, tb ? " b^T" : "");
+      const std::vector<float> a = Random(m * k, seed++);
+      const std::vector<float> residual = Random(m * n, seed++);
+      const GemmOperand<float> lhs{a.data(), k, false};
+      GemmEpilogue relu;
+      relu.bias = bias.data();
+      relu.activation = GemmEpilogue::Activation::kRelu;
+      GemmEpilogue residual_relu = relu;
+      residual_relu.residual = residual.data();
+      residual_relu.residual_ld = n;
+      GemmEpilogue elu = relu;
+      elu.activation = GemmEpilogue::Activation::kElu;
+      int which = 0;
+      for (const GemmEpilogue& ep :
+           {GemmEpilogue(), relu, residual_relu, elu}) {
+        const std::string w = absl::StrCat(what, " epilogue ", which++);
+        std::vector<float> want(m * n + 1, -7.0f);
+        Gemm(SerialFor(), m, k, n, lhs, rhs, want.data(), n, ep);
+        std::vector<float> got(m * n + 1, -7.0f);
+        Gemm(SerialFor(), m, lhs, packed, got.data(), n, ep,
+             GemmRhsLocality::kMemory);
+        ExpectBitsEqual(got, want, w + " serial");
+        std::fill(got.begin(), got.end(), -7.0f);
+        Gemm(ReverseUnits(), m, lhs, packed, got.data(), n, ep,
+             GemmRhsLocality::kMemory);
+        ExpectBitsEqual(got, want, w + " reverse units");
+        std::fill(got.begin(), got.end(), -7.0f);
+        two.Run([&] {
+          Gemm(two.fn(), m, lhs, packed, got.data(), n, ep,
+               GemmRhsLocality::kMemory);
+        });
+        ExpectBitsEqual(got, want, w + " two threads");
+        std::fill(got.begin(), got.end(), -7.0f);
+        GemmSerial(m, lhs, packed, got.data(), n, ep, GemmRhsLocality::kMemory);
+        ExpectBitsEqual(got, want, w + " GemmSerial");
+        GemmLhsLayout layout;
+        if (!GemmGatheredLhsLayout(k, &layout)) continue;  // baseline path
+        std::vector<float> gathered(layout.Size(m, k) + 1, 0.0f);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t l = 0; l < k; ++l) {
+            gathered[layout.Offset(m, i, l)] = a[i * k + l];
+          }
+        }
+        std::fill(got.begin(), got.end(), -7.0f);
+        GemmSerialGathered(m, gathered.data(), packed, got.data(), n, ep,
+                           GemmRhsLocality::kMemory);
+        ExpectBitsEqual(got, want, w + " gathered");
+      }
+    }
+  }
+}
+
 TEST(CpuGemmPackedRhsTest, EmptySum) {
   const std::vector<float> a(1), b(1);
   const float bias[3] = {1.0f, -2.0f, 0.5f};
