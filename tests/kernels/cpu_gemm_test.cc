@@ -341,6 +341,54 @@ TEST(CpuGemmTest, BandsEqualWholeProduct) {
   ExpectBitsEqual(banded, whole, "bands vs whole");
 }
 
+// Products whose units span few panels of op(b) read an untransposed
+// op(a) where it lies instead of packing it; a transposed op(a) is always
+// packed. Both give each element the same FMA sequence, so the same bits:
+// narrow and partial panels (n = 8 to 130), one and several k blocks and
+// row blocks, rows 2 KiB apart (k = 512: packed either way) or not, at
+// one and two threads, with and without the in-register epilogue.
+TEST(CpuGemmTest, OpAInPlaceEqualsOpAPacked) {
+  std::mt19937 rng(12);
+  ThreadedGemm two_threads(2);
+  struct Shape {
+    int64_t m, k, n;
+  };
+  for (const Shape& s :
+       {Shape{57, 64, 64}, Shape{300, 300, 24}, Shape{1000, 256, 64},
+        Shape{700, 700, 100}, Shape{400, 512, 32}, Shape{200, 96, 130},
+        Shape{4608, 64, 8}}) {
+    const std::string what = Describe(s.m, s.k, s.n, false, false);
+    const Matrix a = RandomMatrix(s.m, s.k, false, 0, &rng);
+    Matrix at = RandomMatrix(s.m, s.k, true, 0, &rng);
+    for (int64_t i = 0; i < s.m; ++i) {
+      for (int64_t l = 0; l < s.k; ++l) at.at(i, l) = a.at(i, l);
+    }
+    const Matrix b = RandomMatrix(s.k, s.n, false, 0, &rng);
+    std::vector<float> bias(s.n);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (float& x : bias) x = dist(rng);
+    GemmEpilogue relu;
+    relu.bias = bias.data();
+    relu.activation = GemmEpilogue::Activation::kRelu;
+    for (const GemmEpilogue& e : {GemmEpilogue(), relu}) {
+      std::vector<float> packed_a = Output(s.m, s.n);
+      GemmSerial(s.m, s.k, s.n, at.operand(), b.operand(), packed_a.data(), s.n,
+                 e);
+      std::vector<float> in_place = Output(s.m, s.n);
+      GemmSerial(s.m, s.k, s.n, a.operand(), b.operand(), in_place.data(), s.n,
+                 e);
+      ExpectBitsEqual(in_place, packed_a, what + " serial");
+      std::fill(in_place.begin(), in_place.end(), kSentinel);
+      two_threads.Run(s.m, s.k, s.n, a, b, in_place.data(), s.n, &e);
+      ExpectBitsEqual(in_place, packed_a, what + " two threads");
+      const GemmPackedRhs packed_b(s.k, s.n, b.operand());
+      std::fill(in_place.begin(), in_place.end(), kSentinel);
+      GemmSerial(s.m, a.operand(), packed_b, in_place.data(), s.n, e);
+      ExpectBitsEqual(in_place, packed_a, what + " b packed ahead");
+    }
+  }
+}
+
 TEST(CpuGemmTest, EmptyDepthGivesZeros) {
   std::mt19937 rng(4);
   ThreadedGemm two_threads(2);
