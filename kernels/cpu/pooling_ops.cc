@@ -26,6 +26,8 @@
 // instruction set, device/cpu_isa.h, and differ only in vector width).
 // NCHW is computed in NHWC between two layout changes. Attrs, shapes and errors
 // are shared with the CUDA kernels (kernels/common/pool_shape.h).
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
