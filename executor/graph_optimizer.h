@@ -162,6 +162,10 @@ class OptimizedGraph : public PlanResources {
 bool IsFusionHead(absl::string_view op);
 std::string FusedOpName(absl::string_view head_op);
 bool IsFusionLink(absl::string_view op);
+// The dense bias rule's (executor/optimizer/dense_bias_rule.cc): a
+// product of these ops (MatMul, BatchMatMul*) followed by a Reshape or a
+// bias node may become a _FusedMatMul between Reshapes.
+bool IsDenseBiasProduct(absl::string_view op);
 
 // Optimizes what `live` (the nodes a plan for the signature runs, ids of
 // `graph`) computes. Feeds, fetches and targets must already be valid for

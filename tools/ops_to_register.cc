@@ -119,6 +119,32 @@ Status AddFusionCandidates(const Graph& graph, OpsToRegister* out) {
     out->ops.insert(fused);
     AddSelectedKernels(def, op_def, out);
   }
+  // A product by a constant kernel followed by a Reshape or a bias may
+  // become a _FusedMatMul between two Reshapes (dense_bias_rule.h).
+  for (const auto& node : graph.nodes()) {
+    if (!IsDenseBiasProduct(node->op()) || node->num_outputs() < 1 ||
+        node->output_type(0) != DT_FLOAT) {
+      continue;
+    }
+    bool follows = false;
+    for (const Endpoint& c : node->consumers(0)) {
+      const std::string& op = c.node->op();
+      follows = follows || op == "Reshape" || op == "BiasAdd" || op == "Add" ||
+                op == "AddV2";
+    }
+    if (!follows) continue;
+    const char* fused = "_FusedMatMul";
+    auto reg = OpRegistry::Global()->LookUp(fused);
+    if (!reg.ok()) continue;
+    const OpDef& op_def = (*reg)->op_def;
+    NodeDef def = CandidateNode(*node, fused, op_def, "/dense_candidate");
+    def.attr["num_args"] = AttrValue::Int(1);
+    def.attr["fused_ops"] = AttrValue::StringList({"BiasAdd"});
+    def.input = {"input", "kernel", "bias"};
+    if (!ValidateNode(op_def, &def).ok()) continue;
+    out->ops.insert(fused);
+    AddSelectedKernels(def, op_def, out);
+  }
   // A depthwise convolution may also become one _FusedSeparableConv2D with
   // the 1x1 convolution after it (fusion_rule.h).
   for (const auto& node : graph.nodes()) {

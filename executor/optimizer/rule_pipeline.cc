@@ -1,6 +1,7 @@
 #include "executor/optimizer/rule_pipeline.h"
 
 #include "executor/optimizer/constant_folding_rule.h"
+#include "executor/optimizer/dense_bias_rule.h"
 #include "executor/optimizer/filter_crop_rule.h"
 #include "executor/optimizer/fusion_rule.h"
 #include "executor/optimizer/gelu_rule.h"
@@ -17,6 +18,7 @@ std::vector<std::unique_ptr<RewriteRule>> DefaultRewriteRules() {
   rules.push_back(std::make_unique<ConstantFoldingRule>());
   rules.push_back(std::make_unique<PadFoldingRule>());
   rules.push_back(std::make_unique<FilterCropRule>());
+  rules.push_back(std::make_unique<DenseBiasRule>());
   rules.push_back(std::make_unique<FusionRule>());
   rules.push_back(std::make_unique<SwishRule>());
   rules.push_back(std::make_unique<GeluRule>());

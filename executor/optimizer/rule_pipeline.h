@@ -10,10 +10,14 @@
 //  3. filter_crop (filter_crop_rule.h): after pad folding (it skips a
 //     convolution already patched) and before fusion, which fuses the
 //     cropped filter and padding.
-//  4. fusion (fusion_rule.h): conv / matmul + bias / scale / batch norm +
+//  4. dense_bias (dense_bias_rule.h): before fusion, so that fusion does
+//     not take the product it starts from (it would stop at the Reshape).
+//  5. fusion (fusion_rule.h): conv / matmul + bias / scale / batch norm +
 //     activation.
-//  5. swish (swish_rule.h): last, so that a Mul fusion absorbed as a
-//     per-channel scale is not also taken for a swish.
+//  6. swish (swish_rule.h): after fusion, so that a Mul fusion absorbed as
+//     a per-channel scale is not also taken for a swish.
+//  7. gelu (gelu_rule.h) and 8. layer_norm (layer_norm_rule.h): element-wise
+//     patterns after the products they read, which may be fused nodes.
 // Each rule is one pass over the whole graph in topological order; names
 // the rules hand out depend on this order, so it must not change without
 // a reason (the optimized graph's node names appear in traces).

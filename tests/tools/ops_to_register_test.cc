@@ -173,6 +173,93 @@ TEST(OpsToRegisterTest, FusionCandidatesCountWhenThisSignatureDoesNotFuse) {
   EXPECT_THAT(out.kernel_classes, Contains("FusedConv2DOp"));
 }
 
+TEST(OpsToRegisterTest, DenseBiasCandidateWhenThisSignatureDoesNotFuse) {
+  // A BatchMatMulV2 by a constant kernel, then a bias: the dense bias rule
+  // makes a _FusedMatMul of them, but the product is also fetched here (the
+  // Identity), so only the candidate can list it.
+  constexpr char kDense[] = R"pb(
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "w"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape {
+              dim { size: 2 }
+              dim { size: 2 }
+            }
+            float_val: 1
+          }
+        }
+      }
+    }
+    node {
+      name: "b"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape { dim { size: 2 } }
+            float_val: 1
+          }
+        }
+      }
+    }
+    node {
+      name: "mm"
+      op: "BatchMatMulV2"
+      input: "x"
+      input: "w"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "out"
+      op: "BiasAdd"
+      input: "mm"
+      input: "b"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "mm_out"
+      op: "Identity"
+      input: "mm"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+  )pb";
+  OpsToRegister out = Collect(kDense);
+  EXPECT_THAT(out.ops, Contains("_FusedMatMul"));
+  EXPECT_THAT(out.kernel_classes, Contains("FusedMatMulOp"));
+}
+
 TEST(OpsToRegisterTest, KernelsFollowTheNodesDtype) {
   OpsToRegister out = Collect(R"pb(
     node {
