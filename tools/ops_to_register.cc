@@ -74,10 +74,17 @@ Status AddNodeAsWritten(const NodeDef& def, absl::string_view where,
   return Status();
 }
 
-// A node of the fused op `fused` (`op_def`) as the optimizer writes one from
-// `head`: the head's attrs the fused op has; the caller adds its args.
-NodeDef CandidateNode(const Node& head, const std::string& fused,
-                      const OpDef& op_def, const std::string& suffix) {
+// Adds the fused op `fused` and the kernels a node of it selects on the CPU
+// (the only device with fused kernels), the node written as the optimizer
+// would write it from `head`: the head's attrs the fused op has, then
+// `attrs`, and `inputs`. Nothing when this weft has no such op; the node's
+// validation error when it does not validate.
+Status AddCandidate(const Node& head, const std::string& fused,
+                    const std::string& suffix, const AttrMap& attrs,
+                    std::vector<std::string> inputs, OpsToRegister* out) {
+  auto reg = OpRegistry::Global()->LookUp(fused);
+  if (!reg.ok()) return Status();
+  const OpDef& op_def = (*reg)->op_def;
   NodeDef def;
   def.name = head.name() + suffix;
   def.op = fused;
@@ -85,85 +92,62 @@ NodeDef CandidateNode(const Node& head, const std::string& fused,
     auto it = head.attrs().find(a.name);
     if (it != head.attrs().end()) def.attr[a.name] = it->second;
   }
-  return def;
+  for (const auto& [name, value] : attrs) def.attr[name] = value;
+  def.input = std::move(inputs);
+  WEFT_RETURN_IF_ERROR(ValidateNode(op_def, &def).status());
+  out->ops.insert(fused);
+  AddSelectedKernels(def, op_def, out);
+  return Status();
 }
 
-// Rule-derived fusions: the fused op a float32 head with an absorbable
-// consumer may become, with the kernels a fused node of it selects on the
-// CPU (the only device with fused kernels).
+// Whether a consumer of output 0 of `node` is one of `ops`.
+bool ReadBy(const Node& node, bool (*ops)(absl::string_view)) {
+  for (const Endpoint& c : node.consumers(0)) {
+    if (ops(c.node->op())) return true;
+  }
+  return false;
+}
+
+bool IsDenseBiasNext(absl::string_view op) {
+  return op == "Reshape" || op == "BiasAdd" || op == "Add" || op == "AddV2";
+}
+
+// Rule-derived fusions: the fused op a float32 node may become when what
+// reads it could be absorbed, whether or not the signature analysed below
+// lets the optimizer fuse it.
 Status AddFusionCandidates(const Graph& graph, OpsToRegister* out) {
+  const AttrMap one_bias = {{"num_args", AttrValue::Int(1)},
+                            {"fused_ops", AttrValue::StringList({"BiasAdd"})}};
   for (const auto& node : graph.nodes()) {
-    if (!IsFusionHead(node->op())) continue;
-    const std::string fused = FusedOpName(node->op());
     if (node->num_outputs() < 1 || node->output_type(0) != DT_FLOAT) {
       continue;
     }
-    bool absorbable = false;
-    for (const Endpoint& c : node->consumers(0)) {
-      absorbable = absorbable || IsFusionLink(c.node->op());
+    // A product and the chain after it (fusion_rule.h), with one bias.
+    if (IsFusionHead(node->op()) && ReadBy(*node, IsFusionLink)) {
+      const std::string fused = FusedOpName(node->op());
+      Status s = AddCandidate(*node, fused, "/fusion_candidate", one_bias,
+                              {"input", "filter", "bias"}, out);
+      if (!s.ok()) {
+        return errors::Internal("node ", node->DebugName(), ": fusing into '",
+                                fused, "': ", s.message());
+      }
     }
-    if (!absorbable) continue;
-    auto reg = OpRegistry::Global()->LookUp(fused);
-    if (!reg.ok()) continue;  // this weft has no such fused op
-    const OpDef& op_def = (*reg)->op_def;
-    // With one bias argument.
-    NodeDef def = CandidateNode(*node, fused, op_def, "/fusion_candidate");
-    def.attr["num_args"] = AttrValue::Int(1);
-    def.attr["fused_ops"] = AttrValue::StringList({"BiasAdd"});
-    def.input = {"input", "filter", "bias"};
-    auto types = ValidateNode(op_def, &def);
-    if (!types.ok()) {
-      return errors::Internal("node ", node->DebugName(), ": fusing into '",
-                              fused, "': ", types.status().message());
+    // A product by a constant kernel followed by a Reshape or a bias: a
+    // _FusedMatMul between two Reshapes (dense_bias_rule.h).
+    if (IsDenseBiasProduct(node->op()) && ReadBy(*node, IsDenseBiasNext)) {
+      AddCandidate(*node, "_FusedMatMul", "/dense_candidate", one_bias,
+                   {"input", "kernel", "bias"}, out)
+          .IgnoreError();  // an integer or adjoint product: not rewritten
     }
-    out->ops.insert(fused);
-    AddSelectedKernels(def, op_def, out);
-  }
-  // A product by a constant kernel followed by a Reshape or a bias may
-  // become a _FusedMatMul between two Reshapes (dense_bias_rule.h).
-  for (const auto& node : graph.nodes()) {
-    if (!IsDenseBiasProduct(node->op()) || node->num_outputs() < 1 ||
-        node->output_type(0) != DT_FLOAT) {
-      continue;
+    // A depthwise convolution and the 1x1 convolution after it: one
+    // _FusedSeparableConv2D (fusion_rule.h).
+    if (node->op() == "DepthwiseConv2dNative") {
+      AddCandidate(*node, "_FusedSeparableConv2D", "/separable_candidate",
+                   {{"num_depthwise_args", AttrValue::Int(0)},
+                    {"num_args", AttrValue::Int(0)}},
+                   {"input", "depthwise_filter", "pointwise_filter"}, out)
+          .IgnoreError();  // an NCHW depthwise convolution: not fused
     }
-    bool follows = false;
-    for (const Endpoint& c : node->consumers(0)) {
-      const std::string& op = c.node->op();
-      follows = follows || op == "Reshape" || op == "BiasAdd" || op == "Add" ||
-                op == "AddV2";
-    }
-    if (!follows) continue;
-    const char* fused = "_FusedMatMul";
-    auto reg = OpRegistry::Global()->LookUp(fused);
-    if (!reg.ok()) continue;
-    const OpDef& op_def = (*reg)->op_def;
-    NodeDef def = CandidateNode(*node, fused, op_def, "/dense_candidate");
-    def.attr["num_args"] = AttrValue::Int(1);
-    def.attr["fused_ops"] = AttrValue::StringList({"BiasAdd"});
-    def.input = {"input", "kernel", "bias"};
-    if (!ValidateNode(op_def, &def).ok()) continue;
-    out->ops.insert(fused);
-    AddSelectedKernels(def, op_def, out);
-  }
-  // A depthwise convolution may also become one _FusedSeparableConv2D with
-  // the 1x1 convolution after it (fusion_rule.h).
-  for (const auto& node : graph.nodes()) {
-    if (node->op() != "DepthwiseConv2dNative" || node->num_outputs() < 1 ||
-        node->output_type(0) != DT_FLOAT) {
-      continue;
-    }
-    const char* fused = "_FusedSeparableConv2D";
-    auto reg = OpRegistry::Global()->LookUp(fused);
-    if (!reg.ok()) continue;
-    const OpDef& op_def = (*reg)->op_def;
-    NodeDef def = CandidateNode(*node, fused, op_def, "/separable_candidate");
-    def.attr["num_depthwise_args"] = AttrValue::Int(0);
-    def.attr["num_args"] = AttrValue::Int(0);
-    def.input = {"input", "depthwise_filter", "pointwise_filter"};
-    auto types = ValidateNode(op_def, &def);
-    if (!types.ok()) continue;  // an NCHW depthwise convolution: not fused
-    out->ops.insert(fused);
-    AddSelectedKernels(def, op_def, out);
   }
   return Status();
 }

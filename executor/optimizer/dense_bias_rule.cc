@@ -27,26 +27,6 @@ bool BoolAttr(const Node* n, absl::string_view name) {
   return GetNodeAttr(n->attrs(), name, &v).ok() && v;
 }
 
-// The one kept node that reads output 0 of `n`, and the input slot it reads
-// it in: null unless that is where `n`'s value goes and nowhere else (not
-// fetched, no other output in use, no control successors).
-const Node* SoleConsumer(const Node* n, const RewriteContext& ctx, int* slot) {
-  if (ctx.IsProtected(n) || !n->control_outputs().empty() ||
-      ctx.KeptConsumers(n, 0) != 1) {
-    return nullptr;
-  }
-  for (int o = 1; o < n->num_outputs(); ++o) {
-    if (ctx.KeptConsumers(n, o) > 0) return nullptr;
-  }
-  for (const Endpoint& c : n->consumers(0)) {
-    if (ctx.IsKept(c.node)) {
-      *slot = c.index;
-      return c.node;
-    }
-  }
-  return nullptr;
-}
-
 // The n values `b` adds along a product's last dimension when it is added
 // to that product reshaped to `shape`: the trailing dimensions of `shape`
 // whose product is n, over which b broadcasts (right-aligned, as Add
@@ -229,13 +209,13 @@ void DenseBiasRule::Visit(const Node* product, RewriteContext* ctx) const {
   }
 
   int slot = -1;
-  const Node* next = SoleConsumer(product, *ctx, &slot);
+  const Node* next = ctx->SoleConsumer(product, &slot);
   if (next == nullptr) return;
   const Node* reshape = nullptr;
   if (next->op() == "Reshape") {
     if (slot != 0 || !ctx->IsUnrewrittenFloatNode(next)) return;
     reshape = next;
-    next = SoleConsumer(reshape, *ctx, &slot);
+    next = ctx->SoleConsumer(reshape, &slot);
     if (next == nullptr) return;
   } else if (matmul) {
     return;  // the fusion rule's

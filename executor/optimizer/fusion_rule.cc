@@ -256,25 +256,9 @@ bool CollectChain(const Node* head, RewriteContext* ctx, Fusion* out) {
   const Node* cur = head;
   std::vector<float> v;
   while (true) {
-    // `cur`'s value must go nowhere else: one consumer, not fetched or fed,
-    // no control successors, no other output in use.
-    if (ctx->IsProtected(cur) || !cur->control_outputs().empty() ||
-        ctx->KeptConsumers(cur, 0) != 1) {
-      break;
-    }
-    bool other_outputs_used = false;
-    for (int o = 1; o < cur->num_outputs(); ++o) {
-      other_outputs_used |= ctx->KeptConsumers(cur, o) > 0;
-    }
-    if (other_outputs_used) break;
-    const Node* next = nullptr;
+    // `cur`'s value must go nowhere else than the next link.
     int slot = -1;
-    for (const Endpoint& c : cur->consumers(0)) {
-      if (ctx->IsKept(c.node)) {
-        next = c.node;
-        slot = c.index;
-      }
-    }
+    const Node* next = ctx->SoleConsumer(cur, &slot);
     if (next == nullptr || !ctx->IsUnrewrittenFloatNode(next)) break;
     const std::string& nop = next->op();
     if (!IsFusionLink(nop)) break;
@@ -385,18 +369,9 @@ bool CollectChain(const Node* head, RewriteContext* ctx, Fusion* out) {
 // filter has `depth` input channels. Null otherwise.
 const Node* PointwiseAfter(const Node* end, int64_t depth,
                            const RewriteContext& ctx) {
-  if (ctx.IsProtected(end) || !end->control_outputs().empty() ||
-      ctx.KeptConsumers(end, 0) != 1) {
-    return nullptr;
-  }
-  for (int o = 1; o < end->num_outputs(); ++o) {
-    if (ctx.KeptConsumers(end, o) > 0) return nullptr;
-  }
-  const Node* conv = nullptr;
-  for (const Endpoint& c : end->consumers(0)) {
-    if (ctx.IsKept(c.node)) conv = c.index == 0 ? c.node : nullptr;
-  }
-  if (conv == nullptr || conv->op() != "Conv2D" ||
+  int slot = -1;
+  const Node* conv = ctx.SoleConsumer(end, &slot);
+  if (conv == nullptr || slot != 0 || conv->op() != "Conv2D" ||
       !ctx.IsUnrewrittenFloatNode(conv) || !ctx.patches(conv).empty() ||
       !ctx.merged_into(conv).empty() ||
       StringAttr(conv, "padding", "") == "EXPLICIT" ||

@@ -85,6 +85,23 @@ int RewriteContext::KeptConsumers(const Node* n, int output) const {
   return count;
 }
 
+const Node* RewriteContext::SoleConsumer(const Node* n, int* slot) const {
+  if (IsProtected(n) || !n->control_outputs().empty() ||
+      KeptConsumers(n, 0) != 1) {
+    return nullptr;
+  }
+  for (int o = 1; o < n->num_outputs(); ++o) {
+    if (KeptConsumers(n, o) > 0) return nullptr;
+  }
+  for (const Endpoint& c : n->consumers(0)) {
+    if (keep_[c.node->id()]) {
+      *slot = c.index;
+      return c.node;
+    }
+  }
+  return nullptr;
+}
+
 const Tensor* RewriteContext::ConstValueOf(const Node* n, int output) const {
   if (fed_.contains(EndpointKey{n->id(), output})) return nullptr;
   if (!folded_[n->id()].empty()) return &folded_[n->id()][output];

@@ -73,6 +73,12 @@ class RewriteContext {
   bool IsProtected(const Node* n) const { return protected_[n->id()]; }
   // The consumers of output `output` of `n` that stay in the graph.
   int KeptConsumers(const Node* n, int output) const;
+  // The one kept node that reads output 0 of `n`, and the input slot it
+  // reads it in (*slot), when that is where `n`'s value goes and nowhere
+  // else: `n` is not fetched, has no control successors and no other
+  // output in use. Null otherwise. What a chain rule asks of each node it
+  // absorbs.
+  const Node* SoleConsumer(const Node* n, int* slot) const;
 
   // ---- The rewrites recorded so far.
 
