@@ -21,19 +21,6 @@ constexpr float kSqrt2 = 1.4142135623730951f;
 constexpr float kTanhScale = 0.7978845608028654f;
 constexpr float kCubic = 0.044715f;
 
-// An output of a node: the tensor the pattern computes from.
-struct Source {
-  const Node* node = nullptr;
-  int index = 0;
-  bool operator==(const Source& o) const {
-    return node == o.node && index == o.index;
-  }
-};
-
-Source InputOf(const Node* n, int i) {
-  return {n->input(i).node, n->input(i).index};
-}
-
 bool OneOf(absl::string_view op, std::initializer_list<absl::string_view> ops) {
   for (absl::string_view o : ops) {
     if (op == o) return true;
@@ -70,7 +57,7 @@ class Match {
   // `n`, a binary `ops` node taken above, has the scalar `c` as an operand;
   // *other is the other one. `either` lets c be either operand.
   bool WithScalar(const Node* n, std::initializer_list<absl::string_view> ops,
-                  float c, Source* other, bool either = true) {
+                  float c, NodeOutput* other, bool either = true) {
     if (!Take(n, ops, 2)) return false;
     for (int s = 1; s >= (either ? 0 : 1); --s) {
       if (IsScalar(n, s, c)) {
@@ -89,7 +76,7 @@ class Match {
 };
 
 // x * 1/sqrt(2) (or x / sqrt(2)) from `n`; *x is x.
-bool ScaledX(const Node* n, Match* m, Source* x) {
+bool ScaledX(const Node* n, Match* m, NodeOutput* x) {
   Match scaled = *m;
   if (scaled.WithScalar(n, {"Mul"}, kInvSqrt2, x)) {
     *m = scaled;
@@ -99,9 +86,9 @@ bool ScaledX(const Node* n, Match* m, Source* x) {
 }
 
 // -x / sqrt(2) from `n`: Neg(x) * c, x * -c or Neg(x * c).
-bool NegScaledX(const Node* n, Match* m, Source* x) {
+bool NegScaledX(const Node* n, Match* m, NodeOutput* x) {
   Match neg_first = *m;
-  Source neg;
+  NodeOutput neg;
   if (neg_first.WithScalar(n, {"Mul"}, kInvSqrt2, &neg) &&
       neg_first.Take(neg.node, {"Neg"}, 1) && neg.index == 0) {
     *x = InputOf(neg.node, 0);
@@ -118,7 +105,7 @@ bool NegScaledX(const Node* n, Match* m, Source* x) {
 }
 
 // x^3 from `n`: Pow(x, 3), x * (x * x) or (x * x) * x.
-bool CubeOf(const Node* n, Match* m, Source* x) {
+bool CubeOf(const Node* n, Match* m, NodeOutput* x) {
   Match pow = *m;
   if (pow.Take(n, {"Pow"}, 2) && pow.IsScalar(n, 1, 3.0f)) {
     *x = InputOf(n, 0);
@@ -128,8 +115,8 @@ bool CubeOf(const Node* n, Match* m, Source* x) {
   if (!m->Take(n, {"Mul"}, 2)) return false;
   for (int s = 0; s < 2; ++s) {
     Match square = *m;
-    const Source sq = InputOf(n, s);
-    const Source base = InputOf(n, 1 - s);
+    const NodeOutput sq = InputOf(n, s);
+    const NodeOutput base = InputOf(n, 1 - s);
     if (sq.index == 0 && square.Take(sq.node, {"Mul"}, 2) &&
         InputOf(sq.node, 0) == base && InputOf(sq.node, 1) == base) {
       *x = base;
@@ -143,7 +130,7 @@ bool CubeOf(const Node* n, Match* m, Source* x) {
 // 2 Phi(x) from `n`, the factor that multiplies x / 2: Erfc(-x / sqrt(2)),
 // 1 + Erf(x / sqrt(2)), or (approximate) 1 + Tanh(sqrt(2/pi) (x + 0.044715
 // x^3)).
-bool TwoPhi(const Node* n, Match* m, Source* x, bool* approximate) {
+bool TwoPhi(const Node* n, Match* m, NodeOutput* x, bool* approximate) {
   Match erfc = *m;
   if (erfc.Take(n, {"Erfc"}, 1) && InputOf(n, 0).index == 0 &&
       NegScaledX(InputOf(n, 0).node, &erfc, x)) {
@@ -151,7 +138,7 @@ bool TwoPhi(const Node* n, Match* m, Source* x, bool* approximate) {
     *m = erfc;
     return true;
   }
-  Source g;
+  NodeOutput g;
   if (!m->WithScalar(n, {"AddV2", "Add"}, 1.0f, &g) || g.index != 0) {
     return false;
   }
@@ -162,7 +149,7 @@ bool TwoPhi(const Node* n, Match* m, Source* x, bool* approximate) {
     *m = erf;
     return true;
   }
-  Source inner;
+  NodeOutput inner;
   if (!m->Take(g.node, {"Tanh"}, 1) || InputOf(g.node, 0).index != 0 ||
       !m->WithScalar(InputOf(g.node, 0).node, {"Mul"}, kTanhScale, &inner) ||
       inner.index != 0 || !m->Take(inner.node, {"AddV2", "Add"}, 2)) {
@@ -171,8 +158,8 @@ bool TwoPhi(const Node* n, Match* m, Source* x, bool* approximate) {
   // inner = x + 0.044715 * x^3, either operand order.
   for (int s = 0; s < 2; ++s) {
     Match cubic = *m;
-    const Source term = InputOf(inner.node, s);
-    Source cube, base;
+    const NodeOutput term = InputOf(inner.node, s);
+    NodeOutput cube, base;
     if (term.index == 0 &&
         cubic.WithScalar(term.node, {"Mul"}, kCubic, &cube) &&
         cube.index == 0 && CubeOf(cube.node, &cubic, &base) &&
@@ -187,7 +174,7 @@ bool TwoPhi(const Node* n, Match* m, Source* x, bool* approximate) {
 }
 
 struct Gelu {
-  Source x;
+  NodeOutput x;
   bool approximate = false;
   // The replaced nodes, the final Mul last.
   std::vector<const Node*> replaced;
@@ -197,11 +184,11 @@ struct Gelu {
 // either order.
 bool MatchProduct(const Node* mul, const RewriteContext& ctx, Gelu* gelu) {
   for (int s = 0; s < 2; ++s) {
-    const Source p = InputOf(mul, s);
-    const Source q = InputOf(mul, 1 - s);
+    const NodeOutput p = InputOf(mul, s);
+    const NodeOutput q = InputOf(mul, 1 - s);
     if (q.index != 0) continue;
     Match m(ctx);
-    Source x, x2;
+    NodeOutput x, x2;
     bool approximate = false;
     if (p.index == 0 && m.WithScalar(p.node, {"Mul"}, kHalf, &x) &&
         TwoPhi(q.node, &m, &x2, &approximate) && x == x2) {
@@ -211,7 +198,7 @@ bool MatchProduct(const Node* mul, const RewriteContext& ctx, Gelu* gelu) {
       return true;
     }
     Match halved(ctx);
-    Source two_phi;
+    NodeOutput two_phi;
     if (halved.WithScalar(q.node, {"Mul"}, kHalf, &two_phi) &&
         two_phi.index == 0 &&
         TwoPhi(two_phi.node, &halved, &x2, &approximate) && x2 == p) {

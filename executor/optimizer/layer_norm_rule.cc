@@ -11,19 +11,6 @@
 namespace weft {
 namespace {
 
-// An output of a node.
-struct Source {
-  const Node* node = nullptr;
-  int index = 0;
-  bool operator==(const Source& o) const {
-    return node == o.node && index == o.index;
-  }
-};
-
-Source InputOf(const Node* n, int i) {
-  return {n->input(i).node, n->input(i).index};
-}
-
 bool IsAdd(const Node* n) {
   return (n->op() == "AddV2" || n->op() == "Add") && n->num_inputs() == 2;
 }
@@ -31,7 +18,7 @@ bool IsMul(const Node* n) { return n->op() == "Mul" && n->num_inputs() == 2; }
 
 // The matched pattern.
 struct LayerNorm {
-  Source x;
+  NodeOutput x;
   Tensor gamma, beta;  // [D]
   float epsilon = 0;
   std::vector<const Node*> nodes;  // absorbed, the final AddV2 last
@@ -75,7 +62,7 @@ class Matcher {
   }
 
   // A Mean of `src` over the last axis with keep_dims.
-  bool LastAxisMean(const Node* n, Source* src) const {
+  bool LastAxisMean(const Node* n, NodeOutput* src) const {
     if (n->op() != "Mean" || n->num_inputs() != 2) return false;
     bool keep = false;
     if (!GetNodeAttr(n->attrs(), "keep_dims", &keep).ok() || !keep) {
@@ -108,7 +95,7 @@ class Matcher {
     for (int xs = 0; xs < 2; ++xs) {
       const Node* s = InputOf(y1, 1 - xs).node;
       if (!IsMul(s) || InputOf(y1, 1 - xs).index != 0) continue;
-      const Source x = InputOf(y1, xs);
+      const NodeOutput x = InputOf(y1, xs);
       const PartialTensorShape& shape =
           ctx_.graph().output_shape(x.node, x.index);
       if (shape.unknown_rank() || shape.dims() < 1 ||
@@ -147,7 +134,7 @@ class Matcher {
         if (!Constant(add, e, 0, &eps) || InputOf(add, 1 - e).index != 0) {
           continue;
         }
-        Source sq_src;
+        NodeOutput sq_src;
         if (!LastAxisMean(var, &sq_src) || sq_src.index != 0) return false;
         const Node* sq = sq_src.node;
         if (sq->op() != "SquaredDifference" || sq->num_inputs() != 2) {
@@ -167,17 +154,17 @@ class Matcher {
   }
 
   // The mean of x behind `src`, through a StopGradient or Identity.
-  bool MeanOf(Source src, const Source& x, const Node** mean) {
+  bool MeanOf(NodeOutput src, const NodeOutput& x, const Node** mean) {
     const Node* n = src.node;
     if (src.index != 0) return false;
     if ((n->op() == "StopGradient" || n->op() == "Identity") &&
         n->num_inputs() == 1) {
-      const Source in = InputOf(n, 0);
+      const NodeOutput in = InputOf(n, 0);
       if (in.index != 0) return false;
       Add(n);
       n = in.node;
     }
-    Source in;
+    NodeOutput in;
     if (!LastAxisMean(n, &in) || !(in == x)) return false;
     *mean = n;
     return true;
@@ -185,7 +172,8 @@ class Matcher {
 
   // b2 = Neg(mean) * s + beta, or beta - mean * s; and the
   // SquaredDifference reads x and the same mean.
-  bool MatchShift(const Node* b2, const Node* s, const Source& x, int64_t d) {
+  bool MatchShift(const Node* b2, const Node* s, const NodeOutput& x,
+                  int64_t d) {
     const Node* product = nullptr;
     bool negated = false;
     if (IsAdd(b2)) {
@@ -207,7 +195,7 @@ class Matcher {
       }
     }
     if (si < 0) return false;
-    Source m = InputOf(product, 1 - si);
+    NodeOutput m = InputOf(product, 1 - si);
     if (negated) {
       if (m.node->op() != "Neg" || m.index != 0) return false;
       Add(m.node);
@@ -220,7 +208,7 @@ class Matcher {
     // StopGradient.
     bool reads_x = false, reads_mean = false;
     for (int i = 0; i < 2; ++i) {
-      const Source in = InputOf(sq_, i);
+      const NodeOutput in = InputOf(sq_, i);
       if (in == x) {
         reads_x = true;
       } else {

@@ -22,6 +22,21 @@ namespace weft {
 
 class GraphRebuilder;
 
+// An output of a node, as an element-wise pattern's rule follows it: two
+// reads of the same tensor compare equal.
+struct NodeOutput {
+  const Node* node = nullptr;
+  int index = 0;
+  bool operator==(const NodeOutput& o) const {
+    return node == o.node && index == o.index;
+  }
+};
+
+// What input `i` of `n` reads.
+inline NodeOutput InputOf(const Node* n, int i) {
+  return {n->input(i).node, n->input(i).index};
+}
+
 // Writes the node(s) that take a replaced node's place in the optimized
 // graph (a fused node and its new constants) through `rebuilder`. Called
 // once, at the replaced node's position in topological order. Errors are

@@ -12,19 +12,8 @@
 namespace weft {
 namespace {
 
-namespace avx2 {
-WEFT_ISA_AVX2_BEGIN
-constexpr int kFloats = 8;
-#include "kernels/cpu/sigmoid_float.inc"
-WEFT_ISA_END
-}  // namespace avx2
-
-namespace avx512 {
-WEFT_ISA_AVX512_BEGIN
-constexpr int kFloats = 16;
-#include "kernels/cpu/sigmoid_float.inc"
-WEFT_ISA_END
-}  // namespace avx512
+#define WEFT_FLOAT_BODY "kernels/cpu/sigmoid_float.inc"
+#include "kernels/cpu/float_paths.inc"
 
 }  // namespace
 
