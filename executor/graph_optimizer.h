@@ -30,17 +30,21 @@
 //     or MatMul (NHWC for the convolutions) followed by a chain of
 //     per-channel affine nodes with constant operands, BiasAdd, Add/AddV2,
 //     Sub, Mul and inference-mode FusedBatchNormV3, and then optionally
-//     Relu, Relu6, Elu or LeakyRelu, becomes one _FusedConv2D /
-//     _FusedDepthwiseConv2dNative / _FusedMatMul (ops/nn_fused_ops.cc).
-//     Multiplications (the batch-norm scale) are folded into a new constant
-//     filter, so they need a constant filter; additions become the bias.
-//     Every intermediate tensor of the chain must have exactly one consumer
-//     and be neither fed nor fetched, and nodes in it must carry no control
-//     edges.
+//     Relu, Relu6, Elu, LeakyRelu or a swish (below), becomes one
+//     _FusedConv2D / _FusedDepthwiseConv2dNative / _FusedMatMul
+//     (ops/nn_fused_ops.cc). Multiplications (the batch-norm scale) are
+//     folded into a new constant filter, so they need a constant filter;
+//     additions become the bias. Every intermediate tensor of the chain must
+//     have exactly one consumer and be neither fed nor fetched (a swish's x
+//     goes to its two nodes), and nodes in it must carry no control edges.
+//     An IdentityN's inputs whose outputs nobody reads do not count as
+//     consumers (Keras' custom-gradient activations write them); the
+//     optimized graph's IdentityN keeps only its read outputs.
 //
 //  4. Swish (swish_rule.h). x * Sigmoid(beta * x), beta a constant float
-//     scalar, or x * Sigmoid(x), on the CPU becomes one _Swish node whose
-//     results are bit-identical to the nodes'.
+//     scalar, or x * Sigmoid(x), on the CPU, not absorbed by fusion (x also
+//     goes elsewhere), becomes one _Swish node whose results are
+//     bit-identical to the nodes'.
 //
 //  5. GELU (gelu_rule.h). The nodes tf.nn.gelu writes for x * Phi(x),
 //     exact (Erfc or Erf) or tanh-approximated, on the CPU become one

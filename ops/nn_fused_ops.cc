@@ -11,8 +11,9 @@
 //              for _FusedConv2D and _FusedMatMul an optional "Add" (then
 //              the last of `args` is a residual of the output's shape,
 //              added after the bias: the AddV2 of a residual connection),
-//              and an optional activation: "Relu", "Relu6", "Elu" or
-//              "LeakyRelu" (with `leakyrelu_alpha`).
+//              and an optional activation: "Relu", "Relu6", "Elu",
+//              "LeakyRelu" (with `leakyrelu_alpha`) or "Swish", x *
+//              sigmoid(swish_beta * x) (the _Swish op below, same bits).
 //
 // Only float is registered: the optimizer fuses float32 graphs only. The
 // output shape is the base op's; the shape functions delegate to it, the
@@ -39,6 +40,7 @@ REGISTER_OP("_FusedConv2D")
     .Attr("fused_ops: list(string) = []")
     .Attr("epsilon: float = 0.0001")
     .Attr("leakyrelu_alpha: float = 0.2")
+    .Attr("swish_beta: float = 1.0")
     .SetShapeFn(shape_inference::Conv2DShape);
 
 REGISTER_OP("_FusedDepthwiseConv2dNative")
@@ -56,6 +58,7 @@ REGISTER_OP("_FusedDepthwiseConv2dNative")
     .Attr("fused_ops: list(string) = []")
     .Attr("epsilon: float = 0.0001")
     .Attr("leakyrelu_alpha: float = 0.2")
+    .Attr("swish_beta: float = 1.0")
     .SetShapeFn(shape_inference::DepthwiseConv2DNativeShape);
 
 REGISTER_OP("_FusedMatMul")
@@ -70,6 +73,7 @@ REGISTER_OP("_FusedMatMul")
     .Attr("fused_ops: list(string) = []")
     .Attr("epsilon: float = 0.0001")
     .Attr("leakyrelu_alpha: float = 0.2")
+    .Attr("swish_beta: float = 1.0")
     .SetShapeFn(shape_inference::MatMulShape);
 
 // A depthwise convolution and the 1x1 convolution that reads its output (a
@@ -81,9 +85,10 @@ REGISTER_OP("_FusedMatMul")
 // value goes only to a _FusedConv2D (or Conv2D) with a constant [1, 1, C * M,
 // K] filter at unit strides. The window attrs are the depthwise
 // convolution's; `depthwise_fused_ops` (with `num_depthwise_args`,
-// `depthwise_leakyrelu_alpha`) are its epilogue as `fused_ops` above without
-// "Add"; `fused_ops`, `num_args` and `leakyrelu_alpha` are the 1x1
-// convolution's, "Add" included. NHWC only. No TensorFlow counterpart.
+// `depthwise_leakyrelu_alpha`, `depthwise_swish_beta`) are its epilogue as
+// `fused_ops` above without "Add"; `fused_ops`, `num_args`, `leakyrelu_alpha`
+// and `swish_beta` are the 1x1 convolution's, "Add" included. NHWC only. No
+// TensorFlow counterpart.
 REGISTER_OP("_FusedSeparableConv2D")
     .Input("input: T")
     .Input("depthwise_filter: T")
@@ -101,8 +106,10 @@ REGISTER_OP("_FusedSeparableConv2D")
     .Attr("dilations: list(int) = [1, 1, 1, 1]")
     .Attr("depthwise_fused_ops: list(string) = []")
     .Attr("depthwise_leakyrelu_alpha: float = 0.2")
+    .Attr("depthwise_swish_beta: float = 1.0")
     .Attr("fused_ops: list(string) = []")
     .Attr("leakyrelu_alpha: float = 0.2")
+    .Attr("swish_beta: float = 1.0")
     .SetShapeFn([](shape_inference::InferenceContext* c) {
       WEFT_RETURN_IF_ERROR(shape_inference::DepthwiseConv2DNativeShape(c));
       const shape_inference::ShapeHandle depthwise = c->output(0);

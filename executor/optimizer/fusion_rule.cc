@@ -13,6 +13,7 @@
 #include "executor/graph_optimizer.h"
 #include "executor/optimizer/graph_rebuilder.h"
 #include "executor/optimizer/rewrite_context.h"
+#include "executor/optimizer/swish_rule.h"
 #include "ops/op_registry.h"
 
 namespace weft {
@@ -62,6 +63,7 @@ struct Fusion {
   int residual_output = 0;
   std::string activation;
   float alpha = 0.2f;
+  float beta = 1.0f;  // "Swish"'s
   std::string name;
 
   const Node* last() const { return absorbed.back(); }
@@ -156,6 +158,28 @@ bool FoldScaleIntoFilter(const Node* head, const std::vector<float>& scale,
   return true;
 }
 
+// The swish x * Sigmoid([beta *] x) (swish_rule.h) that output 0 of `cur`
+// goes to, and nowhere else: the pattern's first node and final Mul are
+// its only readers, and no other output of `cur` is used. A fused kernel
+// applies it as its activation, the _Swish node's bits.
+bool SwishAfter(const Node* cur, const RewriteContext& ctx,
+                SwishPattern* swish) {
+  if (ctx.IsProtected(cur) || !cur->control_outputs().empty() ||
+      ctx.KeptConsumers(cur, 0) != 2) {
+    return false;
+  }
+  for (int o = 1; o < cur->num_outputs(); ++o) {
+    if (ctx.KeptConsumers(cur, o) > 0) return false;
+  }
+  for (const Endpoint& c : cur->consumers(0)) {
+    if (ctx.IsKept(c.node) && ctx.IsUnrewrittenFloatNode(c.node) &&
+        MatchSwish(c.node, ctx, swish) && swish->x == NodeOutput{cur, 0}) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // The epilogue attrs of `f` as fused_ops lists them.
 std::vector<std::string> FusedOps(const Fusion& f) {
   std::vector<std::string> ops;
@@ -210,6 +234,9 @@ Status EmitFusion(const Fusion& f, const Node* n, GraphRebuilder* rebuilder) {
     fused.attr["num_args"] = AttrValue::Int(num_args);
     fused.attr["fused_ops"] = AttrValue::StringList(fused_ops);
     fused.attr["leakyrelu_alpha"] = AttrValue::Float(f.alpha);
+    if (f.activation == "Swish") {
+      fused.attr["swish_beta"] = AttrValue::Float(f.beta);
+    }
     std::vector<std::string> originals;
     for (const Node* m : rebuilder->context().merged_into(n)) {
       originals.push_back(m->name());
@@ -259,6 +286,16 @@ bool CollectChain(const Node* head, RewriteContext* ctx, Fusion* out) {
     // `cur`'s value must go nowhere else than the next link.
     int slot = -1;
     const Node* next = ctx->SoleConsumer(cur, &slot);
+    SwishPattern swish;
+    if (next == nullptr && SwishAfter(cur, *ctx, &swish) &&
+        ctx->PlacedOnOneCpu(swish.nodes.back(), {head})) {
+      // Read by the two nodes of a swish: the activation.
+      f.activation = "Swish";
+      f.beta = swish.beta;
+      f.absorbed.insert(f.absorbed.end(), swish.nodes.begin(),
+                        swish.nodes.end());
+      break;
+    }
     if (next == nullptr || !ctx->IsUnrewrittenFloatNode(next)) break;
     const std::string& nop = next->op();
     if (!IsFusionLink(nop)) break;
@@ -460,6 +497,12 @@ Status EmitSeparable(const Fusion& d, const Fusion& p, const std::string& name,
   fused.attr["depthwise_leakyrelu_alpha"] = AttrValue::Float(d.alpha);
   fused.attr["fused_ops"] = AttrValue::StringList(FusedOps(p));
   fused.attr["leakyrelu_alpha"] = AttrValue::Float(p.alpha);
+  if (d.activation == "Swish") {
+    fused.attr["depthwise_swish_beta"] = AttrValue::Float(d.beta);
+  }
+  if (p.activation == "Swish") {
+    fused.attr["swish_beta"] = AttrValue::Float(p.beta);
+  }
   std::vector<std::string> originals;
   for (const Node* m : rebuilder->context().merged_into(n)) {
     originals.push_back(m->name());

@@ -2,8 +2,14 @@
 // DepthwiseConv2dNative or MatMul (NHWC for the convolutions) followed by a
 // chain of per-channel affine nodes with constant operands (BiasAdd,
 // Add/AddV2, Sub, Mul and inference-mode FusedBatchNormV3), and then
-// optionally Relu, Relu6, Elu or LeakyRelu, becomes one _FusedConv2D /
-// _FusedDepthwiseConv2dNative / _FusedMatMul (ops/nn_fused_ops.cc).
+// optionally Relu, Relu6, Elu, LeakyRelu or a swish (x * Sigmoid([beta *]
+// x) as the swish rule matches it, swish_rule.h: fused_ops "Swish" with
+// swish_beta, the _Swish node's bits), becomes one _FusedConv2D /
+// _FusedDepthwiseConv2dNative / _FusedMatMul (ops/nn_fused_ops.cc). The
+// swish's x, the chain's value, goes to its Sigmoid (or beta * x) and final
+// Mul and nowhere else; the input a Keras custom-gradient IdentityN also
+// takes of it does not count when that output of it is unread
+// (RewriteContext::PrunedOutputIndex).
 // Multiplications (the batch-norm scale) are folded into a new constant
 // filter, so they need a constant filter; additions become the bias. A
 // chain of scales only becomes the head's own op with the scaled filter.

@@ -30,7 +30,26 @@ std::string GraphRebuilder::InputName(const Node* src, int index) const {
   if (context_.IsFolded(src) && index > 0) {
     return context_.FoldedOutputName(src, index);
   }
+  index = context_.PrunedOutputIndex(src, index);
   return index == 0 ? src->name() : absl::StrCat(src->name(), ":", index);
+}
+
+void GraphRebuilder::AddPrunedCopy(const Node* n) {
+  NodeDef copy = n->def();
+  copy.input.clear();
+  std::vector<DataType> types;
+  std::vector<PartialTensorShape> shapes;
+  for (int i = 0; i < n->num_inputs(); ++i) {
+    if (context_.PrunedOutputIndex(n, i) < 0) continue;
+    copy.input.push_back(InputName(n->input(i).node, n->input(i).index));
+    types.push_back(n->input_type(i));
+    shapes.push_back(context_.graph().output_shape(n, i));
+  }
+  for (const Node* c : n->control_inputs()) {
+    copy.input.push_back(absl::StrCat("^", NodeName(c)));
+  }
+  copy.attr["T"] = AttrValue::TypeList(std::move(types));
+  AddNode(std::move(copy), std::move(shapes));
 }
 
 void GraphRebuilder::CopyInputs(const Node* n, int data_inputs,
@@ -108,6 +127,10 @@ StatusOr<std::unique_ptr<OptimizedGraph>> GraphRebuilder::Build(
     }
     if (context_.IsReplaced(n)) {
       WEFT_RETURN_IF_ERROR(context_.replacement(n)(n, this));
+      continue;
+    }
+    if (context_.IsPruned(n)) {
+      AddPrunedCopy(n);
       continue;
     }
     NodeDef copy = n->def();

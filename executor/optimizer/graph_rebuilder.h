@@ -70,6 +70,10 @@ class GraphRebuilder {
                 const std::string& device);
 
  private:
+  // Appends the copy of a pruned IdentityN (RewriteContext::
+  // PrunedOutputIndex): its read outputs' inputs and types only.
+  void AddPrunedCopy(const Node* n);
+
   RewriteContext& context_;
   GraphDef def_;
   // The output shapes of the written nodes, by name.

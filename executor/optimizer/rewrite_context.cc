@@ -76,12 +76,38 @@ Status RewriteContext::MarkSignature(const std::vector<const Node*>& live,
     for (const Node* c : node->control_inputs()) stack.push_back(c->id());
   }
   for (const auto& node : graph_.nodes()) taken_names_.insert(node->name());
+  PruneIdentityN();
   return Status();
+}
+
+void RewriteContext::PruneIdentityN() {
+  pruned_.assign(graph_.num_nodes(), {});
+  // Consumers first: an IdentityN that reads another's output through a
+  // dropped input no longer counts as its reader.
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+    const Node* n = graph_.node(*it);
+    if (n->op() != "IdentityN" || !live_[n->id()] || !keep_[n->id()] ||
+        protected_[n->id()] || fed_node_[n->id()] ||
+        !n->control_outputs().empty() || n->num_inputs() != n->num_outputs()) {
+      continue;
+    }
+    std::vector<int> index(n->num_outputs(), -1);
+    int read = 0;
+    for (int o = 0; o < n->num_outputs(); ++o) {
+      if (KeptConsumers(n, o) > 0) index[o] = read++;
+    }
+    if (read > 0 && read < n->num_outputs()) pruned_[n->id()] = index;
+  }
+}
+
+int RewriteContext::PrunedOutputIndex(const Node* n, int index) const {
+  const std::vector<int>& p = pruned_[n->id()];
+  return p.empty() ? index : p[index];
 }
 
 int RewriteContext::KeptConsumers(const Node* n, int output) const {
   int count = 0;
-  for (const Endpoint& c : n->consumers(output)) count += keep_[c.node->id()];
+  for (const Endpoint& c : n->consumers(output)) count += KeptRead(c);
   return count;
 }
 
@@ -94,7 +120,7 @@ const Node* RewriteContext::SoleConsumer(const Node* n, int* slot) const {
     if (KeptConsumers(n, o) > 0) return nullptr;
   }
   for (const Endpoint& c : n->consumers(0)) {
-    if (keep_[c.node->id()]) {
+    if (KeptRead(c)) {
       *slot = c.index;
       return c.node;
     }

@@ -86,8 +86,19 @@ class RewriteContext {
   // Some output of it is fetched, or it is a target: its value and name
   // must stay.
   bool IsProtected(const Node* n) const { return protected_[n->id()]; }
-  // The consumers of output `output` of `n` that stay in the graph.
+  // The consumers of output `output` of `n` that stay in the graph (reads
+  // by a pruned IdentityN's dropped inputs do not count).
   int KeptConsumers(const Node* n, int output) const;
+  // An IdentityN whose outputs are partly unread: Keras' custom-gradient
+  // activations (its swish among them) write IdentityN(result, x, ...) and
+  // read only the result, so x would otherwise have a reader that keeps it
+  // from being absorbed into a fused node. The optimized graph's copy of
+  // such a node keeps only its read outputs and their inputs: for output
+  // `index` of `n`, its index there, or -1 when dropped; `index` when `n` is
+  // not pruned. A pruned node is kept, not fetched or fed, has no control
+  // edges out and at least one read output.
+  int PrunedOutputIndex(const Node* n, int index) const;
+  bool IsPruned(const Node* n) const { return !pruned_[n->id()].empty(); }
   // The one kept node that reads output 0 of `n`, and the input slot it
   // reads it in (*slot), when that is where `n`'s value goes and nowhere
   // else: `n` is not fetched, has no control successors and no other
@@ -181,6 +192,16 @@ class RewriteContext {
  private:
   using EndpointKey = std::pair<int, int>;  // (node id, output index)
 
+  // Marks the IdentityN nodes to prune (PrunedOutputIndex).
+  void PruneIdentityN();
+  // Whether the consumer `c` (node, input slot) stays and reads its input:
+  // kept, and not a pruned IdentityN's dropped input (an IdentityN's input
+  // i is its output i).
+  bool KeptRead(const Endpoint& c) const {
+    const std::vector<int>& p = pruned_[c.node->id()];
+    return keep_[c.node->id()] && (p.empty() || p[c.index] >= 0);
+  }
+
   const Graph& graph_;
   const GraphOptimizerOptions& options_;
   std::vector<int> order_;
@@ -196,6 +217,8 @@ class RewriteContext {
   std::vector<std::string> stand_in_;
   std::vector<std::vector<NodeDefPatch>> patches_;
   std::vector<std::vector<const Node*>> merged_;
+  // Per node: empty, or (a pruned IdentityN) the new index of each output.
+  std::vector<std::vector<int>> pruned_;
   absl::flat_hash_set<std::string> taken_names_;
   GraphOptimizerStats stats_;
 };

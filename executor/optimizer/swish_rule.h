@@ -14,9 +14,28 @@
 #ifndef WEFT_EXECUTOR_OPTIMIZER_SWISH_RULE_H_
 #define WEFT_EXECUTOR_OPTIMIZER_SWISH_RULE_H_
 
+#include <vector>
+
+#include "executor/optimizer/rewrite_context.h"
 #include "executor/optimizer/rewrite_rule.h"
 
 namespace weft {
+
+// x * Sigmoid(beta * x) or x * Sigmoid(x) ending at the Mul `mul`, as this
+// rule and the fusion rule (a swish activation after a convolution's chain)
+// match it.
+struct SwishPattern {
+  NodeOutput x;
+  float beta = 1.0f;
+  // The pattern's nodes in order: [beta * x,] Sigmoid, `mul`.
+  std::vector<const Node*> nodes;
+};
+
+// Whether `mul` ends a swish whose nodes before it are float, open, on one
+// CPU with `mul`, and pass their value only to the next node of the
+// pattern (x may go elsewhere: the caller asks what it needs of x).
+bool MatchSwish(const Node* mul, const RewriteContext& ctx,
+                SwishPattern* pattern);
 
 class SwishRule : public RewriteRule {
  public:

@@ -239,13 +239,25 @@ void cwise_internal::UnaryRun<float, SigmoidFunctor<float>>(
   }
 }
 
+void SwishFloat(const float* in, float* out, int64_t n, float beta) {
+  if (SwishFloatOnVectorPath(in, out, n, beta)) return;
+  // A chunk's sigmoids go to a buffer that stays in L1, then the products
+  // (`out` may be `in`: each element is read before it is written).
+  constexpr int64_t kChunk = 256;
+  alignas(64) float s[kChunk];
+  for (int64_t c = 0; c < n; c += kChunk) {
+    const int64_t len = std::min(kChunk, n - c);
+    for (int64_t i = 0; i < len; ++i) s[i] = beta * in[c + i];
+    cwise_internal::UnaryRun<float>(s, s, len, SigmoidFunctor<float>());
+    for (int64_t i = 0; i < len; ++i) out[c + i] = in[c + i] * s[i];
+  }
+}
+
 namespace {
 
 // _Swish (ops/nn_fused_ops.cc), float: x * sigmoid(beta * x) with the
 // Sigmoid kernel's sigmoid, each operation rounded: bit for bit what the
-// Mul, Sigmoid and Mul it replaces give, in one pass on the vector paths.
-// On the baseline path a chunk's sigmoids go to a buffer that stays in L1,
-// then the products.
+// Mul, Sigmoid and Mul it replaces give (SwishFloat), in one pass.
 class SwishOp : public OpKernel {
  public:
   explicit SwishOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -263,17 +275,7 @@ class SwishOp : public OpKernel {
     constexpr int64_t kCost =
         Eigen::internal::functor_traits<SigmoidFunctor<float>>::Cost + 4;
     ctx->ParallelFor(x.NumElements(), kCost, [&](int64_t begin, int64_t end) {
-      if (SwishFloatOnVectorPath(in + begin, out + begin, end - begin, beta)) {
-        return;
-      }
-      constexpr int64_t kChunk = 256;
-      alignas(64) float s[kChunk];
-      for (int64_t c = begin; c < end; c += kChunk) {
-        const int64_t len = std::min(kChunk, end - c);
-        for (int64_t i = 0; i < len; ++i) s[i] = beta * in[c + i];
-        cwise_internal::UnaryRun<float>(s, s, len, SigmoidFunctor<float>());
-        for (int64_t i = 0; i < len; ++i) out[c + i] = in[c + i] * s[i];
-      }
+      SwishFloat(in + begin, out + begin, end - begin, beta);
     });
   }
 

@@ -32,8 +32,8 @@
 // loops above only ever see one input value per output channel.
 //
 // The epilogue's bias and Relu, Relu6 or LeakyRelu are applied to the
-// accumulators before they are stored; Elu, which needs exp, runs on each
-// output row right after it is computed, while the row is still in cache.
+// accumulators before they are stored; Elu and Swish, which need exp, run on
+// each output row right after it is computed, while the row is still in cache.
 #include "kernels/cpu/depthwise_conv.h"
 
 #include <algorithm>

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/cpu/sigmoid_float.h"
 
 namespace weft {
 namespace {
@@ -19,8 +20,8 @@ using Act = GemmEpilogue::Activation;
 // and blend) and NaN passes through the comparisons as the standalone
 // kernels let it.
 template <Act kAct>
-void Row(const float* bias, const float* residual, float alpha, float* x,
-         int64_t n) {
+void Row(const float* bias, const float* residual, float alpha, float beta,
+         float* x, int64_t n) {
   if (bias != nullptr) {
     for (int64_t i = 0; i < n; ++i) x[i] += bias[i];
   }
@@ -44,6 +45,8 @@ void Row(const float* bias, const float* residual, float alpha, float* x,
     // computes it.
     Eigen::Map<Eigen::ArrayXf> v(x, n);
     v = (v < 0.0f).select(v.exp() - 1.0f, v);
+  } else if constexpr (kAct == Act::kSwish) {
+    SwishFloat(x, x, n, beta);
   }
 }
 
@@ -53,7 +56,7 @@ void Rows(const GemmEpilogue& e, float* data, int64_t rows, int64_t channels,
   for (int64_t r = 0; r < rows; ++r) {
     Row<kAct>(e.bias,
               e.residual != nullptr ? e.residual + r * e.residual_ld : nullptr,
-              e.alpha, data + r * ld, channels);
+              e.alpha, e.beta, data + r * ld, channels);
   }
 }
 
@@ -96,6 +99,10 @@ Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
       *activation = Act::kElu;
     } else if (a == "LeakyRelu") {
       *activation = Act::kLeakyRelu;
+    } else if (a == "Swish") {
+      *activation = Act::kSwish;
+      WEFT_RETURN_IF_ERROR(
+          ctx->GetAttr(absl::StrCat(prefix, "swish_beta"), &epilogue->beta));
     } else {
       i = ops.size() + 1;  // unsupported: reported below
     }
@@ -106,7 +113,7 @@ Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
         ops_attr, " [", absl::StrJoin(ops, ", "),
         "] is not supported; expected an optional BiasAdd",
         has_residual != nullptr ? ", an optional Add" : "",
-        " and an optional Relu, Relu6, Elu or LeakyRelu");
+        " and an optional Relu, Relu6, Elu, LeakyRelu or Swish");
   }
   const int64_t args = (*has_bias ? 1 : 0) + (residual ? 1 : 0);
   if (num_args != args) {
@@ -151,6 +158,8 @@ void ApplyEpilogueRows(const GemmEpilogue& e, float* data, int64_t rows,
       return Rows<Act::kElu>(e, data, rows, channels, ld);
     case Act::kLeakyRelu:
       return Rows<Act::kLeakyRelu>(e, data, rows, channels, ld);
+    case Act::kSwish:
+      return Rows<Act::kSwish>(e, data, rows, channels, ld);
   }
 }
 

@@ -17,6 +17,7 @@
 #include "core/allocator.h"
 #include "device/cpu_isa.h"
 #include "kernels/cpu/cwise_unary_op.h"
+#include "kernels/cpu/sigmoid_float.h"
 
 namespace weft {
 namespace {
@@ -227,6 +228,10 @@ void ApplyEpilogue(const GemmEpilogue& ep, int64_t row0, int64_t col0, float* c,
         BiasAndActivate(row, bias, res, cols, [](float x) { return x; });
         EluRow(row, cols);
         break;
+      case Act::kSwish:
+        BiasAndActivate(row, bias, res, cols, [](float x) { return x; });
+        SwishFloat(row, row, cols, ep.beta);
+        break;
     }
   }
 }
@@ -304,6 +309,13 @@ thread_local ScratchSlot tls_b_scratch;
 
 namespace avx512 {
 WEFT_ISA_AVX512_BEGIN
+// The element-wise kernels' vector helpers (the sigmoid), in their own
+// namespace.
+namespace vf {
+constexpr int kFloats = 16;
+#include "kernels/cpu/vector_float.inc"
+}  // namespace vf
+
 // 14 x 32: 28 zmm accumulators, 2 for the row of b, 1 for the broadcast of
 // a.
 struct Isa {
@@ -341,6 +353,9 @@ struct Isa {
         _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ),
         _mm512_mul_ps(x, alpha), x);
   }
+  // x * sigmoid(beta * x): the same operations as the _Swish kernel's
+  // vector loop (sigmoid_float.inc), so the same bits.
+  static V Swish(V x, V beta) { return x * vf::Sigmoid(beta * x); }
 };
 
 #include "kernels/cpu/gemm_packed.inc"
@@ -350,6 +365,11 @@ WEFT_ISA_END
 
 namespace avx2 {
 WEFT_ISA_AVX2_BEGIN
+namespace vf {
+constexpr int kFloats = 8;
+#include "kernels/cpu/vector_float.inc"
+}  // namespace vf
+
 // AVX2 + FMA, 6 x 16: 12 ymm accumulators, 2 for b, 1 broadcast.
 struct Isa {
   using V = __m256;
@@ -379,6 +399,7 @@ struct Isa {
     return _mm256_blendv_ps(_mm256_mul_ps(x, alpha), x,
                             _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ));
   }
+  static V Swish(V x, V beta) { return x * vf::Sigmoid(beta * x); }
 };
 
 #include "kernels/cpu/gemm_packed.inc"

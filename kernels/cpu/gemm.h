@@ -89,13 +89,17 @@ void Gemm(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
 //   kElu        x < 0 ? exp(x) - 1 : x   (exp - 1 as TensorFlow, not expm1;
 //               weft's vectorized exp, so within an ulp of the Elu op)
 //   kLeakyRelu  x > 0 ? x : alpha * x    (LeakyRelu; NaN passes)
+//   kSwish      x * sigmoid(beta * x)    (the _Swish op's bits: SwishFloat,
+//               sigmoid_float.h)
 struct GemmEpilogue {
-  enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu };
+  enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSwish };
   // bias[j] is added to column j of the (m x n) output; null: no bias.
   const float* bias = nullptr;
   Activation activation = Activation::kNone;
   // LeakyRelu's slope, already rounded to float.
   float alpha = 0.2f;
+  // Swish's factor inside the sigmoid.
+  float beta = 1.0f;
   // A tensor of the output's shape added before the activation: element
   // (i, j) of the (m x n) output at residual[i * residual_ld + j]; null:
   // none. It must not overlap c (c holds partial sums over k before the

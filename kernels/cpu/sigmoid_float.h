@@ -30,6 +30,12 @@ bool SigmoidFloatOnVectorPath(const float* in, float* out, int64_t n);
 // sigmoid above), as above.
 bool SwishFloatOnVectorPath(const float* in, float* out, int64_t n, float beta);
 
+// The same on every path: the _Swish kernel's function, which the fused
+// kernels' epilogues (gemm.h's kSwish) share so that a fused swish gives the
+// node's bits. On the baseline path it is the Sigmoid kernel's Eigen
+// functor; defined with it in cwise_unary_ops_math.cc.
+void SwishFloat(const float* in, float* out, int64_t n, float beta);
+
 }  // namespace weft
 
 #endif  // WEFT_KERNELS_CPU_SIGMOID_FLOAT_H_

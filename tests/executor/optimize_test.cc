@@ -1137,5 +1137,150 @@ TEST(OptimizeTest, SwishPatternsThatMustNotFuse) {
   }
 }
 
+// ---- swish as a fused epilogue
+// -----------------------------------------------
+
+// A swish activation after a product and its bias, as Keras writes it
+// (tf.nn.silu's beta * x here with beta 1.5, Sigmoid,
+// x * Sigmoid, and the IdentityN its custom gradient writes, IdentityN(result,
+// x, beta), of which only the result is read: here first or last) or as
+// x * Sigmoid(x). The
+// product absorbs the swish as its activation ("Swish" in fused_ops): one
+// fused node, no Sigmoid, Mul or _Swish left, the IdentityN kept with the read
+// input alone, and the unoptimized graph's bits (any NaN for a NaN) at 1 and
+// 2 threads, for a 1x1 and a 3x3 convolution, a depthwise one and a MatMul,
+// over values that reach the sigmoid's tails, infinities and NaN.
+TEST(OptimizeTest, SwishAfterAProductBecomesItsActivation) {
+  const auto scalar = [](float v) {
+    Tensor t(DT_FLOAT, TensorShape({}));
+    t.data<float>()[0] = v;
+    return t;
+  };
+  struct Head {
+    const char* op;
+    TensorShape input, filter;
+    int64_t channels;
+  };
+  const Head heads[] = {
+      {"Conv2D", TensorShape({2, 7, 9, 5}), TensorShape({1, 1, 5, 37}), 37},
+      {"Conv2D", TensorShape({1, 12, 11, 24}), TensorShape({3, 3, 24, 40}), 40},
+      {"DepthwiseConv2dNative", TensorShape({2, 8, 6, 19}),
+       TensorShape({3, 3, 19, 1}), 19},
+      {"MatMul", TensorShape({13, 70}), TensorShape({70, 33}), 33}};
+  for (const Head& h : heads) {
+    for (bool keras : {true, false}) {
+      SCOPED_TRACE(absl::StrCat(h.op, " ", h.filter.DebugString(),
+                                keras ? " keras" : " x * Sigmoid(x)"));
+      Builder b;
+      b.Placeholder("x", h.input);
+      b.Const("w", Random(h.filter, -1, 1, 31));
+      b.Const("b", Random(TensorShape({h.channels}), -1, 1, 32));
+      b.Const("beta", scalar(keras ? 1.5f : 1.0f));
+      if (std::string(h.op) == "MatMul") {
+        b.Op("head", "MatMul", {"x", "w"});
+      } else {
+        b.Conv("head", "x", "w", 1, "SAME", h.op);
+      }
+      b.Op("bias", "BiasAdd", {"head", "b"});
+      std::string fetch;
+      if (keras) {
+        b.Op("bx", "Mul", {"beta", "bias"});
+        b.Op("sig", "Sigmoid", {"bx"});
+        b.Op("swish", "Mul", {"bias", "sig"});
+        // The MatMul's IdentityN reads the result last: its output 2
+        // becomes the pruned node's output 0.
+        const bool last = std::string(h.op) == "MatMul";
+        AttrMap t;
+        t["T"] = AttrValue::TypeList({DT_FLOAT, DT_FLOAT, DT_FLOAT});
+        b.Node("identity", "IdentityN",
+               last ? std::vector<std::string>{"beta", "bias", "swish"}
+                    : std::vector<std::string>{"swish", "bias", "beta"},
+               t);
+        b.Op("out", "Neg", {last ? "identity:2" : "identity"});
+        fetch = "out";
+      } else {
+        b.Op("sig", "Sigmoid", {"bias"});
+        b.Op("swish", "Mul", {"sig", "bias"});
+        fetch = "swish";
+      }
+      auto g = b.Build();
+      Tensor x = Random(h.input, -6, 6, 33);
+      float* v = x.data<float>();
+      v[0] = std::numeric_limits<float>::infinity();
+      v[7] = -std::numeric_limits<float>::infinity();
+      v[h.input.num_elements() - 1] = std::numeric_limits<float>::quiet_NaN();
+      v[h.input.num_elements() / 2] = 90.0f;
+      v[h.input.num_elements() / 3] = -90.0f;
+      Outcome off = RunGraph(g, false, {{"x", x}}, {fetch});
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(threads);
+        auto session = MakeSession(g, true, threads);
+        auto callable = session->Prepare({"x"}, {fetch});
+        ASSERT_TRUE(callable.ok()) << callable.status();
+        std::vector<Tensor> on;
+        RunOptions options;
+        options.trace = true;
+        RunMetadata metadata;
+        ASSERT_TRUE(
+            session->Run(**callable, {x}, &on, options, &metadata).ok());
+        std::vector<std::string> ops;
+        for (const NodeTrace& t : metadata.node_traces) {
+          ops.push_back(t.node->op());
+          if (t.node->op().rfind("_Fused", 0) != 0) continue;
+          std::vector<std::string> fused_ops;
+          ASSERT_TRUE(
+              GetNodeAttr(t.node->attrs(), "fused_ops", &fused_ops).ok());
+          EXPECT_EQ(fused_ops, (std::vector<std::string>{"BiasAdd", "Swish"}));
+          float beta = 0;
+          ASSERT_TRUE(GetNodeAttr(t.node->attrs(), "swish_beta", &beta).ok());
+          EXPECT_EQ(beta, keras ? 1.5f : 1.0f);
+          if (keras) {
+            EXPECT_EQ(t.node->num_inputs(), 3);  // input, filter, bias
+          }
+        }
+        for (const char* gone : {"Sigmoid", "Mul", "_Swish", h.op}) {
+          EXPECT_EQ(std::count(ops.begin(), ops.end(), gone), 0) << gone;
+        }
+        EXPECT_EQ(std::count(ops.begin(), ops.end(), "IdentityN"),
+                  keras ? 1 : 0);
+        ExpectClose(on[0], off.outputs[0], 0, 0);
+      }
+    }
+  }
+}
+
+// The swish stays a node of its own (after the product's bias) when the
+// product's value also goes elsewhere: the IdentityN's output of it is read,
+// another node reads it, or it is fetched. Results as unoptimized.
+TEST(OptimizeTest, SwishEpilogueOnlyWhenTheValueGoesNowhereElse) {
+  const Tensor x = Random(TensorShape({1, 6, 5, 4}), -4, 4, 41);
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    Builder b;
+    b.Placeholder("x", TensorShape({1, 6, 5, 4}));
+    b.Const("w", Random(TensorShape({1, 1, 4, 8}), -1, 1, 42));
+    b.Const("b", Random(TensorShape({8}), -1, 1, 43));
+    b.Conv("conv", "x", "w");
+    b.Op("bias", "BiasAdd", {"conv", "b"});
+    b.Op("sig", "Sigmoid", {"bias"});
+    b.Op("swish", "Mul", {"bias", "sig"});
+    AttrMap t;
+    t["T"] = AttrValue::TypeList({DT_FLOAT, DT_FLOAT});
+    b.Node("identity", "IdentityN", {"swish", "bias"}, t);
+    b.Op("relu", "Relu", {"bias"});
+    std::vector<std::string> fetches = {"identity"};
+    if (variant == 0) fetches.push_back("identity:1");
+    if (variant == 1) fetches.push_back("relu");
+    if (variant == 2) fetches.push_back("bias");
+    auto g = b.Build();
+    Outcome on = RunGraph(g, true, {{"x", x}}, fetches);
+    Outcome off = RunGraph(g, false, {{"x", x}}, fetches);
+    EXPECT_TRUE(Ran(on, "sig+swish")) << absl::StrJoin(on.ran, ", ");
+    for (size_t k = 0; k < fetches.size(); ++k) {
+      ExpectClose(on.outputs[k], off.outputs[k], 0, 0);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace weft

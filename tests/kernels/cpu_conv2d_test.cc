@@ -7,8 +7,8 @@
 // Operands are multiples of 1/4 in [-2, 2] and the biases multiples of 1/8,
 // so every product and partial sum is exact in float: whatever the
 // summation order, the kernel must equal a naive double reference bit for
-// bit (LeakyRelu's alpha 0.25 keeps that; Elu goes through exp and is held
-// to a relative bound instead).
+// bit (LeakyRelu's alpha 0.25 keeps that; Elu and Swish go through exp and
+// are held to a relative bound instead).
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -275,6 +275,13 @@ std::vector<Epilogue> Epilogues() {
       {"bias_residual_elu",
        {"BiasAdd", "Add", "Elu"},
        [](double x) { return x < 0 ? std::exp(x) - 1 : x; }},
+      // swish_beta 0.5 (RunFused).
+      {"bias_swish",
+       {"BiasAdd", "Swish"},
+       [](double x) { return x / (1 + std::exp(-0.5 * x)); }},
+      {"bias_residual_swish",
+       {"BiasAdd", "Add", "Swish"},
+       [](double x) { return x / (1 + std::exp(-0.5 * x)); }},
   };
 }
 
@@ -292,6 +299,7 @@ StatusOr<std::vector<Tensor>> RunFused(const Case& c, const Epilogue& e,
   const bool has_bias = !e.fused_ops.empty() && e.fused_ops[0] == "BiasAdd";
   a["num_args"] = AttrValue::Int((has_bias ? 1 : 0) + (HasResidual(e) ? 1 : 0));
   a["leakyrelu_alpha"] = AttrValue::Float(0.25f);
+  a["swish_beta"] = AttrValue::Float(0.5f);
   std::vector<Tensor> inputs = {x, f};
   if (has_bias) inputs.push_back(bias);
   if (HasResidual(e)) inputs.push_back(residual);
@@ -343,7 +351,8 @@ TEST(SharedConv2DTest, MatchesReferenceAtEveryThreadCount) {
       }
       ExpectTensorEqual(results[1], results[0]);
       ExpectTensorEqual(results[2], results[0]);
-      if (e.name == "bias_elu" || e.name == "bias_residual_elu") {
+      if (e.name.find("elu") != std::string::npos ||
+          e.name.find("swish") != std::string::npos) {
         const float* got = results[0].data<float>();
         for (size_t i = 0; i < want.size(); ++i) {
           ASSERT_NEAR(got[i], want[i], 4e-7 * std::max(1.0, std::fabs(want[i])))

@@ -228,7 +228,7 @@ TEST_F(WinogradTest, RandomOperandsWithinTheDotProductBound) {
 
 // Each epilogue equals the plain result with ApplyEpilogueRows applied (the
 // in-register path for bias, residual, Relu and Relu6; the per-pixel path
-// for LeakyRelu and Elu), bit for bit.
+// for LeakyRelu, Elu and Swish), bit for bit.
 TEST_F(WinogradTest, EpilogueEqualsApplyingItAfterwards) {
   const Case c{2, 9, 11, 50, 37};
   const Operands o = Make(c, /*grid=*/false, 70);
@@ -240,12 +240,13 @@ TEST_F(WinogradTest, EpilogueEqualsApplyingItAfterwards) {
       Values(TensorShape({o.s.output_pixels(), static_cast<int64_t>(c.cout)}),
              false, 72);
   using Act = GemmEpilogue::Activation;
-  for (Act act :
-       {Act::kNone, Act::kRelu, Act::kRelu6, Act::kLeakyRelu, Act::kElu}) {
+  for (Act act : {Act::kNone, Act::kRelu, Act::kRelu6, Act::kLeakyRelu,
+                  Act::kElu, Act::kSwish}) {
     for (int with : {0, 1, 2, 3}) {  // bit 0: bias, bit 1: residual
       GemmEpilogue ep;
       ep.activation = act;
       ep.alpha = 0.3f;
+      ep.beta = 0.7f;
       if (with & 1) ep.bias = bias.data<float>();
       if (with & 2) {
         ep.residual = residual.data<float>();

@@ -303,7 +303,8 @@ TEST(DepthwiseKernelTest, LargeImageIsTheSameAtEveryThreadCount) {
 
 // The fused op runs the same convolution, then the bias and activation: the
 // sequential sum plus the bias, through the activation as the standalone
-// ops compute it, bit for bit (Elu, through exp, within a few ulps).
+// ops compute it, bit for bit (Elu and Swish, through exp, within a few
+// ulps).
 TEST(DepthwiseKernelTest, FusedEpilogueMatchesTheSequentialSum) {
   struct Epilogue {
     std::vector<std::string> ops;
@@ -314,7 +315,9 @@ TEST(DepthwiseKernelTest, FusedEpilogueMatchesTheSequentialSum) {
                                            {{"BiasAdd", "LeakyRelu"}, 0.3f},
                                            {{"BiasAdd"}},
                                            {{"Relu6"}},
-                                           {{"BiasAdd", "Elu"}}};
+                                           {{"BiasAdd", "Elu"}},
+                                           {{"BiasAdd", "Swish"}},
+                                           {{"Swish"}}};
   for (const Epilogue& ep : epilogues) {
     // 263 channels: in channel groups of 80 (AVX-512).
     for (int64_t ch : {3, 17, 48, 263}) {
@@ -338,12 +341,14 @@ TEST(DepthwiseKernelTest, FusedEpilogueMatchesTheSequentialSum) {
         if (act == "Relu6") v = v < 0 ? 0.0f : (v > 6 ? 6.0f : v);
         if (act == "LeakyRelu") v = v > 0 ? v : v * ep.alpha;
         if (act == "Elu") v = v < 0 ? std::exp(v) - 1.0f : v;
+        if (act == "Swish") v = v / (1.0f + std::exp(-1.25f * v));
         expected[i] = v;
       }
       AttrMap a = Attrs(c);
       a["fused_ops"] = AttrValue::StringList(ep.ops);
       a["num_args"] = AttrValue::Int(has_bias ? 1 : 0);
       a["leakyrelu_alpha"] = AttrValue::Float(ep.alpha);
+      a["swish_beta"] = AttrValue::Float(1.25f);
       for (int threads : {0, 2}) {
         OpRunner runner("_FusedDepthwiseConv2dNative", a, threads);
         std::vector<Tensor> inputs = {
@@ -353,7 +358,7 @@ TEST(DepthwiseKernelTest, FusedEpilogueMatchesTheSequentialSum) {
         StatusOr<std::vector<Tensor>> out = runner.Run(inputs);
         ASSERT_TRUE(out.ok()) << out.status();
         ASSERT_EQ((*out)[0].shape(), e.shape);
-        if (act == "Elu") {
+        if (act == "Elu" || act == "Swish") {
           test::ExpectTensorNear((*out)[0], FloatTensor(expected, e.shape),
                                  1e-6, 1e-6);
         } else {

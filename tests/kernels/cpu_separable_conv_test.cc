@@ -145,6 +145,16 @@ std::vector<Case> Cases() {
       {2, 40, 40, 48, 1, 24},  // banded: 153600 floats, 80 rows
       {1, 61, 47, 51, 1, 37, 1, "SAME", {"Relu"}, {"BiasAdd", "Add", "Relu"}},
       {3, 33, 30, 24, 2, 40, 2, "SAME", {"BiasAdd", "Elu"}, {"LeakyRelu"}},
+      {2,
+       40,
+       40,
+       48,
+       1,
+       24,
+       1,
+       "SAME",
+       {"BiasAdd", "Swish"},
+       {"BiasAdd", "Swish"}},
       {1, 45, 45, 70, 1, 17, 1, "VALID", {"LeakyRelu"}, {"Add", "Relu6"}, 5},
   };
   return cases;
