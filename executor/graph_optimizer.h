@@ -30,13 +30,14 @@
 //     or MatMul (NHWC for the convolutions) followed by a chain of
 //     per-channel affine nodes with constant operands, BiasAdd, Add/AddV2,
 //     Sub, Mul and inference-mode FusedBatchNormV3, and then optionally
-//     Relu, Relu6, Elu, LeakyRelu or a swish (below), becomes one
+//     Relu, Relu6, Elu, LeakyRelu, a swish (below) or Keras' hard swish
+//     (x * (Relu6(x + 3) / 6), bit-identical), becomes one
 //     _FusedConv2D / _FusedDepthwiseConv2dNative / _FusedMatMul
 //     (ops/nn_fused_ops.cc). Multiplications (the batch-norm scale) are
 //     folded into a new constant filter, so they need a constant filter;
 //     additions become the bias. Every intermediate tensor of the chain must
 //     have exactly one consumer and be neither fed nor fetched (a swish's x
-//     goes to its two nodes), and nodes in it must carry no control edges.
+//     goes to two nodes of it), and nodes in it must carry no control edges.
 //     An IdentityN's inputs whose outputs nobody reads do not count as
 //     consumers (Keras' custom-gradient activations write them); the
 //     optimized graph's IdentityN keeps only its read outputs.

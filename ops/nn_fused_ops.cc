@@ -12,8 +12,9 @@
 //              the last of `args` is a residual of the output's shape,
 //              added after the bias: the AddV2 of a residual connection),
 //              and an optional activation: "Relu", "Relu6", "Elu",
-//              "LeakyRelu" (with `leakyrelu_alpha`) or "Swish", x *
-//              sigmoid(swish_beta * x) (the _Swish op below, same bits).
+//              "LeakyRelu" (with `leakyrelu_alpha`), "Swish", x *
+//              sigmoid(swish_beta * x) (the _Swish op below, same bits), or
+//              "HardSwish", x * (Relu6(x + 3) / 6) (Keras' hard_silu).
 //
 // Only float is registered: the optimizer fuses float32 graphs only. The
 // output shape is the base op's; the shape functions delegate to it, the

@@ -180,6 +180,60 @@ bool SwishAfter(const Node* cur, const RewriteContext& ctx,
   return false;
 }
 
+// Whether input `input` of `n` is the float scalar constant `value`.
+bool IsScalar(const Node* n, int input, float value,
+              const RewriteContext& ctx) {
+  const Tensor* t = ctx.ConstInput(n, input);
+  return t != nullptr && t->dtype() == DT_FLOAT && t->NumElements() == 1 &&
+         t->data<float>()[0] == value;
+}
+
+// A node of a hard swish whose value goes only to the next node of it.
+bool HardSwishLink(const Node* n, const char* op, const RewriteContext& ctx) {
+  int slot = -1;
+  return n->op() == op && ctx.IsUnrewrittenFloatNode(n) &&
+         ctx.SoleConsumer(n, &slot) != nullptr;
+}
+
+// Keras' hard swish (hard_silu), x * (Relu6(x + 3) / 6), that output 0 of
+// `cur` goes to and nowhere else: AddV2(x, 3) and the final Mul(x, ...) are
+// its only readers. *nodes: AddV2, Relu6, RealDiv, Mul.
+bool HardSwishAfter(const Node* cur, const RewriteContext& ctx,
+                    std::vector<const Node*>* nodes) {
+  if (ctx.IsProtected(cur) || !cur->control_outputs().empty() ||
+      ctx.KeptConsumers(cur, 0) != 2) {
+    return false;
+  }
+  for (int o = 1; o < cur->num_outputs(); ++o) {
+    if (ctx.KeptConsumers(cur, o) > 0) return false;
+  }
+  const NodeOutput x{cur, 0};
+  for (const Endpoint& c : cur->consumers(0)) {
+    const Node* add = c.node;
+    if (!ctx.IsKept(add) || add->num_inputs() != 2 ||
+        !HardSwishLink(add, "AddV2", ctx) ||
+        !IsScalar(add, 1 - c.index, 3.0f, ctx)) {
+      continue;
+    }
+    int slot = -1;
+    const Node* relu6 = ctx.SoleConsumer(add, &slot);
+    if (!HardSwishLink(relu6, "Relu6", ctx)) return false;
+    const Node* div = ctx.SoleConsumer(relu6, &slot);
+    if (slot != 0 || !HardSwishLink(div, "RealDiv", ctx) ||
+        !IsScalar(div, 1, 6.0f, ctx)) {
+      return false;
+    }
+    const Node* mul = ctx.SoleConsumer(div, &slot);
+    if (mul->op() != "Mul" || !ctx.IsOpenFloatNode(mul) ||
+        !ctx.IsUnrewrittenFloatNode(mul) || !(InputOf(mul, 1 - slot) == x)) {
+      return false;
+    }
+    *nodes = {add, relu6, div, mul};
+    return ctx.PlacedOnOneCpu(mul, {add, relu6, div});
+  }
+  return false;
+}
+
 // The epilogue attrs of `f` as fused_ops lists them.
 std::vector<std::string> FusedOps(const Fusion& f) {
   std::vector<std::string> ops;
@@ -286,14 +340,22 @@ bool CollectChain(const Node* head, RewriteContext* ctx, Fusion* out) {
     // `cur`'s value must go nowhere else than the next link.
     int slot = -1;
     const Node* next = ctx->SoleConsumer(cur, &slot);
+    // Read by the two first nodes of a swish or a hard swish: the
+    // activation.
     SwishPattern swish;
     if (next == nullptr && SwishAfter(cur, *ctx, &swish) &&
         ctx->PlacedOnOneCpu(swish.nodes.back(), {head})) {
-      // Read by the two nodes of a swish: the activation.
       f.activation = "Swish";
       f.beta = swish.beta;
       f.absorbed.insert(f.absorbed.end(), swish.nodes.begin(),
                         swish.nodes.end());
+      break;
+    }
+    std::vector<const Node*> hard_swish;
+    if (next == nullptr && HardSwishAfter(cur, *ctx, &hard_swish) &&
+        ctx->PlacedOnOneCpu(hard_swish.back(), {head})) {
+      f.activation = "HardSwish";
+      f.absorbed.insert(f.absorbed.end(), hard_swish.begin(), hard_swish.end());
       break;
     }
     if (next == nullptr || !ctx->IsUnrewrittenFloatNode(next)) break;

@@ -2,11 +2,13 @@
 // DepthwiseConv2dNative or MatMul (NHWC for the convolutions) followed by a
 // chain of per-channel affine nodes with constant operands (BiasAdd,
 // Add/AddV2, Sub, Mul and inference-mode FusedBatchNormV3), and then
-// optionally Relu, Relu6, Elu, LeakyRelu or a swish (x * Sigmoid([beta *]
+// optionally Relu, Relu6, Elu, LeakyRelu, a swish (x * Sigmoid([beta *]
 // x) as the swish rule matches it, swish_rule.h: fused_ops "Swish" with
-// swish_beta, the _Swish node's bits), becomes one _FusedConv2D /
+// swish_beta, the _Swish node's bits) or Keras' hard swish (x * (Relu6(x +
+// 3) / 6), AddV2, Relu6, RealDiv and Mul: "HardSwish", the nodes' bits),
+// becomes one _FusedConv2D /
 // _FusedDepthwiseConv2dNative / _FusedMatMul (ops/nn_fused_ops.cc). The
-// swish's x, the chain's value, goes to its Sigmoid (or beta * x) and final
+// (hard) swish's x, the chain's value, goes to its first node and final
 // Mul and nowhere else; the input a Keras custom-gradient IdentityN also
 // takes of it does not count when that output of it is unread
 // (RewriteContext::PrunedOutputIndex).

@@ -47,6 +47,12 @@ void Row(const float* bias, const float* residual, float alpha, float beta,
     v = (v < 0.0f).select(v.exp() - 1.0f, v);
   } else if constexpr (kAct == Act::kSwish) {
     SwishFloat(x, x, n, beta);
+  } else if constexpr (kAct == Act::kHardSwish) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = x[i];
+      const float t = v + 3.0f;
+      x[i] = v * ((t < 0.0f ? 0.0f : (t > 6.0f ? 6.0f : t)) / 6.0f);
+    }
   }
 }
 
@@ -99,6 +105,8 @@ Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
       *activation = Act::kElu;
     } else if (a == "LeakyRelu") {
       *activation = Act::kLeakyRelu;
+    } else if (a == "HardSwish") {
+      *activation = Act::kHardSwish;
     } else if (a == "Swish") {
       *activation = Act::kSwish;
       WEFT_RETURN_IF_ERROR(
@@ -113,7 +121,7 @@ Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
         ops_attr, " [", absl::StrJoin(ops, ", "),
         "] is not supported; expected an optional BiasAdd",
         has_residual != nullptr ? ", an optional Add" : "",
-        " and an optional Relu, Relu6, Elu, LeakyRelu or Swish");
+        " and an optional Relu, Relu6, Elu, LeakyRelu, Swish or HardSwish");
   }
   const int64_t args = (*has_bias ? 1 : 0) + (residual ? 1 : 0);
   if (num_args != args) {
@@ -160,6 +168,8 @@ void ApplyEpilogueRows(const GemmEpilogue& e, float* data, int64_t rows,
       return Rows<Act::kLeakyRelu>(e, data, rows, channels, ld);
     case Act::kSwish:
       return Rows<Act::kSwish>(e, data, rows, channels, ld);
+    case Act::kHardSwish:
+      return Rows<Act::kHardSwish>(e, data, rows, channels, ld);
   }
 }
 

@@ -18,14 +18,13 @@ namespace weft {
 
 // Reads `fused_ops` (an optional "BiasAdd", then an optional "Add" when
 // has_residual is not null, then an optional "Relu", "Relu6", "Elu",
-// "LeakyRelu" or "Swish"), `num_args` (one per BiasAdd and Add: the bias,
-// then the residual), `leakyrelu_alpha` and, for "Swish", `swish_beta` into
-// `epilogue` (its bias and residual
-// stay null: the kernel points them at its inputs per run), *has_bias and
-// *has_residual. Errors say what is unsupported. With a `prefix`, the attrs
-// are prefix + "fused_ops", "num_" + prefix + "args", prefix +
-// "leakyrelu_alpha" and prefix + "swish_beta" (_FusedSeparableConv2D's
-// "depthwise_" epilogue).
+// "LeakyRelu", "Swish" or "HardSwish"), `num_args` (one per BiasAdd and Add:
+// the bias, then the residual), `leakyrelu_alpha` and, for "Swish",
+// `swish_beta` into `epilogue` (its bias and residual stay null: the kernel
+// points them at its inputs per run), *has_bias and *has_residual. Errors say
+// what is unsupported. With a `prefix`, the attrs are prefix + "fused_ops",
+// "num_" + prefix + "args", prefix + "leakyrelu_alpha" and prefix +
+// "swish_beta" (_FusedSeparableConv2D's "depthwise_" epilogue).
 Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
                     bool* has_bias, bool* has_residual = nullptr,
                     absl::string_view prefix = "");
@@ -49,6 +48,7 @@ Status SetResidual(const OpKernelContext& ctx, bool has_bias,
 //   Elu        x < 0 ? exp(x) - 1 : x      (Eigen's vectorized exp)
 //   LeakyRelu  x > 0 ? x : x * alpha       (NaN gives NaN)
 //   Swish      x * sigmoid(beta * x)       (SwishFloat: the _Swish op's)
+//   HardSwish  x * (relu6(x + 3) / 6)      (Relu6 as above)
 void ApplyEpilogueRows(const GemmEpilogue& epilogue, float* data, int64_t rows,
                        int64_t channels, int64_t ld);
 

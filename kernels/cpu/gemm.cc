@@ -232,6 +232,12 @@ void ApplyEpilogue(const GemmEpilogue& ep, int64_t row0, int64_t col0, float* c,
         BiasAndActivate(row, bias, res, cols, [](float x) { return x; });
         SwishFloat(row, row, cols, ep.beta);
         break;
+      case Act::kHardSwish:
+        BiasAndActivate(row, bias, res, cols, [](float x) {
+          const float t = x + 3.0f;
+          return x * ((t < 0.0f ? 0.0f : (t > 6.0f ? 6.0f : t)) / 6.0f);
+        });
+        break;
     }
   }
 }
@@ -356,6 +362,10 @@ struct Isa {
   // x * sigmoid(beta * x): the same operations as the _Swish kernel's
   // vector loop (sigmoid_float.inc), so the same bits.
   static V Swish(V x, V beta) { return x * vf::Sigmoid(beta * x); }
+  // x * (relu6(x + 3) / 6), Relu6 as above.
+  static V HardSwish(V x) {
+    return x * (Min(Set1(6.0f), Max(Zero(), x + Set1(3.0f))) / Set1(6.0f));
+  }
 };
 
 #include "kernels/cpu/gemm_packed.inc"
@@ -400,6 +410,9 @@ struct Isa {
                             _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ));
   }
   static V Swish(V x, V beta) { return x * vf::Sigmoid(beta * x); }
+  static V HardSwish(V x) {
+    return x * (Min(Set1(6.0f), Max(Zero(), x + Set1(3.0f))) / Set1(6.0f));
+  }
 };
 
 #include "kernels/cpu/gemm_packed.inc"

@@ -91,8 +91,18 @@ void Gemm(const ParallelForFn& parallel, int64_t m, int64_t k, int64_t n,
 //   kLeakyRelu  x > 0 ? x : alpha * x    (LeakyRelu; NaN passes)
 //   kSwish      x * sigmoid(beta * x)    (the _Swish op's bits: SwishFloat,
 //               sigmoid_float.h)
+//   kHardSwish  x * (relu6(x + 3) / 6)   (Keras' hard_silu: AddV2, Relu6,
+//               RealDiv and Mul, each rounded as the op rounds it)
 struct GemmEpilogue {
-  enum class Activation { kNone, kRelu, kRelu6, kElu, kLeakyRelu, kSwish };
+  enum class Activation {
+    kNone,
+    kRelu,
+    kRelu6,
+    kElu,
+    kLeakyRelu,
+    kSwish,
+    kHardSwish
+  };
   // bias[j] is added to column j of the (m x n) output; null: no bias.
   const float* bias = nullptr;
   Activation activation = Activation::kNone;

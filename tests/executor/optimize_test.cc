@@ -1282,5 +1282,127 @@ TEST(OptimizeTest, SwishEpilogueOnlyWhenTheValueGoesNowhereElse) {
   }
 }
 
+// Keras' hard swish (hard_silu) after a product and its bias, x * (Relu6(x +
+// 3) / 6) as AddV2, Relu6, RealDiv and Mul: the product's activation
+// ("HardSwish"), those four nodes gone, the unoptimized graph's bits (any NaN
+// for a NaN), for a 1x1 convolution, a depthwise one (then a 1x1: one
+// separable node) and a MatMul, at 1 and 2 threads. Values reach both
+// sides of the Relu6, infinities and NaN.
+TEST(OptimizeTest, HardSwishAfterAProductBecomesItsActivation) {
+  const auto scalar = [](float v) {
+    Tensor t(DT_FLOAT, TensorShape({}));
+    t.data<float>()[0] = v;
+    return t;
+  };
+  struct Head {
+    const char* op;
+    TensorShape input, filter;
+    int64_t channels;
+  };
+  const Head heads[] = {
+      {"Conv2D", TensorShape({2, 7, 9, 5}), TensorShape({1, 1, 5, 37}), 37},
+      {"DepthwiseConv2dNative", TensorShape({2, 8, 6, 19}),
+       TensorShape({3, 3, 19, 1}), 19},
+      {"MatMul", TensorShape({13, 70}), TensorShape({70, 33}), 33}};
+  for (const Head& h : heads) {
+    SCOPED_TRACE(h.op);
+    const bool depthwise = std::string(h.op) == "DepthwiseConv2dNative";
+    Builder b;
+    b.Placeholder("x", h.input);
+    b.Const("w", Random(h.filter, -2, 2, 51));
+    b.Const("b", Random(TensorShape({h.channels}), -2, 2, 52));
+    b.Const("three", scalar(3.0f));
+    b.Const("six", scalar(6.0f));
+    if (std::string(h.op) == "MatMul") {
+      b.Op("head", "MatMul", {"x", "w"});
+    } else {
+      b.Conv("head", "x", "w", 1, "SAME", h.op);
+    }
+    b.Op("bias", "BiasAdd", {"head", "b"});
+    b.Op("add", "AddV2", {"bias", "three"});
+    b.Op("relu6", "Relu6", {"add"});
+    b.Op("div", "RealDiv", {"relu6", "six"});
+    b.Op("hswish", "Mul", {"bias", "div"});
+    std::string fetch = "hswish";
+    if (depthwise) {
+      b.Const("pw", Random(TensorShape({1, 1, h.channels, 7}), -1, 1, 53));
+      b.Conv("pointwise", "hswish", "pw");
+      // Not the fetch itself: a fetched product heads no fusion.
+      b.Op("out", "Relu", {"pointwise"});
+      fetch = "out";
+    }
+    auto g = b.Build();
+    Tensor x = Random(h.input, -3, 3, 54);
+    float* v = x.data<float>();
+    v[0] = std::numeric_limits<float>::infinity();
+    v[7] = -std::numeric_limits<float>::infinity();
+    v[h.input.num_elements() - 1] = std::numeric_limits<float>::quiet_NaN();
+    Outcome off = RunGraph(g, false, {{"x", x}}, {fetch});
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(threads);
+      auto session = MakeSession(g, true, threads);
+      auto callable = session->Prepare({"x"}, {fetch});
+      ASSERT_TRUE(callable.ok()) << callable.status();
+      std::vector<Tensor> on;
+      RunOptions options;
+      options.trace = true;
+      RunMetadata metadata;
+      ASSERT_TRUE(session->Run(**callable, {x}, &on, options, &metadata).ok());
+      std::vector<std::string> ops;
+      for (const NodeTrace& t : metadata.node_traces) {
+        ops.push_back(t.node->op());
+        if (t.node->op().rfind("_Fused", 0) != 0) continue;
+        std::vector<std::string> fused_ops;
+        const char* attr = depthwise ? "depthwise_fused_ops" : "fused_ops";
+        ASSERT_TRUE(GetNodeAttr(t.node->attrs(), attr, &fused_ops).ok())
+            << t.node->op() << " " << t.node->name();
+        EXPECT_EQ(fused_ops,
+                  (std::vector<std::string>{"BiasAdd", "HardSwish"}));
+      }
+      EXPECT_EQ(ops.size(), 1u) << absl::StrJoin(ops, ", ");
+      ExpectClose(on[0], off.outputs[0], 0, 0);
+    }
+  }
+}
+
+// A hard swish whose constants are not 3 and 6, that ends in a Mul by 1 / 6
+// (other bits than RealDiv), or whose x also goes elsewhere stays as its
+// nodes; results as unoptimized.
+TEST(OptimizeTest, HardSwishOnlyAsKerasWritesIt) {
+  const auto scalar = [](float v) {
+    Tensor t(DT_FLOAT, TensorShape({}));
+    t.data<float>()[0] = v;
+    return t;
+  };
+  const Tensor x = Random(TensorShape({1, 6, 5, 4}), -8, 8, 61);
+  for (int variant = 0; variant < 3; ++variant) {
+    SCOPED_TRACE(variant);
+    Builder b;
+    b.Placeholder("x", TensorShape({1, 6, 5, 4}));
+    b.Const("w", Random(TensorShape({1, 1, 4, 8}), -1, 1, 62));
+    b.Const("b", Random(TensorShape({8}), -1, 1, 63));
+    b.Const("three", scalar(variant == 0 ? 2.5f : 3.0f));
+    b.Const("six", scalar(variant == 1 ? 1.0f / 6 : 6.0f));
+    b.Conv("conv", "x", "w");
+    b.Op("bias", "BiasAdd", {"conv", "b"});
+    b.Op("add", "AddV2", {"bias", "three"});
+    b.Op("relu6", "Relu6", {"add"});
+    b.Op("div", variant == 1 ? "Mul" : "RealDiv", {"relu6", "six"});
+    b.Op("hswish", "Mul", {"bias", "div"});
+    std::vector<std::string> fetches = {"hswish"};
+    if (variant == 2) {
+      b.Op("other", "Neg", {"bias"});
+      fetches.push_back("other");
+    }
+    auto g = b.Build();
+    Outcome on = RunGraph(g, true, {{"x", x}}, fetches);
+    Outcome off = RunGraph(g, false, {{"x", x}}, fetches);
+    EXPECT_TRUE(Ran(on, "hswish")) << absl::StrJoin(on.ran, ", ");
+    for (size_t k = 0; k < fetches.size(); ++k) {
+      ExpectClose(on.outputs[k], off.outputs[k], 0, 0);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace weft

@@ -7,8 +7,9 @@
 // Operands are multiples of 1/4 in [-2, 2] and the biases multiples of 1/8,
 // so every product and partial sum is exact in float: whatever the
 // summation order, the kernel must equal a naive double reference bit for
-// bit (LeakyRelu's alpha 0.25 keeps that; Elu and Swish go through exp and
-// are held to a relative bound instead).
+// bit (LeakyRelu's alpha 0.25 keeps that; Elu and Swish go through exp, and
+// HardSwish divides by 6: they are held to a relative bound instead).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -282,6 +283,9 @@ std::vector<Epilogue> Epilogues() {
       {"bias_residual_swish",
        {"BiasAdd", "Add", "Swish"},
        [](double x) { return x / (1 + std::exp(-0.5 * x)); }},
+      {"bias_hardswish",
+       {"BiasAdd", "HardSwish"},
+       [](double x) { return x * std::min(6.0, std::max(0.0, x + 3)) / 6; }},
   };
 }
 

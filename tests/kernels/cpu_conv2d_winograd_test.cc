@@ -228,7 +228,7 @@ TEST_F(WinogradTest, RandomOperandsWithinTheDotProductBound) {
 
 // Each epilogue equals the plain result with ApplyEpilogueRows applied (the
 // in-register path for bias, residual, Relu and Relu6; the per-pixel path
-// for LeakyRelu, Elu and Swish), bit for bit.
+// for LeakyRelu, Elu, Swish and HardSwish), bit for bit.
 TEST_F(WinogradTest, EpilogueEqualsApplyingItAfterwards) {
   const Case c{2, 9, 11, 50, 37};
   const Operands o = Make(c, /*grid=*/false, 70);
@@ -241,7 +241,7 @@ TEST_F(WinogradTest, EpilogueEqualsApplyingItAfterwards) {
              false, 72);
   using Act = GemmEpilogue::Activation;
   for (Act act : {Act::kNone, Act::kRelu, Act::kRelu6, Act::kLeakyRelu,
-                  Act::kElu, Act::kSwish}) {
+                  Act::kElu, Act::kSwish, Act::kHardSwish}) {
     for (int with : {0, 1, 2, 3}) {  // bit 0: bias, bit 1: residual
       GemmEpilogue ep;
       ep.activation = act;

@@ -317,7 +317,8 @@ TEST(DepthwiseKernelTest, FusedEpilogueMatchesTheSequentialSum) {
                                            {{"Relu6"}},
                                            {{"BiasAdd", "Elu"}},
                                            {{"BiasAdd", "Swish"}},
-                                           {{"Swish"}}};
+                                           {{"Swish"}},
+                                           {{"BiasAdd", "HardSwish"}}};
   for (const Epilogue& ep : epilogues) {
     // 263 channels: in channel groups of 80 (AVX-512).
     for (int64_t ch : {3, 17, 48, 263}) {
@@ -342,6 +343,10 @@ TEST(DepthwiseKernelTest, FusedEpilogueMatchesTheSequentialSum) {
         if (act == "LeakyRelu") v = v > 0 ? v : v * ep.alpha;
         if (act == "Elu") v = v < 0 ? std::exp(v) - 1.0f : v;
         if (act == "Swish") v = v / (1.0f + std::exp(-1.25f * v));
+        if (act == "HardSwish") {
+          const float t = v + 3.0f;
+          v = v * ((t < 0 ? 0.0f : (t > 6 ? 6.0f : t)) / 6.0f);
+        }
         expected[i] = v;
       }
       AttrMap a = Attrs(c);

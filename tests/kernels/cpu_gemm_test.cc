@@ -479,7 +479,8 @@ TEST(CpuGemmTest, EpilogueEqualsSeparateOps) {
   const Case cases[] = {
       {Act::kNone, nullptr},          {Act::kRelu, "Relu"},
       {Act::kRelu6, "Relu6"},         {Act::kElu, "Elu"},
-      {Act::kLeakyRelu, "LeakyRelu"}, {Act::kSwish, "Sigmoid"}};
+      {Act::kLeakyRelu, "LeakyRelu"}, {Act::kSwish, "Sigmoid"},
+      {Act::kHardSwish, "Relu6"}};
   struct Shape {
     int64_t m, k, n;
   };
@@ -548,7 +549,19 @@ TEST(CpuGemmTest, EpilogueEqualsSeparateOps) {
           AttrMap attrs;
           if (cs.act == Act::kLeakyRelu)
             attrs["alpha"] = AttrValue::Float(0.3f);
-          if (cs.act == Act::kSwish) {
+          if (cs.act == Act::kHardSwish) {
+            // x * (Relu6(x + 3) / 6), the four ops Keras' hard_silu writes.
+            OpRunner add("AddV2"), relu6("Relu6"), div("RealDiv"), mul("Mul");
+            auto t = add.Run({expected, AsTensor<float>({3.0f}, {})});
+            ASSERT_TRUE(t.ok()) << t.status();
+            auto r = relu6.Run({(*t)[0]});
+            ASSERT_TRUE(r.ok()) << r.status();
+            auto d = div.Run({(*r)[0], AsTensor<float>({6.0f}, {})});
+            ASSERT_TRUE(d.ok()) << d.status();
+            auto out = mul.Run({expected, (*d)[0]});
+            ASSERT_TRUE(out.ok()) << out.status();
+            expected = (*out)[0];
+          } else if (cs.act == Act::kSwish) {
             // x * Sigmoid(beta * x), the three ops Keras' swish writes.
             OpRunner mul("Mul");
             auto scaled = mul.Run({expected, AsTensor<float>({1.5f}, {})});
@@ -573,7 +586,7 @@ TEST(CpuGemmTest, EpilogueEqualsSeparateOps) {
         GemmSerial(s.m, s.k, s.n, a.operand(), b.operand(), fused.data(), s.n,
                    ep);
         // Swish multiplies x by its sigmoid: both NaN for a NaN x.
-        const bool any_nan = cs.act == Act::kSwish;
+        const bool any_nan = cs.act == Act::kSwish || cs.act == Act::kHardSwish;
         ExpectBitsEqual(fused, want, what + " GemmSerial", any_nan);
         std::vector<float> fused2(s.m * s.n);
         two_threads.Run(s.m, s.k, s.n, a, b, fused2.data(), s.n, &ep);
