@@ -7,6 +7,12 @@
 // this fixed order (executor/optimizer/rule_pipeline.h), each a pass over
 // the whole graph that sees what the rules before it recorded:
 //
+//  0. Duplicate merge (duplicate_merge_rule.h). A node equal to an earlier
+//     one (op, attrs, inputs, device; not stateful, fed or fetched, no
+//     control edges) is merged into it: its readers read the earlier node
+//     (NASNet's cells repeat one Relu per branch). The rules after it count
+//     the merged readers as the earlier node's.
+//
 //  1. Constant folding (constant_folding_rule.h). A node whose data inputs
 //     are all constants (Consts, or nodes folded before it), that is not
 //     stateful, not a placeholder and not fed, is evaluated once with its
@@ -117,6 +123,8 @@ struct GraphOptimizerStats {
   int folded_pads = 0;      // Pads folded into convolutions' padding
   int cropped_filters = 0;  // convolution filters cut to the taps that read
                             // the input (executor/optimizer/filter_crop_rule.h)
+  int merged_duplicates = 0;  // nodes equal to an earlier one, merged into it
+                              // (RewriteContext::Canonical)
 };
 
 // The optimized graph of one signature and what a plan needs from it: the

@@ -260,6 +260,9 @@ std::string Callable::optimizer_summary() const {
           ? absl::StrCat(", ", s.cropped_filters,
                          " convolution filters cropped to the taps that read "
                          "their input")
+          : std::string(),
+      s.merged_duplicates > 0
+          ? absl::StrCat(", ", s.merged_duplicates, " duplicate nodes merged")
           : std::string());
 }
 

@@ -17,7 +17,8 @@ bool IsNeverFolded(absl::string_view op) {
 }
 
 bool CanFold(const Node* n, const RewriteContext& ctx) {
-  if (!ctx.IsLive(n) || ctx.IsFed(n)) return false;
+  // A duplicate (RewriteContext::Canonical) reads as its canonical node.
+  if (!ctx.IsLive(n) || ctx.IsFed(n) || ctx.IsAbsorbed(n)) return false;
   if (n->num_inputs() == 0 || n->num_outputs() == 0) return false;
   // Stateful ops (variables, random numbers, queues) must run every time.
   if (IsNeverFolded(n->op()) || n->op_def().is_stateful) return false;

@@ -171,9 +171,9 @@ bool SwishAfter(const Node* cur, const RewriteContext& ctx,
   for (int o = 1; o < cur->num_outputs(); ++o) {
     if (ctx.KeptConsumers(cur, o) > 0) return false;
   }
-  for (const Endpoint& c : cur->consumers(0)) {
-    if (ctx.IsKept(c.node) && ctx.IsUnrewrittenFloatNode(c.node) &&
-        MatchSwish(c.node, ctx, swish) && swish->x == NodeOutput{cur, 0}) {
+  for (const Endpoint& c : ctx.KeptReads(cur, 0)) {
+    if (ctx.IsUnrewrittenFloatNode(c.node) && MatchSwish(c.node, ctx, swish) &&
+        swish->x == NodeOutput{cur, 0}) {
       return true;
     }
   }
@@ -208,10 +208,9 @@ bool HardSwishAfter(const Node* cur, const RewriteContext& ctx,
     if (ctx.KeptConsumers(cur, o) > 0) return false;
   }
   const NodeOutput x{cur, 0};
-  for (const Endpoint& c : cur->consumers(0)) {
+  for (const Endpoint& c : ctx.KeptReads(cur, 0)) {
     const Node* add = c.node;
-    if (!ctx.IsKept(add) || add->num_inputs() != 2 ||
-        !HardSwishLink(add, "AddV2", ctx) ||
+    if (add->num_inputs() != 2 || !HardSwishLink(add, "AddV2", ctx) ||
         !IsScalar(add, 1 - c.index, 3.0f, ctx)) {
       continue;
     }

@@ -25,6 +25,7 @@ std::string GraphRebuilder::NodeName(const Node* n) const {
 }
 
 std::string GraphRebuilder::InputName(const Node* src, int index) const {
+  src = context_.Canonical(src);
   const std::string& stand_in = context_.stand_in(src);
   if (!stand_in.empty()) return stand_in;
   if (context_.IsFolded(src) && index > 0) {

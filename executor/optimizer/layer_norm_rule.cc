@@ -239,8 +239,7 @@ bool Absorbable(const LayerNorm& ln, const RewriteContext& ctx) {
     if (i + 1 == ln.nodes.size()) break;
     if (ctx.IsProtected(n)) return false;
     for (int o = 0; o < n->num_outputs(); ++o) {
-      for (const Endpoint& c : n->consumers(o)) {
-        if (!ctx.IsKept(c.node)) continue;
+      for (const Endpoint& c : ctx.KeptReads(n, o)) {
         if (o != 0 || std::find(ln.nodes.begin(), ln.nodes.end(), c.node) ==
                           ln.nodes.end()) {
           return false;

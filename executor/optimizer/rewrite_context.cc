@@ -76,8 +76,20 @@ Status RewriteContext::MarkSignature(const std::vector<const Node*>& live,
     for (const Node* c : node->control_inputs()) stack.push_back(c->id());
   }
   for (const auto& node : graph_.nodes()) taken_names_.insert(node->name());
+  canonical_.resize(n);
+  for (int i = 0; i < n; ++i) canonical_[i] = i;
+  duplicates_.assign(n, {});
+  position_.assign(n, 0);
+  for (size_t i = 0; i < order_.size(); ++i) position_[order_[i]] = i;
   PruneIdentityN();
   return Status();
+}
+
+void RewriteContext::MergeDuplicate(const Node* n, const Node* into) {
+  canonical_[n->id()] = into->id();
+  duplicates_[into->id()].push_back(n);
+  absorbed_[n->id()] = 1;
+  ++stats_.merged_duplicates;
 }
 
 void RewriteContext::PruneIdentityN() {
@@ -105,9 +117,26 @@ int RewriteContext::PrunedOutputIndex(const Node* n, int index) const {
   return p.empty() ? index : p[index];
 }
 
+std::vector<Endpoint> RewriteContext::KeptReads(const Node* n,
+                                                int output) const {
+  std::vector<Endpoint> reads;
+  for (const Endpoint& c : n->consumers(output)) {
+    if (KeptRead(c)) reads.push_back(c);
+  }
+  for (const Node* d : duplicates_[n->id()]) {
+    for (const Endpoint& c : d->consumers(output)) {
+      if (KeptRead(c)) reads.push_back(c);
+    }
+  }
+  return reads;
+}
+
 int RewriteContext::KeptConsumers(const Node* n, int output) const {
   int count = 0;
   for (const Endpoint& c : n->consumers(output)) count += KeptRead(c);
+  for (const Node* d : duplicates_[n->id()]) {
+    for (const Endpoint& c : d->consumers(output)) count += KeptRead(c);
+  }
   return count;
 }
 
@@ -119,16 +148,13 @@ const Node* RewriteContext::SoleConsumer(const Node* n, int* slot) const {
   for (int o = 1; o < n->num_outputs(); ++o) {
     if (KeptConsumers(n, o) > 0) return nullptr;
   }
-  for (const Endpoint& c : n->consumers(0)) {
-    if (KeptRead(c)) {
-      *slot = c.index;
-      return c.node;
-    }
-  }
-  return nullptr;
+  const std::vector<Endpoint> reads = KeptReads(n, 0);
+  *slot = reads[0].index;
+  return reads[0].node;
 }
 
 const Tensor* RewriteContext::ConstValueOf(const Node* n, int output) const {
+  n = Canonical(n);
   if (fed_.contains(EndpointKey{n->id(), output})) return nullptr;
   if (!folded_[n->id()].empty()) return &folded_[n->id()][output];
   // A Const with a control input runs after it (const_values.h): folding

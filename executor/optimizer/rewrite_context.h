@@ -86,9 +86,18 @@ class RewriteContext {
   // Some output of it is fetched, or it is a target: its value and name
   // must stay.
   bool IsProtected(const Node* n) const { return protected_[n->id()]; }
-  // The consumers of output `output` of `n` that stay in the graph (reads
-  // by a pruned IdentityN's dropped inputs do not count).
+  // The reads of output `output` of `n` that stay in the graph, as
+  // (consumer, input slot): those of its duplicates (below) included, reads
+  // by a pruned IdentityN's dropped inputs (below) not.
+  std::vector<Endpoint> KeptReads(const Node* n, int output) const;
+  // Their number.
   int KeptConsumers(const Node* n, int output) const;
+  // The node `n` was merged into as its duplicate (MergeDuplicate), or `n`.
+  const Node* Canonical(const Node* n) const {
+    return graph_.node(canonical_[n->id()]);
+  }
+  // Where `n` comes in order().
+  int Position(const Node* n) const { return position_[n->id()]; }
   // An IdentityN whose outputs are partly unread: Keras' custom-gradient
   // activations (its swish among them) write IdentityN(result, x, ...) and
   // read only the result, so x would otherwise have a reader that keeps it
@@ -133,6 +142,11 @@ class RewriteContext {
   // across devices, or put on another, is not rewritten into a CPU kernel.
   bool PlacedOnOneCpu(const Node* last,
                       const std::vector<const Node*>& nodes) const;
+  // The session places `a` and `b` on one device (true when no placement
+  // is given).
+  bool PlacedAlike(const Node* a, const Node* b) const {
+    return !options_.place || options_.place(a) == options_.place(b);
+  }
   // A node a rewrite may replace by a new node standing in for it: it runs
   // in the kept graph, is not fed, no rule has folded, absorbed or replaced
   // it or given it a stand-in, and its output 0 is float32.
@@ -149,6 +163,10 @@ class RewriteContext {
   void RecordFold(const Node* n, std::vector<Tensor> values);
   // `n` is no longer written on its own: another node does its work.
   void Absorb(const Node* n);
+  // `n` computes what `into`, earlier in order(), computes (a common
+  // subexpression): `n` is absorbed, its readers read `into`'s outputs
+  // (GraphRebuilder::InputName), and KeptReads of `into` include theirs.
+  void MergeDuplicate(const Node* n, const Node* into);
   // `n`'s place in the optimized graph is taken by what `replacement`
   // writes.
   void Replace(const Node* n, ReplacementFn replacement);
@@ -199,7 +217,8 @@ class RewriteContext {
   // i is its output i).
   bool KeptRead(const Endpoint& c) const {
     const std::vector<int>& p = pruned_[c.node->id()];
-    return keep_[c.node->id()] && (p.empty() || p[c.index] >= 0);
+    return keep_[c.node->id()] && canonical_[c.node->id()] == c.node->id() &&
+           (p.empty() || p[c.index] >= 0);
   }
 
   const Graph& graph_;
@@ -219,6 +238,11 @@ class RewriteContext {
   std::vector<std::vector<const Node*>> merged_;
   // Per node: empty, or (a pruned IdentityN) the new index of each output.
   std::vector<std::vector<int>> pruned_;
+  // Per node: the id of its canonical node (its own when none), and the
+  // duplicates merged into it.
+  std::vector<int> canonical_;
+  std::vector<std::vector<const Node*>> duplicates_;
+  std::vector<int> position_;  // per node: its index in order_
   absl::flat_hash_set<std::string> taken_names_;
   GraphOptimizerStats stats_;
 };

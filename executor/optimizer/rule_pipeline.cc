@@ -2,6 +2,7 @@
 
 #include "executor/optimizer/constant_folding_rule.h"
 #include "executor/optimizer/dense_bias_rule.h"
+#include "executor/optimizer/duplicate_merge_rule.h"
 #include "executor/optimizer/filter_crop_rule.h"
 #include "executor/optimizer/fusion_rule.h"
 #include "executor/optimizer/gelu_rule.h"
@@ -15,6 +16,7 @@ namespace weft {
 
 std::vector<std::unique_ptr<RewriteRule>> DefaultRewriteRules() {
   std::vector<std::unique_ptr<RewriteRule>> rules;
+  rules.push_back(std::make_unique<DuplicateMergeRule>());
   rules.push_back(std::make_unique<ConstantFoldingRule>());
   rules.push_back(std::make_unique<PadFoldingRule>());
   rules.push_back(std::make_unique<FilterCropRule>());
@@ -43,7 +45,7 @@ StatusOr<std::unique_ptr<OptimizedGraph>> OptimizeGraphWithRules(
   // and a second set of kernels would only make Prepare slower.
   const GraphOptimizerStats& stats = context.stats();
   if (stats.folded == 0 && stats.fused == 0 && stats.folded_pads == 0 &&
-      stats.cropped_filters == 0) {
+      stats.cropped_filters == 0 && stats.merged_duplicates == 0) {
     return std::unique_ptr<OptimizedGraph>();
   }
   GraphRebuilder rebuilder(&context);

@@ -604,6 +604,8 @@ TEST(OptimizeTest, ResidualsThatMustNotFuse) {
   b.Const("dw", Random(TensorShape({3, 3, 8, 1}), -1, 1, 83));
   b.Const("b", Random(TensorShape({8}), -1, 1, 84));
   b.Const("s", Random(TensorShape({8}), 0.5, 2, 85));
+  // conv_c's own filter: the same one would make it conv_a's duplicate.
+  b.Const("w2", Random(TensorShape({3, 3, 8, 8}), -1, 1, 87));
   // The operand broadcasts (one value per channel, not a constant).
   b.Conv("conv_a", "x", "w");
   b.Op("bias_a", "BiasAdd", {"conv_a", "b"});
@@ -613,7 +615,7 @@ TEST(OptimizeTest, ResidualsThatMustNotFuse) {
   b.Op("bias_b", "BiasAdd", {"conv_b", "b"});
   b.Op("add_b", "AddV2", {"bias_b", "x"});
   // A scale after the residual applies to the sum: it stays.
-  b.Conv("conv_c", "x", "w");
+  b.Conv("conv_c", "x", "w2");
   b.Op("add_c", "AddV2", {"conv_c", "x"});
   b.Op("scaled_c", "Mul", {"add_c", "s"});
   auto g = b.Build();
@@ -1401,6 +1403,52 @@ TEST(OptimizeTest, HardSwishOnlyAsKerasWritesIt) {
     for (size_t k = 0; k < fetches.size(); ++k) {
       ExpectClose(on.outputs[k], off.outputs[k], 0, 0);
     }
+  }
+}
+
+// ---- duplicates
+// --------------------------------------------------------------
+
+// Merged duplicates count as readers of the node they merge into: a Relu
+// computed twice after a convolution's bias is one activation of the fused
+// node, read by both products; a BiasAdd computed twice, once read by a
+// Relu and once by a Neg, is read twice and absorbs neither. Results as
+// unoptimized, bit for bit.
+TEST(OptimizeTest, DuplicatesMergeBeforeFusion) {
+  Builder b;
+  b.Placeholder("x", TensorShape({1, 6, 5, 4}));
+  b.Const("w", Random(TensorShape({1, 1, 4, 8}), -1, 1, 71));
+  b.Const("w2", Random(TensorShape({1, 1, 8, 3}), -1, 1, 72));
+  b.Const("w3", Random(TensorShape({1, 1, 8, 5}), -1, 1, 73));
+  b.Const("b", Random(TensorShape({8}), -1, 1, 74));
+  b.Conv("conv", "x", "w");
+  b.Op("bias", "BiasAdd", {"conv", "b"});
+  b.Op("relu_a", "Relu", {"bias"});
+  b.Op("relu_b", "Relu", {"bias"});
+  b.Conv("conv2", "relu_a", "w2");
+  b.Conv("conv3", "relu_b", "w3");
+  b.Op("out2", "Neg", {"conv2"});
+  b.Op("out3", "Neg", {"conv3"});
+  b.Conv("convb", "x", "w");
+  b.Op("bias_x", "BiasAdd", {"convb", "b"});
+  b.Op("bias_y", "BiasAdd", {"convb", "b"});
+  b.Op("relu_x", "Relu", {"bias_x"});
+  b.Op("neg_y", "Neg", {"bias_y"});
+  auto g = b.Build();
+  const Tensor x = Random(TensorShape({1, 6, 5, 4}), -2, 2, 75);
+  const std::vector<std::string> fetches = {"out2", "out3", "relu_x", "neg_y"};
+  Outcome on = RunGraph(g, true, {{"x", x}}, fetches);
+  Outcome off = RunGraph(g, false, {{"x", x}}, fetches);
+  const std::set<std::string> ran(on.ran.begin(), on.ran.end());
+  // convb is conv's duplicate, so bias_x and bias_y are bias's: bias then
+  // has five readers and ends the chain; relu_b goes into relu_a, relu_x
+  // (fetched) stays.
+  EXPECT_EQ(ran,
+            (std::set<std::string>{"conv+BiasAdd", "relu_a", "conv2", "conv3",
+                                   "out2", "out3", "relu_x", "neg_y"}))
+      << absl::StrJoin(on.ran, ", ");
+  for (size_t k = 0; k < fetches.size(); ++k) {
+    ExpectClose(on.outputs[k], off.outputs[k], 0, 0);
   }
 }
 
