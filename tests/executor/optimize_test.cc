@@ -158,6 +158,39 @@ Outcome RunGraph(const std::shared_ptr<const Graph>& g, bool optimize,
   return out;
 }
 
+// A float32 scalar tensor.
+Tensor FloatScalar(float v) {
+  Tensor t(DT_FLOAT, TensorShape({}));
+  t.data<float>()[0] = v;
+  return t;
+}
+
+// One traced run of `g` optimized, at `threads`, feeding x: the fetched
+// values and the nodes that ran (owned by `callable`'s plan).
+struct Traced {
+  std::unique_ptr<Session> session;
+  std::shared_ptr<const Callable> callable;
+  std::vector<Tensor> outputs;
+  std::vector<const Node*> nodes;
+};
+Traced RunTraced(const std::shared_ptr<const Graph>& g, int threads,
+                 const Tensor& x, const std::string& fetch) {
+  Traced out;
+  out.session = MakeSession(g, true, threads);
+  auto callable = out.session->Prepare({"x"}, {fetch});
+  EXPECT_TRUE(callable.ok()) << callable.status();
+  if (!callable.ok()) return out;
+  out.callable = *callable;
+  RunOptions options;
+  options.trace = true;
+  RunMetadata metadata;
+  EXPECT_TRUE(
+      out.session->Run(*out.callable, {x}, &out.outputs, options, &metadata)
+          .ok());
+  for (const NodeTrace& t : metadata.node_traces) out.nodes.push_back(t.node);
+  return out;
+}
+
 // |a - b| <= rel * |b| + abs_scale * max|B| elementwise, NaN matching NaN
 // and infinities matching exactly. Folding a batch-norm scale into a filter
 // rounds differently from scaling the convolution's output, by a few float
@@ -1026,13 +1059,8 @@ TEST(OptimizeTest, SwishIsOneNodeBitIdenticalToSigmoidTimesX) {
     b.Op("sig2", "Sigmoid", {"x"});
     b.Op("swish2", "Mul", {"x", "sig2"});
     // tf.nn.silu's form, Sigmoid(beta * x): beta 1 (Keras) and 1.5.
-    const auto scalar = [](float v) {
-      Tensor t(DT_FLOAT, TensorShape({}));
-      t.data<float>()[0] = v;
-      return t;
-    };
-    b.Const("one", scalar(1.0f));
-    b.Const("beta", scalar(1.5f));
+    b.Const("one", FloatScalar(1.0f));
+    b.Const("beta", FloatScalar(1.5f));
     b.Op("bx", "Mul", {"x", "one"});
     b.Op("sig3", "Sigmoid", {"bx"});
     b.Op("swish3", "Mul", {"sig3", "x"});
@@ -1153,11 +1181,6 @@ TEST(OptimizeTest, SwishPatternsThatMustNotFuse) {
 // 2 threads, for a 1x1 and a 3x3 convolution, a depthwise one and a MatMul,
 // over values that reach the sigmoid's tails, infinities and NaN.
 TEST(OptimizeTest, SwishAfterAProductBecomesItsActivation) {
-  const auto scalar = [](float v) {
-    Tensor t(DT_FLOAT, TensorShape({}));
-    t.data<float>()[0] = v;
-    return t;
-  };
   struct Head {
     const char* op;
     TensorShape input, filter;
@@ -1177,7 +1200,7 @@ TEST(OptimizeTest, SwishAfterAProductBecomesItsActivation) {
       b.Placeholder("x", h.input);
       b.Const("w", Random(h.filter, -1, 1, 31));
       b.Const("b", Random(TensorShape({h.channels}), -1, 1, 32));
-      b.Const("beta", scalar(keras ? 1.5f : 1.0f));
+      b.Const("beta", FloatScalar(keras ? 1.5f : 1.0f));
       if (std::string(h.op) == "MatMul") {
         b.Op("head", "MatMul", {"x", "w"});
       } else {
@@ -1216,28 +1239,20 @@ TEST(OptimizeTest, SwishAfterAProductBecomesItsActivation) {
       Outcome off = RunGraph(g, false, {{"x", x}}, {fetch});
       for (int threads : {1, 2}) {
         SCOPED_TRACE(threads);
-        auto session = MakeSession(g, true, threads);
-        auto callable = session->Prepare({"x"}, {fetch});
-        ASSERT_TRUE(callable.ok()) << callable.status();
-        std::vector<Tensor> on;
-        RunOptions options;
-        options.trace = true;
-        RunMetadata metadata;
-        ASSERT_TRUE(
-            session->Run(**callable, {x}, &on, options, &metadata).ok());
+        Traced run = RunTraced(g, threads, x, fetch);
+        ASSERT_EQ(run.outputs.size(), 1u);
         std::vector<std::string> ops;
-        for (const NodeTrace& t : metadata.node_traces) {
-          ops.push_back(t.node->op());
-          if (t.node->op().rfind("_Fused", 0) != 0) continue;
+        for (const Node* n : run.nodes) {
+          ops.push_back(n->op());
+          if (n->op().rfind("_Fused", 0) != 0) continue;
           std::vector<std::string> fused_ops;
-          ASSERT_TRUE(
-              GetNodeAttr(t.node->attrs(), "fused_ops", &fused_ops).ok());
+          ASSERT_TRUE(GetNodeAttr(n->attrs(), "fused_ops", &fused_ops).ok());
           EXPECT_EQ(fused_ops, (std::vector<std::string>{"BiasAdd", "Swish"}));
           float beta = 0;
-          ASSERT_TRUE(GetNodeAttr(t.node->attrs(), "swish_beta", &beta).ok());
+          ASSERT_TRUE(GetNodeAttr(n->attrs(), "swish_beta", &beta).ok());
           EXPECT_EQ(beta, keras ? 1.5f : 1.0f);
           if (keras) {
-            EXPECT_EQ(t.node->num_inputs(), 3);  // input, filter, bias
+            EXPECT_EQ(n->num_inputs(), 3);  // input, filter, bias
           }
         }
         for (const char* gone : {"Sigmoid", "Mul", "_Swish", h.op}) {
@@ -1245,7 +1260,7 @@ TEST(OptimizeTest, SwishAfterAProductBecomesItsActivation) {
         }
         EXPECT_EQ(std::count(ops.begin(), ops.end(), "IdentityN"),
                   keras ? 1 : 0);
-        ExpectClose(on[0], off.outputs[0], 0, 0);
+        ExpectClose(run.outputs[0], off.outputs[0], 0, 0);
       }
     }
   }
@@ -1291,11 +1306,6 @@ TEST(OptimizeTest, SwishEpilogueOnlyWhenTheValueGoesNowhereElse) {
 // separable node) and a MatMul, at 1 and 2 threads. Values reach both
 // sides of the Relu6, infinities and NaN.
 TEST(OptimizeTest, HardSwishAfterAProductBecomesItsActivation) {
-  const auto scalar = [](float v) {
-    Tensor t(DT_FLOAT, TensorShape({}));
-    t.data<float>()[0] = v;
-    return t;
-  };
   struct Head {
     const char* op;
     TensorShape input, filter;
@@ -1313,8 +1323,8 @@ TEST(OptimizeTest, HardSwishAfterAProductBecomesItsActivation) {
     b.Placeholder("x", h.input);
     b.Const("w", Random(h.filter, -2, 2, 51));
     b.Const("b", Random(TensorShape({h.channels}), -2, 2, 52));
-    b.Const("three", scalar(3.0f));
-    b.Const("six", scalar(6.0f));
+    b.Const("three", FloatScalar(3.0f));
+    b.Const("six", FloatScalar(6.0f));
     if (std::string(h.op) == "MatMul") {
       b.Op("head", "MatMul", {"x", "w"});
     } else {
@@ -1342,27 +1352,17 @@ TEST(OptimizeTest, HardSwishAfterAProductBecomesItsActivation) {
     Outcome off = RunGraph(g, false, {{"x", x}}, {fetch});
     for (int threads : {1, 2}) {
       SCOPED_TRACE(threads);
-      auto session = MakeSession(g, true, threads);
-      auto callable = session->Prepare({"x"}, {fetch});
-      ASSERT_TRUE(callable.ok()) << callable.status();
-      std::vector<Tensor> on;
-      RunOptions options;
-      options.trace = true;
-      RunMetadata metadata;
-      ASSERT_TRUE(session->Run(**callable, {x}, &on, options, &metadata).ok());
-      std::vector<std::string> ops;
-      for (const NodeTrace& t : metadata.node_traces) {
-        ops.push_back(t.node->op());
-        if (t.node->op().rfind("_Fused", 0) != 0) continue;
-        std::vector<std::string> fused_ops;
-        const char* attr = depthwise ? "depthwise_fused_ops" : "fused_ops";
-        ASSERT_TRUE(GetNodeAttr(t.node->attrs(), attr, &fused_ops).ok())
-            << t.node->op() << " " << t.node->name();
-        EXPECT_EQ(fused_ops,
-                  (std::vector<std::string>{"BiasAdd", "HardSwish"}));
-      }
-      EXPECT_EQ(ops.size(), 1u) << absl::StrJoin(ops, ", ");
-      ExpectClose(on[0], off.outputs[0], 0, 0);
+      Traced run = RunTraced(g, threads, x, fetch);
+      ASSERT_EQ(run.nodes.size(), 1u);
+      const Node* fused = run.nodes[0];
+      std::vector<std::string> fused_ops;
+      ASSERT_TRUE(GetNodeAttr(fused->attrs(),
+                              depthwise ? "depthwise_fused_ops" : "fused_ops",
+                              &fused_ops)
+                      .ok())
+          << fused->op() << " " << fused->name();
+      EXPECT_EQ(fused_ops, (std::vector<std::string>{"BiasAdd", "HardSwish"}));
+      ExpectClose(run.outputs[0], off.outputs[0], 0, 0);
     }
   }
 }
@@ -1371,11 +1371,6 @@ TEST(OptimizeTest, HardSwishAfterAProductBecomesItsActivation) {
 // (other bits than RealDiv), or whose x also goes elsewhere stays as its
 // nodes; results as unoptimized.
 TEST(OptimizeTest, HardSwishOnlyAsKerasWritesIt) {
-  const auto scalar = [](float v) {
-    Tensor t(DT_FLOAT, TensorShape({}));
-    t.data<float>()[0] = v;
-    return t;
-  };
   const Tensor x = Random(TensorShape({1, 6, 5, 4}), -8, 8, 61);
   for (int variant = 0; variant < 3; ++variant) {
     SCOPED_TRACE(variant);
@@ -1383,8 +1378,8 @@ TEST(OptimizeTest, HardSwishOnlyAsKerasWritesIt) {
     b.Placeholder("x", TensorShape({1, 6, 5, 4}));
     b.Const("w", Random(TensorShape({1, 1, 4, 8}), -1, 1, 62));
     b.Const("b", Random(TensorShape({8}), -1, 1, 63));
-    b.Const("three", scalar(variant == 0 ? 2.5f : 3.0f));
-    b.Const("six", scalar(variant == 1 ? 1.0f / 6 : 6.0f));
+    b.Const("three", FloatScalar(variant == 0 ? 2.5f : 3.0f));
+    b.Const("six", FloatScalar(variant == 1 ? 1.0f / 6 : 6.0f));
     b.Conv("conv", "x", "w");
     b.Op("bias", "BiasAdd", {"conv", "b"});
     b.Op("add", "AddV2", {"bias", "three"});
