@@ -39,7 +39,9 @@
 //     Relu, Relu6, Elu, LeakyRelu, a swish (below) or Keras' hard swish
 //     (x * (Relu6(x + 3) / 6), bit-identical), becomes one
 //     _FusedConv2D / _FusedDepthwiseConv2dNative / _FusedMatMul
-//     (ops/nn_fused_ops.cc). Multiplications (the batch-norm scale) are
+//     (ops/nn_fused_ops.cc); a Mul by a constant per channel heads such a
+//     chain as a 1x1 depthwise convolution (a batch normalization standing
+//     alone: DenseNet's). Multiplications (the batch-norm scale) are
 //     folded into a new constant filter, so they need a constant filter;
 //     additions become the bias. Every intermediate tensor of the chain must
 //     have exactly one consumer and be neither fed nor fetched (a swish's x

@@ -139,6 +139,17 @@ Status AddFusionCandidates(const Graph& graph, OpsToRegister* out) {
                    {"input", "kernel", "bias"}, out)
           .IgnoreError();  // an integer or adjoint product: not rewritten
     }
+    // A Mul by a constant per channel followed by a bias or an activation
+    // (a batch normalization standing alone): a 1x1 depthwise convolution
+    // (fusion_rule.h).
+    if (node->op() == "Mul" && ReadBy(*node, IsFusionLink)) {
+      AttrMap attrs = one_bias;
+      attrs["strides"] = AttrValue::IntList({1, 1, 1, 1});
+      attrs["padding"] = AttrValue::String("VALID");
+      AddCandidate(*node, "_FusedDepthwiseConv2dNative", "/scale_candidate",
+                   attrs, {"input", "filter", "bias"}, out)
+          .IgnoreError();  // not a float tensor: not rewritten
+    }
     // A depthwise convolution and the 1x1 convolution after it: one
     // _FusedSeparableConv2D (fusion_rule.h).
     if (node->op() == "DepthwiseConv2dNative") {

@@ -28,6 +28,14 @@
 // the fused node computes only the chain's last value. The head must be
 // placed on the CPU, the only device with fused kernels.
 //
+// A Mul of a rank-4 float tensor (of the Mul's own shape) by a constant
+// per last-dimension channel heads a chain too, when the chain absorbs
+// something: a batch normalization and activation standing alone (the
+// pre-activations of DenseNet and ResNetV2: scale, offset, Relu) becomes a
+// _FusedDepthwiseConv2dNative with a 1x1 filter holding the scale, one pass
+// instead of three, the same values (a -0 product comes out +0: the
+// convolution's sum starts at +0).
+//
 // A depthwise convolution's chain whose last value goes only to input 0 of
 // a Conv2D with a constant float [1, 1, C * M, K] filter, unit strides and
 // dilations and no explicit padding (nor Pad folded into it) makes, with

@@ -1447,5 +1447,90 @@ TEST(OptimizeTest, DuplicatesMergeBeforeFusion) {
   }
 }
 
+// ---- a batch normalization standing alone
+// ------------------------------------
+
+// A Mul of a rank-4 tensor by a constant per channel, then an AddV2 of a
+// constant per channel and a Relu (a batch normalization and activation
+// before a convolution: DenseNet, ResNetV2) run as a 1x1 depthwise
+// convolution with that chain, before a 1x1 or a 3x3 convolution (not
+// paired with the 1x1 one), or with only its bias.
+// The unoptimized graph's values (a -0 may come out +0).
+TEST(OptimizeTest, StandAloneBatchNormBecomesADepthwiseHead) {
+  const TensorShape xs({2, 6, 5, 8});
+  const Tensor x = Random(xs, -3, 3, 91);
+  struct Case {
+    const char* after;  // what reads the Relu: "1x1", "3x3" or "" (no Relu)
+    std::vector<std::string> ran_ops;
+  };
+  const Case cases[] = {
+      {"1x1", {"_FusedDepthwiseConv2dNative", "Conv2D", "Neg"}},
+      {"3x3", {"MaxPool", "_FusedDepthwiseConv2dNative", "Conv2D", "Neg"}},
+      {"", {"_FusedDepthwiseConv2dNative"}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.after);
+    const std::string after = c.after;
+    Builder b;
+    b.Placeholder("x", xs);
+    b.Const("s", Random(TensorShape({8}), 0.5, 2, 92));
+    b.Const("o", Random(TensorShape({1, 1, 1, 8}), -1, 1, 93));
+    b.Const("w1", Random(TensorShape({1, 1, 8, 5}), -1, 1, 94));
+    b.Const("w3", Random(TensorShape({3, 3, 8, 5}), -1, 1, 95));
+    std::string in = "x";
+    if (after == "3x3") {
+      AttrMap pool;
+      pool["ksize"] = AttrValue::IntList({1, 2, 2, 1});
+      pool["strides"] = AttrValue::IntList({1, 1, 1, 1});
+      pool["padding"] = AttrValue::String("SAME");
+      in = b.Op("pool", "MaxPool", {"x"}, pool);
+    }
+    b.Op("scale", "Mul", {in, "s"});
+    b.Op("shift", "AddV2", {"scale", "o"});
+    std::string fetch = "shift";
+    if (!after.empty()) {
+      b.Op("relu", "Relu", {"shift"});
+      b.Conv("conv", "relu", after == "1x1" ? "w1" : "w3");
+      fetch = b.Op("out", "Neg", {"conv"});
+    }
+    auto g = b.Build();
+    Outcome off = RunGraph(g, false, {{"x", x}}, {fetch});
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(threads);
+      Traced run = RunTraced(g, threads, x, fetch);
+      std::vector<std::string> ops;
+      for (const Node* n : run.nodes) ops.push_back(n->op());
+      EXPECT_EQ(ops, c.ran_ops);
+      ExpectClose(run.outputs[0], off.outputs[0], 0, 0);
+    }
+  }
+}
+
+// A Mul by a tensor that is not a constant, one that broadcasts its other
+// operand, one on a rank-3 tensor (a layer normalization's gamma) and one
+// with nothing after it to absorb stay Muls.
+TEST(OptimizeTest, MulsThatHeadNoChain) {
+  for (int variant = 0; variant < 4; ++variant) {
+    SCOPED_TRACE(variant);
+    Builder b;
+    const TensorShape xs = variant == 1   ? TensorShape({2, 6, 5, 1})
+                           : variant == 2 ? TensorShape({2, 6, 8})
+                                          : TensorShape({2, 6, 5, 8});
+    b.Placeholder("x", xs);
+    b.Placeholder("y", TensorShape({8}));
+    b.Const("s", Random(TensorShape({8}), 0.5, 2, 96));
+    b.Const("o", Random(TensorShape({8}), -1, 1, 97));
+    b.Op("scale", "Mul", {"x", variant == 0 ? "y" : "s"});
+    const std::string fetch =
+        variant == 3 ? "scale" : b.Op("shift", "AddV2", {"scale", "o"});
+    auto g = b.Build();
+    const Tensor x = Random(xs, -2, 2, 98);
+    const Tensor y = Random(TensorShape({8}), -2, 2, 99);
+    Outcome on = RunGraph(g, true, {{"x", x}, {"y", y}}, {fetch});
+    Outcome off = RunGraph(g, false, {{"x", x}, {"y", y}}, {fetch});
+    EXPECT_TRUE(Ran(on, "scale")) << absl::StrJoin(on.ran, ", ");
+    ExpectClose(on.outputs[0], off.outputs[0], 0, 0);
+  }
+}
+
 }  // namespace
 }  // namespace weft

@@ -173,6 +173,82 @@ TEST(OpsToRegisterTest, FusionCandidatesCountWhenThisSignatureDoesNotFuse) {
   EXPECT_THAT(out.kernel_classes, Contains("FusedConv2DOp"));
 }
 
+TEST(OpsToRegisterTest, ScaleHeadCandidateWhenThisSignatureDoesNotFuse) {
+  // x * s + o (a batch normalization standing alone) becomes a 1x1
+  // _FusedDepthwiseConv2dNative, but the Mul is also fetched here (the
+  // Identity), so only the candidate can list it.
+  constexpr char kScale[] = R"pb(
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "shape"
+        value {
+          shape {
+            dim { size: 1 }
+            dim { size: 3 }
+            dim { size: 3 }
+            dim { size: 2 }
+          }
+        }
+      }
+    }
+    node {
+      name: "s"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape { dim { size: 2 } }
+            float_val: 2
+          }
+        }
+      }
+    }
+    node {
+      name: "scaled"
+      op: "Mul"
+      input: "x"
+      input: "s"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "out"
+      op: "AddV2"
+      input: "scaled"
+      input: "s"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "scaled_out"
+      op: "Identity"
+      input: "scaled"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+  )pb";
+  OpsToRegister out = Collect(kScale);
+  EXPECT_THAT(out.ops, Contains("_FusedDepthwiseConv2dNative"));
+}
+
 TEST(OpsToRegisterTest, DenseBiasCandidateWhenThisSignatureDoesNotFuse) {
   // A BatchMatMulV2 by a constant kernel, then a bias: the dense bias rule
   // makes a _FusedMatMul of them, but the product is also fetched here (the
