@@ -120,23 +120,13 @@ int RewriteContext::PrunedOutputIndex(const Node* n, int index) const {
 std::vector<Endpoint> RewriteContext::KeptReads(const Node* n,
                                                 int output) const {
   std::vector<Endpoint> reads;
-  for (const Endpoint& c : n->consumers(output)) {
-    if (KeptRead(c)) reads.push_back(c);
-  }
-  for (const Node* d : duplicates_[n->id()]) {
-    for (const Endpoint& c : d->consumers(output)) {
-      if (KeptRead(c)) reads.push_back(c);
-    }
-  }
+  ForEachKeptRead(n, output, [&](const Endpoint& c) { reads.push_back(c); });
   return reads;
 }
 
 int RewriteContext::KeptConsumers(const Node* n, int output) const {
   int count = 0;
-  for (const Endpoint& c : n->consumers(output)) count += KeptRead(c);
-  for (const Node* d : duplicates_[n->id()]) {
-    for (const Endpoint& c : d->consumers(output)) count += KeptRead(c);
-  }
+  ForEachKeptRead(n, output, [&](const Endpoint&) { ++count; });
   return count;
 }
 
@@ -148,9 +138,12 @@ const Node* RewriteContext::SoleConsumer(const Node* n, int* slot) const {
   for (int o = 1; o < n->num_outputs(); ++o) {
     if (KeptConsumers(n, o) > 0) return nullptr;
   }
-  const std::vector<Endpoint> reads = KeptReads(n, 0);
-  *slot = reads[0].index;
-  return reads[0].node;
+  const Node* reader = nullptr;
+  ForEachKeptRead(n, 0, [&](const Endpoint& c) {
+    reader = c.node;
+    *slot = c.index;
+  });
+  return reader;
 }
 
 const Tensor* RewriteContext::ConstValueOf(const Node* n, int output) const {

@@ -212,6 +212,18 @@ class RewriteContext {
 
   // Marks the IdentityN nodes to prune (PrunedOutputIndex).
   void PruneIdentityN();
+  // fn(consumer) for each read KeptReads lists, without the list.
+  template <typename Fn>
+  void ForEachKeptRead(const Node* n, int output, Fn&& fn) const {
+    for (const Endpoint& c : n->consumers(output)) {
+      if (KeptRead(c)) fn(c);
+    }
+    for (const Node* d : duplicates_[n->id()]) {
+      for (const Endpoint& c : d->consumers(output)) {
+        if (KeptRead(c)) fn(c);
+      }
+    }
+  }
   // Whether the consumer `c` (node, input slot) stays and reads its input:
   // kept, and not a pruned IdentityN's dropped input (an IdentityN's input
   // i is its output i).
