@@ -164,12 +164,10 @@ bool FoldScaleIntoFilter(const Node* head, const std::vector<float>& scale,
   return true;
 }
 
-// The swish x * Sigmoid([beta *] x) (swish_rule.h) that output 0 of `cur`
-// goes to, and nowhere else: the pattern's first node and final Mul are
-// its only readers, and no other output of `cur` is used. A fused kernel
-// applies it as its activation, the _Swish node's bits.
-bool SwishAfter(const Node* cur, const RewriteContext& ctx,
-                SwishPattern* swish) {
+// Output 0 of `cur` is read by two kept nodes (a swish's first node and its
+// final Mul) and goes nowhere else: not fetched, no control successors, no
+// other output in use. SoleConsumer's question for a diamond.
+bool ReadByTwoAlone(const Node* cur, const RewriteContext& ctx) {
   if (ctx.IsProtected(cur) || !cur->control_outputs().empty() ||
       ctx.KeptConsumers(cur, 0) != 2) {
     return false;
@@ -177,6 +175,16 @@ bool SwishAfter(const Node* cur, const RewriteContext& ctx,
   for (int o = 1; o < cur->num_outputs(); ++o) {
     if (ctx.KeptConsumers(cur, o) > 0) return false;
   }
+  return true;
+}
+
+// The swish x * Sigmoid([beta *] x) (swish_rule.h) that output 0 of `cur`
+// goes to, and nowhere else: the pattern's first node and final Mul are
+// its only readers, and no other output of `cur` is used. A fused kernel
+// applies it as its activation, the _Swish node's bits.
+bool SwishAfter(const Node* cur, const RewriteContext& ctx,
+                SwishPattern* swish) {
+  if (!ReadByTwoAlone(cur, ctx)) return false;
   for (const Endpoint& c : ctx.KeptReads(cur, 0)) {
     if (ctx.IsUnrewrittenFloatNode(c.node) && MatchSwish(c.node, ctx, swish) &&
         swish->x == NodeOutput{cur, 0}) {
@@ -206,13 +214,7 @@ bool HardSwishLink(const Node* n, const char* op, const RewriteContext& ctx) {
 // its only readers. *nodes: AddV2, Relu6, RealDiv, Mul.
 bool HardSwishAfter(const Node* cur, const RewriteContext& ctx,
                     std::vector<const Node*>* nodes) {
-  if (ctx.IsProtected(cur) || !cur->control_outputs().empty() ||
-      ctx.KeptConsumers(cur, 0) != 2) {
-    return false;
-  }
-  for (int o = 1; o < cur->num_outputs(); ++o) {
-    if (ctx.KeptConsumers(cur, o) > 0) return false;
-  }
+  if (!ReadByTwoAlone(cur, ctx)) return false;
   const NodeOutput x{cur, 0};
   for (const Endpoint& c : ctx.KeptReads(cur, 0)) {
     const Node* add = c.node;

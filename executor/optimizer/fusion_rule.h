@@ -6,8 +6,8 @@
 // x) as the swish rule matches it, swish_rule.h: fused_ops "Swish" with
 // swish_beta, the _Swish node's bits) or Keras' hard swish (x * (Relu6(x +
 // 3) / 6), AddV2, Relu6, RealDiv and Mul: "HardSwish", the nodes' bits),
-// becomes one _FusedConv2D /
-// _FusedDepthwiseConv2dNative / _FusedMatMul (ops/nn_fused_ops.cc). The
+// becomes one _FusedConv2D / _FusedDepthwiseConv2dNative / _FusedMatMul
+// (ops/nn_fused_ops.cc). The
 // (hard) swish's x, the chain's value, goes to its first node and final
 // Mul and nowhere else; the input a Keras custom-gradient IdentityN also
 // takes of it does not count when that output of it is unread
