@@ -7,6 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "core/tsan_annotations.h"
+#include "device/cpu_spin_team.h"
 
 namespace weft {
 namespace {
@@ -52,6 +53,14 @@ void CpuDevice::ParallelFor(
   const int64_t grain = std::max<int64_t>(1, kMinCostPerBlock / cost);
   if (num_threads_ <= 1 || n <= grain) {
     fn(0, n);
+    return;
+  }
+  // Inside a run with a spin team on this arena, its helpers take the
+  // blocks (device/cpu_spin_team.h); a nested or concurrent fork-join goes
+  // through oneTBB below.
+  CpuSpinTeam* team = CpuSpinTeam::Current();
+  if (team != nullptr && team->arena() == arena_ &&
+      team->ParallelFor(n, grain, fn)) {
     return;
   }
   // execute() joins the arena (running directly when this thread already

@@ -8,10 +8,12 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "core/tsan_annotations.h"
+#include "device/cpu_spin_team.h"
 #include "executor/control_flow.h"
 #include "executor/device_graph.h"
 #include "kernels/op_kernel.h"
@@ -140,21 +142,38 @@ class RunState {
   // handed to oneTBB is wrapped in tsan::HandOff and every wait followed by
   // tsan::Acquire, so that ThreadSanitizer sees the hand-offs that happen
   // inside libtbb (core/tsan_annotations.h; nothing outside TSan builds).
+  //
+  // In an arena of 2+ threads the run has a CpuSpinTeam (unless it is
+  // nested in a run that has one on this arena, whose team it then shares
+  // for fork-joins): the other threads join as helpers that spin between
+  // the kernels' fork-joins and take the spawned nodes, and the calling
+  // thread runs what is left (Finish) before the helpers leave.
   void RunInArena() {
     arena_->execute(tsan::HandOff(this, [this] {
       tbb::task_group group;
       group_ = &group;
+      CpuSpinTeam* outer = CpuSpinTeam::Current();
+      std::optional<CpuSpinTeam> team;
+      if (arena_->max_concurrency() > 1 &&
+          (outer == nullptr || outer->arena() != arena_)) {
+        team.emplace(arena_, arena_->max_concurrency() - 1, this,
+                     &RunState::RunTeamTask, &RunState::StartTeamHelper);
+        team_ = &*team;
+      }
       {
         RunningInArena running(arena_);
+        CpuSpinTeam::Scope scope(team_ != nullptr ? team_ : outer);
         ReadyList ready(plan_.initial_ready().rbegin(),
                         plan_.initial_ready().rend());
         Distribute(&ready, Spawn::kGroup);
         Drain(&ready, Spawn::kGroup);
+        if (team_ != nullptr) team_->Finish();
       }
       tsan::EnteringWait();
       group.wait();
       tsan::Acquire(this);
       group_ = nullptr;
+      team_ = nullptr;
     }));
     tsan::Acquire(this);
     WaitForAsync();
@@ -180,6 +199,19 @@ class RunState {
   }
 
  private:
+  // The team's hooks: a pushed node runs as a spawned one does; a helper
+  // is a task of the run's group.
+  static void RunTeamTask(void* state, int id) {
+    static_cast<RunState*>(state)->ProcessFrom(id, Spawn::kGroup);
+  }
+  static void StartTeamHelper(void* state) {
+    RunState* self = static_cast<RunState*>(state);
+    self->group_->run(tsan::HandOff(self, [self] {
+      RunningInArena running(self->arena_);
+      self->team_->Helper();
+    }));
+  }
+
   // A task's body: runs `id` and then what it makes ready (Drain).
   void ProcessFrom(int id, Spawn spawn) {
     RunningInArena running(arena_);
@@ -202,6 +234,10 @@ class RunState {
 
   // Runs `id` and what it makes ready on another thread of the arena.
   void SpawnOne(int id, Spawn spawn) {
+    if (spawn == Spawn::kGroup && team_ != nullptr) {
+      team_->Push(id);
+      return;
+    }
     if (spawn == Spawn::kGroup) {
       group_->run(
           tsan::HandOff(this, [this, id] { ProcessFrom(id, Spawn::kGroup); }));
@@ -209,6 +245,8 @@ class RunState {
     }
     async_outstanding_.fetch_add(1, std::memory_order_relaxed);
     arena_->enqueue(tsan::HandOff(this, [this, id] {
+      // Possibly after the run's team has gone: never through it.
+      CpuSpinTeam::Scope no_team(nullptr);
       ProcessFrom(id, Spawn::kEnqueue);
       AsyncDone();
     }));
@@ -566,6 +604,8 @@ class RunState {
   RunArray<std::atomic<int>, 16> pending_;
   const bool has_deadline_;
   tbb::task_group* group_ = nullptr;
+  // The run's spin team while RunInArena lasts (null without one).
+  CpuSpinTeam* team_ = nullptr;
 
   // std::mutex rather than absl::Mutex: ThreadSanitizer sees pthread
   // mutexes, so the executor's own synchronization stays checkable.

@@ -45,10 +45,13 @@ REGISTER_OP("ExecFail")
     .Input("x: float")
     .Output("y: float")
     .SetShapeFn(shape_inference::UnchangedShape);
+// `tag` only tells otherwise equal nodes apart, so that the optimizer's
+// duplicate merge keeps each.
 REGISTER_OP("ExecSlow")
     .Input("x: float")
     .Output("y: float")
     .Attr("ms: int = 5")
+    .Attr("tag: int = 0")
     .SetShapeFn(shape_inference::UnchangedShape);
 REGISTER_OP("ExecLog")
     .Input("x: float")
@@ -536,7 +539,9 @@ TEST(SessionTest, ThreadCountNeverExceedsTheSetting) {
   for (int i = 0; i < 16; ++i) {
     names.push_back("s" + std::to_string(i));
     text += Unary(names.back(), "ExecSlow", "x",
-                  "attr { key: \"ms\" value { i: 2 } } ");
+                  "attr { key: \"ms\" value { i: 2 } } attr { key: \"tag\" "
+                  "value { i: " +
+                      std::to_string(i) + " } } ");
   }
   text += Sum("total", names);
   auto g = MakeGraph(text);
@@ -545,6 +550,7 @@ TEST(SessionTest, ThreadCountNeverExceedsTheSetting) {
     ResetCounters();
     auto out = session->Run({{"x", Vec2(1, 1)}}, {"total"});
     ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(g_executions.load(), 17) << "threads=" << threads;
     EXPECT_LE(g_max_running.load(), threads) << "threads=" << threads;
     EXPECT_EQ(session->num_threads(), threads);
   }
@@ -556,6 +562,35 @@ TEST(SessionTest, ThreadCountNeverExceedsTheSetting) {
   MutexLock lock(&g_mu);
   ASSERT_EQ(g_threads->size(), 1u);
   EXPECT_EQ(*g_threads->begin(), std::this_thread::get_id());
+}
+
+TEST(SessionTest, IndependentNodesRunSideBySide) {
+  // With threads = 2 the run's second thread (a spin-team helper that takes
+  // the nodes the run hands out) runs some of 8 independent 2 ms nodes
+  // while the calling thread runs others.
+  std::string text = Placeholder("x");
+  std::vector<std::string> names;
+  for (int i = 0; i < 8; ++i) {
+    names.push_back("s" + std::to_string(i));
+    text += Unary(names.back(), "ExecSlow", "x",
+                  "attr { key: \"ms\" value { i: 2 } } attr { key: \"tag\" "
+                  "value { i: " +
+                      std::to_string(i) + " } } ");
+  }
+  text += Sum("total", names);
+  // Any one of 5 runs shows it (a loaded machine may start the second
+  // thread late in one).
+  auto session = MakeSession(MakeGraph(text), 2);
+  int most_running = 0;
+  for (int run = 0; run < 5; ++run) {
+    ResetCounters();
+    auto out = session->Run({{"x", Vec2(1, 1)}}, {"total"});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(g_executions.load(), 9);
+    EXPECT_LE(g_max_running.load(), 2);
+    most_running = std::max(most_running, g_max_running.load());
+  }
+  EXPECT_EQ(most_running, 2);
 }
 
 TEST(SessionTest, CancellationStopsPromptly) {

@@ -1,0 +1,173 @@
+#include "device/cpu_spin_team.h"
+
+#include <algorithm>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace weft {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+thread_local CpuSpinTeam* t_team = nullptr;
+
+// One step of a spin wait: a pause (the sibling hyperthread runs, the loop
+// does not flood the memory system), and every 4096th step a yield, so that
+// a thread waiting for one the OS descheduled lets it run.
+void SpinStep(uint32_t* steps) {
+  if ((++*steps & 4095) == 0) {
+    std::this_thread::yield();
+    return;
+  }
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+constexpr uint64_t kBlockMask = 0xffff;
+
+uint64_t JobWord(uint32_t generation, uint64_t blocks, uint64_t next) {
+  return (uint64_t{generation} << 32) | (blocks << 16) | next;
+}
+uint64_t NextBlock(uint64_t word) { return word & kBlockMask; }
+uint64_t NumBlocks(uint64_t word) { return (word >> 16) & kBlockMask; }
+
+}  // namespace
+
+CpuSpinTeam::CpuSpinTeam(const tbb::task_arena* arena, int max_helpers,
+                         void* context, RunTask run_task,
+                         StartHelper start_helper)
+    : arena_(arena),
+      max_helpers_(std::max(0, max_helpers)),
+      context_(context),
+      run_task_(run_task),
+      start_helper_(start_helper) {}
+
+CpuSpinTeam* CpuSpinTeam::Current() { return t_team; }
+
+CpuSpinTeam::Scope::Scope(CpuSpinTeam* team) : saved_(t_team) { t_team = team; }
+CpuSpinTeam::Scope::~Scope() { t_team = saved_; }
+
+void CpuSpinTeam::StartHelpers() {
+  int alive = alive_.load(std::memory_order_relaxed);
+  while (alive < max_helpers_ && !finishing_.load(std::memory_order_relaxed)) {
+    if (alive_.compare_exchange_weak(alive, alive + 1,
+                                     std::memory_order_relaxed)) {
+      start_helper_(context_);
+      ++alive;
+    }
+  }
+}
+
+bool CpuSpinTeam::ParallelFor(int64_t n, int64_t grain,
+                              const std::function<void(int64_t, int64_t)>& fn) {
+  if (job_owned_.exchange(true, std::memory_order_acquire)) return false;
+  // As many blocks as threads, none below `grain` (but at least two: the
+  // caller only asks for work above one grain).
+  const int64_t blocks = std::max<int64_t>(
+      2, std::min<int64_t>(
+             max_helpers_ + 1,
+             std::min<int64_t>(n / std::max<int64_t>(grain, 1), kBlockMask)));
+  fn_ = &fn;
+  n_ = n;
+  done_.store(0, std::memory_order_relaxed);
+  ++generation_;
+  job_.store(JobWord(generation_, static_cast<uint64_t>(blocks), 0),
+             std::memory_order_release);
+  StartHelpers();
+  RunBlocks();
+  uint32_t steps = 0;
+  while (done_.load(std::memory_order_acquire) < blocks) SpinStep(&steps);
+  job_owned_.store(false, std::memory_order_release);
+  return true;
+}
+
+bool CpuSpinTeam::RunBlocks() {
+  bool ran = false;
+  uint64_t word = job_.load(std::memory_order_acquire);
+  while (NextBlock(word) < NumBlocks(word)) {
+    if (!job_.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel,
+                                    std::memory_order_acquire)) {
+      continue;  // `word` reloaded: another claim, or a new job
+    }
+    // Block b of `blocks` near-equal blocks, without n * b overflowing.
+    const int64_t b = static_cast<int64_t>(NextBlock(word));
+    const int64_t blocks = static_cast<int64_t>(NumBlocks(word));
+    const int64_t size = n_ / blocks, extra = n_ % blocks;
+    const int64_t begin = b * size + std::min(b, extra);
+    const int64_t end = begin + size + (b < extra ? 1 : 0);
+    (*fn_)(begin, end);
+    done_.fetch_add(1, std::memory_order_release);
+    ran = true;
+    word = job_.load(std::memory_order_acquire);
+  }
+  return ran;
+}
+
+void CpuSpinTeam::Push(int task) {
+  pending_.fetch_add(1, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    queue_.push_back(task);
+    queued_.fetch_add(1, std::memory_order_relaxed);
+  }
+  StartHelpers();
+}
+
+bool CpuSpinTeam::Pop(int* task) {
+  // queued_ changes only under the lock: reading 0 without it just means
+  // looking again later.
+  if (queued_.load(std::memory_order_relaxed) == 0) return false;
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  if (queue_head_ == queue_.size()) return false;
+  *task = queue_[queue_head_++];
+  if (queue_head_ == queue_.size()) {
+    queue_.clear();
+    queue_head_ = 0;
+  }
+  queued_.fetch_sub(1, std::memory_order_relaxed);
+  return true;
+}
+
+bool CpuSpinTeam::RunQueued() {
+  int task;
+  if (!Pop(&task)) return false;
+  run_task_(context_, task);
+  pending_.fetch_sub(1, std::memory_order_release);
+  return true;
+}
+
+void CpuSpinTeam::Helper() {
+  Scope scope(this);
+  Clock::time_point last_work = Clock::now();
+  uint32_t steps = 0;
+  while (true) {
+    if (RunQueued() || RunBlocks()) {
+      last_work = Clock::now();
+      steps = 0;
+      continue;
+    }
+    if (finishing_.load(std::memory_order_acquire)) break;
+    if ((steps & 63) == 63 && Clock::now() - last_work > kSpinLimit) break;
+    SpinStep(&steps);
+  }
+  alive_.fetch_sub(1, std::memory_order_release);
+}
+
+void CpuSpinTeam::Finish() {
+  uint32_t steps = 0;
+  while (true) {
+    if (RunQueued() || RunBlocks()) {
+      steps = 0;
+      continue;
+    }
+    if (pending_.load(std::memory_order_acquire) == 0) break;
+    SpinStep(&steps);
+  }
+  finishing_.store(true, std::memory_order_release);
+}
+
+}  // namespace weft
