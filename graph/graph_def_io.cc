@@ -112,10 +112,14 @@ Status ReadGraphFile(const std::string& path, std::string* contents) {
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     // Straight into the string: a frozen graph is mostly its weights, often
     // 100 MB or more, which a bounce buffer would copy once more.
-    contents->resize(static_cast<size_t>(st.st_size));
+    // Reserved (not yet written), advised, then sized: resize writes
+    // zeros, and a page written before the advice stays a 4 KiB page (one
+    // fault each: 2,300 for a 9.4 MB saved_model.pb).
+    contents->reserve(static_cast<size_t>(st.st_size));
     if (contents->capacity() >= kHugePageMinBytes) {
       AdviseHugePages(contents->data(), contents->capacity());
     }
+    contents->resize(static_cast<size_t>(st.st_size));
     contents->resize(
         std::fread(contents->data(), 1, contents->size(), file.get()));
   }
