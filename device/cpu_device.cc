@@ -41,7 +41,10 @@ CpuDevice::CpuDevice(std::string name, tbb::task_arena* arena,
     tsan_workers_ = std::make_unique<TsanWorkerObserver>(arena_);
   }
 #endif
+  if (num_threads_ > 1) spin_team_ = std::make_unique<CpuSpinTeam>(arena_);
 }
+
+CpuDevice::~CpuDevice() = default;
 
 void CpuDevice::ParallelFor(
     int64_t n, int64_t cost_per_unit,
@@ -55,9 +58,10 @@ void CpuDevice::ParallelFor(
     fn(0, n);
     return;
   }
-  // Inside a run with a spin team on this arena, its helpers take the
-  // blocks (device/cpu_spin_team.h); a nested or concurrent fork-join goes
-  // through oneTBB below.
+  // Inside a run served by a spin team of this arena (this device's or,
+  // for a nested run, another session's on the same arena), its helpers
+  // take the blocks (device/cpu_spin_team.h); a nested or concurrent
+  // fork-join goes through oneTBB below.
   CpuSpinTeam* team = CpuSpinTeam::Current();
   if (team != nullptr && team->arena() == arena_ &&
       team->ParallelFor(n, grain, fn)) {

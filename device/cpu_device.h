@@ -19,6 +19,8 @@
 
 namespace weft {
 
+class CpuSpinTeam;
+
 class CpuDevice final : public Device {
  public:
   // Total cost (in cost_per_unit's cycles) below which ParallelFor does not
@@ -31,6 +33,7 @@ class CpuDevice final : public Device {
   // DefaultCpuAllocator(), which lives for the whole process.
   CpuDevice(std::string name, tbb::task_arena* arena,
             Allocator* allocator = nullptr);
+  ~CpuDevice() override;
 
   Allocator* allocator() const override { return allocator_; }
   // The arena's concurrency (the calling thread included once it joins);
@@ -41,6 +44,9 @@ class CpuDevice final : public Device {
       const std::function<void(int64_t begin, int64_t end)>& fn) const override;
 
   tbb::task_arena* arena() const { return arena_; }
+  // The helpers that serve runs in the arena (device/cpu_spin_team.h); null
+  // without an arena of 2 or more threads.
+  CpuSpinTeam* spin_team() const { return spin_team_.get(); }
 
  private:
   tbb::task_arena* const arena_;
@@ -50,6 +56,9 @@ class CpuDevice final : public Device {
   // in oneTBB code from when they join it (core/tsan_annotations.h). Null
   // otherwise.
   std::unique_ptr<tbb::task_scheduler_observer> tsan_workers_;
+  // Declared last, so destroyed first: its helpers leave before the rest
+  // of the device goes.
+  std::unique_ptr<CpuSpinTeam> spin_team_;
 };
 
 }  // namespace weft

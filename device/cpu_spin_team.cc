@@ -7,6 +7,8 @@
 #include <immintrin.h>
 #endif
 
+#include "core/tsan_annotations.h"
+
 namespace weft {
 namespace {
 
@@ -37,26 +39,43 @@ uint64_t NumBlocks(uint64_t word) { return (word >> 16) & kBlockMask; }
 
 }  // namespace
 
-CpuSpinTeam::CpuSpinTeam(const tbb::task_arena* arena, int max_helpers,
-                         void* context, RunTask run_task,
-                         StartHelper start_helper)
-    : arena_(arena),
-      max_helpers_(std::max(0, max_helpers)),
-      context_(context),
-      run_task_(run_task),
-      start_helper_(start_helper) {}
+CpuSpinTeam::CpuSpinTeam(tbb::task_arena* arena)
+    : arena_(arena), max_helpers_(std::max(0, arena->max_concurrency() - 1)) {}
+
+CpuSpinTeam::~CpuSpinTeam() {
+  ending_.store(true, std::memory_order_release);
+  // A helper enqueued but not yet started still counts: oneTBB runs it (a
+  // worker is free, no run being active), and it leaves at once.
+  uint32_t steps = 0;
+  while (alive_.load(std::memory_order_acquire) > 0) SpinStep(&steps);
+}
 
 CpuSpinTeam* CpuSpinTeam::Current() { return t_team; }
+
+CpuSpinTeam::Entering::Entering(CpuSpinTeam* team) : team_(team) {
+  if (team_ != nullptr)
+    team_->entering_.fetch_add(1, std::memory_order_relaxed);
+}
+void CpuSpinTeam::Entering::Entered() {
+  if (team_ == nullptr) return;
+  team_->entering_.fetch_sub(1, std::memory_order_relaxed);
+  team_ = nullptr;
+}
 
 CpuSpinTeam::Scope::Scope(CpuSpinTeam* team) : saved_(t_team) { t_team = team; }
 CpuSpinTeam::Scope::~Scope() { t_team = saved_; }
 
 void CpuSpinTeam::StartHelpers() {
   int alive = alive_.load(std::memory_order_relaxed);
-  while (alive < max_helpers_ && !finishing_.load(std::memory_order_relaxed)) {
+  while (alive < max_helpers_ && !ending_.load(std::memory_order_relaxed) &&
+         entering_.load(std::memory_order_relaxed) == 0) {
     if (alive_.compare_exchange_weak(alive, alive + 1,
                                      std::memory_order_relaxed)) {
-      start_helper_(context_);
+      // tsan::HandOff: ThreadSanitizer sees the hand-off inside libtbb
+      // (core/tsan_annotations.h). Its closing release names the arena,
+      // which outlives the team: the team may be gone by then (its
+      // destructor waits on alive_, which TSan sees itself).
+      arena_->enqueue(tsan::HandOff(arena_, [this] { Helper(); }));
       ++alive;
     }
   }
@@ -107,36 +126,35 @@ bool CpuSpinTeam::RunBlocks() {
   return ran;
 }
 
-void CpuSpinTeam::Push(int task) {
-  pending_.fetch_add(1, std::memory_order_relaxed);
+void CpuSpinTeam::Push(RunTask run, void* context, int task,
+                       std::atomic<int>* pending) {
+  pending->fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(queue_mu_);
-    queue_.push_back(task);
+    queue_.push_back(Task{run, context, task, pending});
     queued_.fetch_add(1, std::memory_order_relaxed);
   }
   StartHelpers();
 }
 
-bool CpuSpinTeam::Pop(int* task) {
+bool CpuSpinTeam::RunQueued() {
   // queued_ changes only under the lock: reading 0 without it just means
   // looking again later.
   if (queued_.load(std::memory_order_relaxed) == 0) return false;
-  std::lock_guard<std::mutex> lock(queue_mu_);
-  if (queue_head_ == queue_.size()) return false;
-  *task = queue_[queue_head_++];
-  if (queue_head_ == queue_.size()) {
-    queue_.clear();
-    queue_head_ = 0;
+  Task t;
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    if (queue_head_ == queue_.size()) return false;
+    t = queue_[queue_head_++];
+    if (queue_head_ == queue_.size()) {
+      queue_.clear();
+      queue_head_ = 0;
+    }
+    queued_.fetch_sub(1, std::memory_order_relaxed);
   }
-  queued_.fetch_sub(1, std::memory_order_relaxed);
-  return true;
-}
-
-bool CpuSpinTeam::RunQueued() {
-  int task;
-  if (!Pop(&task)) return false;
-  run_task_(context_, task);
-  pending_.fetch_sub(1, std::memory_order_release);
+  t.run(t.context, t.task);
+  // The last touch of the task: its run may end as soon as this lands.
+  t.pending->fetch_sub(1, std::memory_order_release);
   return true;
 }
 
@@ -144,30 +162,28 @@ void CpuSpinTeam::Helper() {
   Scope scope(this);
   Clock::time_point last_work = Clock::now();
   uint32_t steps = 0;
-  while (true) {
+  while (!ending_.load(std::memory_order_acquire)) {
     if (RunQueued() || RunBlocks()) {
       last_work = Clock::now();
       steps = 0;
       continue;
     }
-    if (finishing_.load(std::memory_order_acquire)) break;
+    if (entering_.load(std::memory_order_relaxed) > 0) break;
     if ((steps & 63) == 63 && Clock::now() - last_work > kSpinLimit) break;
     SpinStep(&steps);
   }
   alive_.fetch_sub(1, std::memory_order_release);
 }
 
-void CpuSpinTeam::Finish() {
+void CpuSpinTeam::Finish(const std::atomic<int>* pending) {
   uint32_t steps = 0;
-  while (true) {
+  while (pending->load(std::memory_order_acquire) > 0) {
     if (RunQueued() || RunBlocks()) {
       steps = 0;
       continue;
     }
-    if (pending_.load(std::memory_order_acquire) == 0) break;
     SpinStep(&steps);
   }
-  finishing_.store(true, std::memory_order_release);
 }
 
 }  // namespace weft

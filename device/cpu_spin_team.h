@@ -1,26 +1,27 @@
-// CpuSpinTeam: the helper threads of one run, spinning between the run's
-// fork-joins and taking the nodes the executor hands out.
+// CpuSpinTeam: helper threads of a CPU device's arena that spin between
+// the fork-joins of the runs they serve and take the nodes runs hand out.
 //
 // Why: a fork-join through oneTBB inside the arena costs 1.7-1.9 us over the
 // work (the scheduler reaching the other thread), a thread spinning on a
 // shared word 0.6 us; a batch-1 network at 2 threads splits 60+ nodes of
-// 5-25 us per run (bench/RESULTS.md sections 29 and 30). A team keeps up to
-// `max_helpers` of the arena's other threads in the run while it lasts: each
-// helper is a task of the run's task group, so the thread count stays the
-// arena's and the run waits for its helpers as for any task.
+// 5-25 us per run (bench/RESULTS.md sections 29 and 30). A helper that
+// stays a little after a run also spares the next run waking a thread. The
+// helpers are tasks enqueued into the arena, so the thread count stays the
+// arena's.
 //
 // Contract:
-// - One team per run in an arena of 2 or more threads. The executor marks
-//   the threads working for the run with a Scope, gives node tasks to Push
-//   (never to oneTBB directly while the team lasts: a spinning helper takes
-//   no oneTBB task), calls Finish on the run's own thread when its ready
-//   nodes are done, and then waits for the helpers (task_group::wait).
-// - `start_helper(context)` must run Helper() on another thread of the arena
-//   later (task_group::run); `run_task(context, task)` runs a pushed task.
-// - Every pushed task runs exactly once, on a helper or in Finish; no helper
-//   is needed for progress (Finish runs what helpers did not take).
+// - One team per CpuDevice with an arena of 2 or more threads; it must be
+//   destroyed before the arena (its destructor waits for its helpers).
+// - The executor marks the threads working for a run with a Scope, gives
+//   node tasks to Push (not to oneTBB while a team serves the run: a
+//   spinning helper takes no oneTBB task), and calls Finish with the run's
+//   pending counter when the run's own thread has nothing left.
+// - Every pushed task runs exactly once, on a helper or in a Finish; no
+//   helper is needed for progress (Finish runs what helpers did not take),
+//   and a task's counter is decremented after its last access to `context`.
 // - ParallelFor's blocks each run once; it returns when all have finished.
-// - Helpers leave after kSpinLimit without work, and at once after Finish.
+// - Helpers leave after kSpinLimit without work, when a caller waits to
+//   enter the arena and they have no work, or when the team ends.
 #ifndef WEFT_DEVICE_CPU_SPIN_TEAM_H_
 #define WEFT_DEVICE_CPU_SPIN_TEAM_H_
 
@@ -39,41 +40,58 @@ namespace weft {
 class CpuSpinTeam {
  public:
   using RunTask = void (*)(void* context, int task);
-  using StartHelper = void (*)(void* context);
 
-  // How long a helper spins without work before it leaves the run: several
-  // small nodes' time, so that a run's serial stretches keep it, and short
-  // enough that an idle helper soon hands its thread back to oneTBB. Runs
-  // at 2 threads took the same time with 20, 50, 200 and 1000 us
-  // (bench/RESULTS.md section 30).
+  // How long a helper spins without work before it leaves: several small
+  // nodes' time, so that a run's serial stretches and the gap to the next
+  // run keep it, and short enough that an idle helper soon gives its thread
+  // back to oneTBB. Runs at 2 threads took the same time with 20, 50, 200
+  // and 1000 us (bench/RESULTS.md section 30).
   static constexpr std::chrono::microseconds kSpinLimit{100};
 
-  CpuSpinTeam(const tbb::task_arena* arena, int max_helpers, void* context,
-              RunTask run_task, StartHelper start_helper);
+  // Helpers run in `arena` (not owned), at most its concurrency minus one.
+  explicit CpuSpinTeam(tbb::task_arena* arena);
+  // Tells the helpers to leave and waits until they have.
+  ~CpuSpinTeam();
   CpuSpinTeam(const CpuSpinTeam&) = delete;
   CpuSpinTeam& operator=(const CpuSpinTeam&) = delete;
 
-  // The arena whose threads the helpers are.
   const tbb::task_arena* arena() const { return arena_; }
+  // Helpers started and not yet left (for tests and tracing).
+  int num_helpers() const { return alive_.load(std::memory_order_acquire); }
 
   // Runs fn over [0, n) cut into at most max_helpers + 1 blocks of at least
   // `grain` units (n > grain), on this thread and the helpers; false, with
-  // nothing run, when a fork-join of this team is already in flight (a
+  // nothing run, when another fork-join of this team is in flight (a
   // nested or concurrent call): the caller splits the work another way.
   bool ParallelFor(int64_t n, int64_t grain,
                    const std::function<void(int64_t, int64_t)>& fn);
 
-  // Queues a task for a helper, starting helpers up to max_helpers.
-  void Push(int task);
+  // Queues run(context, task) for a helper, counted in `*pending` until it
+  // has run; starts helpers up to max_helpers.
+  void Push(RunTask run, void* context, int task, std::atomic<int>* pending);
 
-  // A helper's body (see StartHelper).
-  void Helper();
+  // Runs queued tasks (any run's) and fork-join blocks on this thread until
+  // `*pending` is 0.
+  void Finish(const std::atomic<int>* pending);
 
-  // Runs queued tasks and fork-join blocks on this thread until no pushed
-  // task is queued or running, then tells the helpers to leave.
-  void Finish();
+  // A thread about to enter the arena for a run marks it from before it
+  // asks for a slot until it has one: idle helpers leave while any is
+  // waiting, so that a spinning helper never keeps a caller out (8 callers
+  // of one 2-thread session: without this, runs waited up to 1.4 s).
+  class Entering {
+   public:
+    explicit Entering(CpuSpinTeam* team);
+    ~Entering() { Entered(); }
+    // Called once the thread runs in the arena (idempotent).
+    void Entered();
+    Entering(const Entering&) = delete;
+    Entering& operator=(const Entering&) = delete;
 
-  // The team of the run this thread works for, or null.
+   private:
+    CpuSpinTeam* team_;
+  };
+
+  // The team serving the run this thread works for, or null.
   static CpuSpinTeam* Current();
 
   // Makes `team` (null for none) this thread's Current() for a scope.
@@ -89,23 +107,30 @@ class CpuSpinTeam {
   };
 
  private:
-  // Starts helpers until max_helpers are in the run (none after Finish).
+  struct Task {
+    RunTask run;
+    void* context;
+    int task;
+    std::atomic<int>* pending;
+  };
+
+  // A helper's body.
+  void Helper();
+  // Starts helpers until max_helpers are in the arena (none once ending or
+  // while a caller waits to enter).
   void StartHelpers();
   // Runs unclaimed blocks of the posted fork-join; whether it ran any.
   bool RunBlocks();
-  bool Pop(int* task);
   // Runs one queued task; whether there was one.
   bool RunQueued();
 
-  const tbb::task_arena* const arena_;
+  tbb::task_arena* const arena_;
   const int max_helpers_;
-  void* const context_;
-  const RunTask run_task_;
-  const StartHelper start_helper_;
 
-  // Helpers started and not yet left.
+  // Helpers started and not yet left; threads waiting to enter the arena.
   std::atomic<int> alive_{0};
-  std::atomic<bool> finishing_{false};
+  std::atomic<int> entering_{0};
+  std::atomic<bool> ending_{false};
 
   // The fork-join: `job_` packs a generation (high 32 bits), the number of
   // blocks (16 bits) and the next unclaimed block (low 16 bits), so that a
@@ -119,11 +144,10 @@ class CpuSpinTeam {
   const std::function<void(int64_t, int64_t)>* fn_ = nullptr;
   int64_t n_ = 0;
 
-  // Pushed tasks not yet finished (queued or running), and the queue.
-  std::atomic<int> pending_{0};
+  // Pushed tasks not yet taken (`queued_` changes only under the lock).
   std::atomic<int> queued_{0};
   std::mutex queue_mu_;
-  absl::InlinedVector<int, 16> queue_;
+  absl::InlinedVector<Task, 16> queue_;
   size_t queue_head_ = 0;
 };
 

@@ -8,7 +8,6 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <optional>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
@@ -100,6 +99,9 @@ class RunState {
     }
   }
 
+  // The spin team that serves this run in its arena (RunInArena).
+  void SetTeam(CpuSpinTeam* team) { team_ = team; }
+
   // Recording mode (RecordPlan): copy steps hand over tensors instead of
   // copying; `inputs` is indexed by plan node.
   void SetRecording(const std::vector<Tensor>* inputs) {
@@ -143,37 +145,26 @@ class RunState {
   // tsan::Acquire, so that ThreadSanitizer sees the hand-offs that happen
   // inside libtbb (core/tsan_annotations.h; nothing outside TSan builds).
   //
-  // In an arena of 2+ threads the run has a CpuSpinTeam (unless it is
-  // nested in a run that has one on this arena, whose team it then shares
-  // for fork-joins): the other threads join as helpers that spin between
-  // the kernels' fork-joins and take the spawned nodes, and the calling
-  // thread runs what is left (Finish) before the helpers leave.
-  void RunInArena() {
-    arena_->execute(tsan::HandOff(this, [this] {
+  // With a spin team (see ExecutePlan) the run's spawned nodes go to its
+  // helpers, and the calling thread runs what is left (Finish).
+  void RunInArena(CpuSpinTeam::Entering* entering) {
+    arena_->execute(tsan::HandOff(this, [this, entering] {
+      entering->Entered();
       tbb::task_group group;
       group_ = &group;
-      CpuSpinTeam* outer = CpuSpinTeam::Current();
-      std::optional<CpuSpinTeam> team;
-      if (arena_->max_concurrency() > 1 &&
-          (outer == nullptr || outer->arena() != arena_)) {
-        team.emplace(arena_, arena_->max_concurrency() - 1, this,
-                     &RunState::RunTeamTask, &RunState::StartTeamHelper);
-        team_ = &*team;
-      }
       {
         RunningInArena running(arena_);
-        CpuSpinTeam::Scope scope(team_ != nullptr ? team_ : outer);
+        CpuSpinTeam::Scope scope(team_);
         ReadyList ready(plan_.initial_ready().rbegin(),
                         plan_.initial_ready().rend());
         Distribute(&ready, Spawn::kGroup);
         Drain(&ready, Spawn::kGroup);
-        if (team_ != nullptr) team_->Finish();
+        if (team_ != nullptr) team_->Finish(&team_pending_);
       }
       tsan::EnteringWait();
       group.wait();
       tsan::Acquire(this);
       group_ = nullptr;
-      team_ = nullptr;
     }));
     tsan::Acquire(this);
     WaitForAsync();
@@ -199,17 +190,9 @@ class RunState {
   }
 
  private:
-  // The team's hooks: a pushed node runs as a spawned one does; a helper
-  // is a task of the run's group.
+  // A node pushed to the spin team runs as a spawned one does.
   static void RunTeamTask(void* state, int id) {
     static_cast<RunState*>(state)->ProcessFrom(id, Spawn::kGroup);
-  }
-  static void StartTeamHelper(void* state) {
-    RunState* self = static_cast<RunState*>(state);
-    self->group_->run(tsan::HandOff(self, [self] {
-      RunningInArena running(self->arena_);
-      self->team_->Helper();
-    }));
   }
 
   // A task's body: runs `id` and then what it makes ready (Drain).
@@ -235,7 +218,7 @@ class RunState {
   // Runs `id` and what it makes ready on another thread of the arena.
   void SpawnOne(int id, Spawn spawn) {
     if (spawn == Spawn::kGroup && team_ != nullptr) {
-      team_->Push(id);
+      team_->Push(&RunState::RunTeamTask, this, id, &team_pending_);
       return;
     }
     if (spawn == Spawn::kGroup) {
@@ -245,8 +228,6 @@ class RunState {
     }
     async_outstanding_.fetch_add(1, std::memory_order_relaxed);
     arena_->enqueue(tsan::HandOff(this, [this, id] {
-      // Possibly after the run's team has gone: never through it.
-      CpuSpinTeam::Scope no_team(nullptr);
       ProcessFrom(id, Spawn::kEnqueue);
       AsyncDone();
     }));
@@ -604,8 +585,10 @@ class RunState {
   RunArray<std::atomic<int>, 16> pending_;
   const bool has_deadline_;
   tbb::task_group* group_ = nullptr;
-  // The run's spin team while RunInArena lasts (null without one).
+  // The spin team serving the run (null without one) and the run's nodes
+  // pushed to it and not yet finished.
   CpuSpinTeam* team_ = nullptr;
+  std::atomic<int> team_pending_{0};
 
   // std::mutex rather than absl::Mutex: ThreadSanitizer sees pthread
   // mutexes, so the executor's own synchronization stays checkable.
@@ -639,7 +622,7 @@ Status RecordPlan(const Plan& plan, const std::vector<Tensor>& feeds,
   return s;
 }
 
-Status ExecutePlan(const Plan& plan, tbb::task_arena* arena,
+Status ExecutePlan(const Plan& plan, tbb::task_arena* arena, CpuSpinTeam* team,
                    const std::vector<Tensor>& feeds,
                    std::vector<Tensor>* outputs, const RunOptions& options,
                    RunMetadata* metadata) {
@@ -661,7 +644,13 @@ Status ExecutePlan(const Plan& plan, tbb::task_arena* arena,
   if (run_inline) {
     state.RunInline();
   } else {
-    state.RunInArena();
+    // A run started from a kernel of a run in the same arena (a loop's
+    // body, a branch: another session's plan) is served by that run's team.
+    CpuSpinTeam* outer = CpuSpinTeam::Current();
+    const bool nested = outer != nullptr && outer->arena() == arena;
+    state.SetTeam(nested ? outer : team);
+    CpuSpinTeam::Entering entering(nested ? nullptr : team);
+    state.RunInArena(&entering);
   }
   state.SyncDevices();
   Status s = state.status();

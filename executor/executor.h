@@ -13,9 +13,13 @@
 
 namespace weft {
 
-// `arena` null runs everything on the calling thread. `feeds` follow the
-// plan's feed order and have been checked.
-Status ExecutePlan(const Plan& plan, tbb::task_arena* arena,
+class CpuSpinTeam;
+
+// `arena` null runs everything on the calling thread. `team` (null for
+// none) is the spin team of `arena` (device/cpu_spin_team.h) that serves
+// the run's fork-joins and spawned nodes. `feeds` follow the plan's feed
+// order and have been checked.
+Status ExecutePlan(const Plan& plan, tbb::task_arena* arena, CpuSpinTeam* team,
                    const std::vector<Tensor>& feeds,
                    std::vector<Tensor>* outputs, const RunOptions& options,
                    RunMetadata* metadata);

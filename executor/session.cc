@@ -478,8 +478,8 @@ Status Session::Run(const Callable& callable, const std::vector<Tensor>& feeds,
                     RunMetadata* metadata) const {
   const Plan& plan = *callable.plan_;
   WEFT_RETURN_IF_ERROR(impl_->CheckFeeds(callable, plan, feeds));
-  Status s =
-      ExecutePlan(plan, impl_->arena_, feeds, outputs, options, metadata);
+  Status s = ExecutePlan(plan, impl_->arena_, impl_->cpu_->spin_team(), feeds,
+                         outputs, options, metadata);
   if (!s.ok()) {
     return NameFeeds(s, impl_->options_.source_name, callable, feeds);
   }

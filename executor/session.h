@@ -48,7 +48,11 @@ class Plan;
 struct SessionOptions {
   // Threads that run kernels, the calling thread included. 0 runs everything
   // on the thread that calls Run and creates no thread; -1 means one per
-  // core. Ignored when `arena` is given.
+  // core. Ignored when `arena` is given. With 2 or more, the other threads
+  // join a run as it splits work and spin while it lasts, and up to 100 us
+  // after, for its next fork-join or the next run (ONNX Runtime's pool
+  // spins likewise); they leave at once when another caller waits to enter
+  // the arena (device/cpu_spin_team.h).
   int threads = -1;
   // A oneTBB arena owned by the host application, for sharing its threads;
   // it must outlive the session. Inter-op scheduling and intra-op

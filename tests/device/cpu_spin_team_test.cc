@@ -10,7 +10,6 @@
 #include <vector>
 
 #include <oneapi/tbb/task_arena.h>
-#include <oneapi/tbb/task_group.h>
 
 #include "core/tsan_annotations.h"
 #include "device/cpu_device.h"
@@ -19,54 +18,43 @@
 namespace weft {
 namespace {
 
-// A run as the executor drives a team: helpers are tasks of a task group,
-// pushed tasks count how often each ran and may push more.
+// Runs as the executor drives a team: the run's own thread in the arena,
+// pushed tasks counted in the run's pending counter; task t counts how
+// often it ran and pushes 2t+1 and 2t+2 while they are in range (a binary
+// tree of tasks spread over the threads).
 class TeamRun {
  public:
-  TeamRun(tbb::task_arena* arena, int num_tasks)
-      : arena_(arena), runs_(num_tasks) {}
+  TeamRun(CpuSpinTeam* team, tbb::task_arena* arena, int num_tasks)
+      : team_(team), arena_(arena), runs_(num_tasks) {}
 
-  // Builds the team inside the arena, calls body(team), then Finish and the
-  // group's wait, as the executor does.
+  // Calls body(team) on a thread of the arena marked as the team's, then
+  // Finish, as the executor does.
   template <typename Body>
-  void Run(Body body, bool finish = true) {
-    // tsan::HandOff and Acquire tell ThreadSanitizer about the hand-offs
+  void Run(Body body) {
+    std::atomic<int> pending{0};
+    pending_ = &pending;
+    // tsan::HandOff and Acquire tell ThreadSanitizer about the hand-off
     // inside libtbb, as the executor does (core/tsan_annotations.h).
     arena_->execute(tsan::HandOff(this, [&] {
-      tbb::task_group group;
-      group_ = &group;
-      CpuSpinTeam team(arena_, arena_->max_concurrency() - 1, this,
-                       &TeamRun::RunTask, &TeamRun::StartHelper);
-      team_ = &team;
-      {
-        CpuSpinTeam::Scope scope(&team);
-        body(&team);
-        if (finish) team.Finish();
-      }
-      tsan::EnteringWait();
-      group.wait();
-      tsan::Acquire(this);
-      team_ = nullptr;
-      group_ = nullptr;
+      CpuSpinTeam::Scope scope(team_);
+      body(team_);
+      team_->Finish(&pending);
     }));
     tsan::Acquire(this);
+    EXPECT_EQ(pending.load(), 0);
   }
 
-  // Task t pushes 2t+1 and 2t+2 while they are in range: a binary tree of
-  // tasks spread over the threads.
+  void PushRoot() { team_->Push(&TeamRun::RunTask, this, 0, pending_); }
+
   static void RunTask(void* context, int task) {
     TeamRun* self = static_cast<TeamRun*>(context);
     self->Note();
     self->runs_[task].fetch_add(1, std::memory_order_relaxed);
     for (int child : {2 * task + 1, 2 * task + 2}) {
       if (child < static_cast<int>(self->runs_.size())) {
-        self->team_->Push(child);
+        self->team_->Push(&TeamRun::RunTask, self, child, self->pending_);
       }
     }
-  }
-  static void StartHelper(void* context) {
-    TeamRun* self = static_cast<TeamRun*>(context);
-    self->group_->run(tsan::HandOff(self, [self] { self->team_->Helper(); }));
   }
 
   void Note() {
@@ -86,9 +74,9 @@ class TeamRun {
   int max_index() const { return max_index_; }
 
  private:
+  CpuSpinTeam* const team_;
   tbb::task_arena* const arena_;
-  tbb::task_group* group_ = nullptr;
-  CpuSpinTeam* team_ = nullptr;
+  std::atomic<int>* pending_ = nullptr;
   std::vector<std::atomic<int>> runs_;
   std::mutex mu_;
   std::set<std::thread::id> threads_;
@@ -123,7 +111,8 @@ class SpinBlocks {
 
 TEST(CpuSpinTeamTest, ParallelForCoversTheRangeOnceInBlocksPerThread) {
   tbb::task_arena arena(3);
-  TeamRun run(&arena, 0);
+  CpuSpinTeam team(&arena);
+  TeamRun run(&team, &arena, 0);
   for (int64_t n :
        {int64_t{2}, int64_t{3}, int64_t{7}, int64_t{1000}, int64_t{100003}}) {
     for (int64_t grain : {int64_t{1}, n / 2, n - 1}) {
@@ -148,7 +137,8 @@ TEST(CpuSpinTeamTest, ManyForkJoinsInARowEachComplete) {
   // Back-to-back jobs: a helper late for one must never run a block of the
   // next under the old job's function.
   tbb::task_arena arena(2);
-  TeamRun run(&arena, 0);
+  CpuSpinTeam team(&arena);
+  TeamRun run(&team, &arena, 0);
   run.Run([](CpuSpinTeam* team) {
     for (int i = 0; i < 2000; ++i) {
       const int64_t n = 2 + i % 17;
@@ -163,7 +153,8 @@ TEST(CpuSpinTeamTest, ManyForkJoinsInARowEachComplete) {
 
 TEST(CpuSpinTeamTest, ANestedForkJoinIsLeftToTheCaller) {
   tbb::task_arena arena(2);
-  TeamRun run(&arena, 0);
+  CpuSpinTeam team(&arena);
+  TeamRun run(&team, &arena, 0);
   std::atomic<int> nested_taken{0}, outer_blocks{0};
   run.Run([&](CpuSpinTeam* team) {
     ASSERT_TRUE(team->ParallelFor(4, 1, [&](int64_t, int64_t) {
@@ -179,42 +170,116 @@ TEST(CpuSpinTeamTest, ANestedForkJoinIsLeftToTheCaller) {
 
 TEST(CpuSpinTeamTest, PushedTasksRunOnceWithinTheArenasThreads) {
   tbb::task_arena arena(2);
-  TeamRun run(&arena, 4095);
-  run.Run([](CpuSpinTeam* team) { team->Push(0); });
-  EXPECT_TRUE(run.EachTaskRanOnce());
-  EXPECT_LE(run.num_threads(), 2u);
-  EXPECT_LT(run.max_index(), 2);
+  CpuSpinTeam team(&arena);
+  for (int round = 0; round < 3; ++round) {  // helpers kept between runs
+    TeamRun run(&team, &arena, 4095);
+    run.Run([&](CpuSpinTeam*) { run.PushRoot(); });
+    EXPECT_TRUE(run.EachTaskRanOnce());
+    EXPECT_LE(run.num_threads(), 2u);
+    EXPECT_LT(run.max_index(), 2);
+  }
 }
 
-TEST(CpuSpinTeamTest, FinishRunsTasksNoHelperTook) {
-  // One thread: no helper can ever start, Finish runs everything itself.
+TEST(CpuSpinTeamTest, ConcurrentRunsShareTheTeam) {
+  // Two callers' runs push into one team; each Finish returns once its own
+  // tasks have run, whoever ran them.
+  tbb::task_arena arena(3);
+  CpuSpinTeam team(&arena);
+  std::vector<std::unique_ptr<TeamRun>> runs;
+  for (int i = 0; i < 6; ++i) {
+    runs.push_back(std::make_unique<TeamRun>(&team, &arena, 1023));
+  }
+  std::vector<std::thread> callers;
+  for (auto& run : runs) {
+    callers.emplace_back(
+        [&run] { run->Run([&](CpuSpinTeam*) { run->PushRoot(); }); });
+  }
+  for (auto& c : callers) c.join();
+  for (auto& run : runs) EXPECT_TRUE(run->EachTaskRanOnce());
+}
+
+TEST(CpuSpinTeamTest, OneThreadHasNoHelpers) {
+  // Concurrency 1: no helper may start; Finish runs everything itself.
   tbb::task_arena arena(1);
-  TeamRun run(&arena, 100);
-  run.Run([](CpuSpinTeam* team) { team->Push(0); });
+  CpuSpinTeam team(&arena);
+  TeamRun run(&team, &arena, 100);
+  run.Run([&](CpuSpinTeam*) { run.PushRoot(); });
   EXPECT_TRUE(run.EachTaskRanOnce());
   EXPECT_EQ(run.num_threads(), 1u);
 }
 
-TEST(CpuSpinTeamTest, IdleHelpersLeaveOnTheirOwn) {
-  // Without Finish the helpers leave after kSpinLimit without work, so the
-  // group's wait returns.
-  tbb::task_arena arena(2);
-  TeamRun run(&arena, 0);
+TEST(CpuSpinTeamTest, EndingWaitsForSpinningHelpers) {
+  // Helpers spinning after a run leave when the team ends; its destructor
+  // returns (and the blocks they ran are done) well within the test's time.
+  tbb::task_arena arena(4);
+  std::atomic<int> blocks{0};
   const auto start = std::chrono::steady_clock::now();
-  run.Run(
-      [](CpuSpinTeam* team) {
-        ASSERT_TRUE(team->ParallelFor(2, 1, [](int64_t, int64_t) {}));
-      },
-      /*finish=*/false);
+  for (int i = 0; i < 20; ++i) {
+    CpuSpinTeam team(&arena);
+    TeamRun run(&team, &arena, 0);
+    run.Run([&](CpuSpinTeam* t) {
+      ASSERT_TRUE(t->ParallelFor(4, 1, [&](int64_t b, int64_t e) {
+        blocks.fetch_add(static_cast<int>(e - b));
+      }));
+    });
+  }
+  EXPECT_EQ(blocks.load(), 80);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(CpuSpinTeamTest, ACallerWaitingToEnterMakesBusyHelpersLeave) {
+  // One run keeps the team's helper at work with back-to-back fork-joins of
+  // 10 us blocks (never 100 us idle) until told to stop. A caller marked
+  // Entering makes the helper leave between two of them, and no new one
+  // starts while it waits: a spinning helper must not keep it out.
+  tbb::task_arena arena(2);
+  CpuSpinTeam team(&arena);
+  TeamRun busy(&team, &arena, 0);
+  std::atomic<bool> stop{false}, helper_working{false};
+  std::thread first([&] {
+    const std::thread::id own = std::this_thread::get_id();
+    busy.Run([&](CpuSpinTeam* t) {
+      const auto end =
+          std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (!stop.load() && std::chrono::steady_clock::now() < end) {
+        ASSERT_TRUE(t->ParallelFor(2, 1, [&](int64_t, int64_t) {
+          const auto until =
+              std::chrono::steady_clock::now() + std::chrono::microseconds(10);
+          while (std::chrono::steady_clock::now() < until) {
+          }
+          if (std::this_thread::get_id() != own) helper_working.store(true);
+        }));
+      }
+    });
+  });
+  while (!helper_working.load()) std::this_thread::yield();
+  {
+    // Within 300 ms: here it takes 1-5 ms; a helper that ignored the
+    // caller stayed until a preemption of 100 us made it idle (about 1 s).
+    CpuSpinTeam::Entering entering(&team);
+    const auto end =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    while (team.num_helpers() > 0 && std::chrono::steady_clock::now() < end) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(team.num_helpers(), 0);
+    // Still none while the caller waits, though fork-joins go on.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(team.num_helpers(), 0);
+  }
+  stop.store(true);
+  first.join();
 }
 
 TEST(CpuSpinTeamTest, CpuDeviceSplitsThroughTheTeamOfItsArena) {
   tbb::task_arena arena(2);
   CpuDevice device("cpu:0", &arena);
+  ASSERT_NE(device.spin_team(), nullptr);
+  EXPECT_EQ(device.spin_team()->arena(), &arena);
   tbb::task_arena other(2);
-  TeamRun run(&arena, 0);
-  TeamRun other_run(&other, 0);
+  CpuSpinTeam other_team(&other);
+  TeamRun run(device.spin_team(), &arena, 0);
+  TeamRun other_run(&other_team, &other, 0);
   const int64_t n = 64;
   const int64_t cost = CpuDevice::kMinCostPerBlock;  // one unit per block
   // Whether the device's blocks ran as the team's fork-join: a fork-join of
@@ -238,6 +303,10 @@ TEST(CpuSpinTeamTest, CpuDeviceSplitsThroughTheTeamOfItsArena) {
   // A team of another arena is not used: oneTBB splits the work.
   other_run.Run([&](CpuSpinTeam* team) { EXPECT_FALSE(split(team)); });
   EXPECT_EQ(CpuSpinTeam::Current(), nullptr);
+  // No team without threads to help.
+  tbb::task_arena one(1);
+  EXPECT_EQ(CpuDevice("cpu:1", &one).spin_team(), nullptr);
+  EXPECT_EQ(CpuDevice("cpu:2", nullptr).spin_team(), nullptr);
 }
 
 }  // namespace
