@@ -52,9 +52,16 @@ CpuSpinTeam::~CpuSpinTeam() {
 
 CpuSpinTeam* CpuSpinTeam::Current() { return t_team; }
 
-CpuSpinTeam::Entering::Entering(CpuSpinTeam* team) : team_(team) {
-  if (team_ != nullptr)
+// Only with helpers about: a run of a session whose runs never split pays
+// one load, not two read-modify-writes. A helper that starts just after
+// this look still leaves once idle for kSpinLimit.
+CpuSpinTeam::Entering::Entering(CpuSpinTeam* team)
+    : team_(team != nullptr && team->alive_.load(std::memory_order_relaxed) > 0
+                ? team
+                : nullptr) {
+  if (team_ != nullptr) {
     team_->entering_.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 void CpuSpinTeam::Entering::Entered() {
   if (team_ == nullptr) return;
