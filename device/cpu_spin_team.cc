@@ -52,13 +52,9 @@ CpuSpinTeam::~CpuSpinTeam() {
 
 CpuSpinTeam* CpuSpinTeam::Current() { return t_team; }
 
-// Only with helpers about: a run of a session whose runs never split pays
-// one load, not two read-modify-writes. A helper that starts just after
-// this look still leaves once idle for kSpinLimit.
-CpuSpinTeam::Entering::Entering(CpuSpinTeam* team)
-    : team_(team != nullptr && team->alive_.load(std::memory_order_relaxed) > 0
-                ? team
-                : nullptr) {
+// Counted whether or not helpers are about now: one that starts after a
+// look at alive_ would otherwise keep this caller out while work lasts.
+CpuSpinTeam::Entering::Entering(CpuSpinTeam* team) : team_(team) {
   if (team_ != nullptr) {
     team_->entering_.fetch_add(1, std::memory_order_relaxed);
   }

@@ -127,9 +127,11 @@ class CpuSpinTeam {
   tbb::task_arena* const arena_;
   const int max_helpers_;
 
-  // Helpers started and not yet left; threads waiting to enter the arena.
+  // Helpers started and not yet left.
   std::atomic<int> alive_{0};
-  std::atomic<int> entering_{0};
+  // Threads waiting to enter the arena: on a line of its own, which every
+  // run writes twice and spinning helpers read.
+  alignas(64) std::atomic<int> entering_{0};
   std::atomic<bool> ending_{false};
 
   // The fork-join: `job_` packs a generation (high 32 bits), the number of
@@ -137,7 +139,7 @@ class CpuSpinTeam {
   // claim is one compare-exchange that fails for a finished job's word.
   // fn_, n_ are written by the job's owner before it publishes `job_`, and
   // not again before every claimed block has finished (done_).
-  std::atomic<bool> job_owned_{false};
+  alignas(64) std::atomic<bool> job_owned_{false};
   std::atomic<uint64_t> job_{0};
   std::atomic<int> done_{0};
   uint32_t generation_ = 0;

@@ -30,9 +30,10 @@ using ReadyList = absl::InlinedVector<int, 8>;
 
 // How a thread draining ready nodes hands expensive ones to other threads:
 // not at all (no arena, or the calling thread serving device callbacks), as
-// tasks of the run's task group (inside RunInArena), or enqueued into the
-// arena (work a device callback made ready, which may come after the group
-// has been waited for; WaitForAsync waits for it instead).
+// tasks of the run's spin team or, without one, of its task group (inside
+// RunInArena), or enqueued into the arena (work a device callback made ready,
+// which may come after the group has been waited for; WaitForAsync waits for it
+// instead).
 enum class Spawn { kNone, kGroup, kEnqueue };
 
 // The arena whose nodes this thread is running (null outside any run), so
@@ -217,11 +218,11 @@ class RunState {
 
   // Runs `id` and what it makes ready on another thread of the arena.
   void SpawnOne(int id, Spawn spawn) {
-    if (spawn == Spawn::kGroup && team_ != nullptr) {
-      team_->Push(&RunState::RunTeamTask, this, id, &team_pending_);
-      return;
-    }
     if (spawn == Spawn::kGroup) {
+      if (team_ != nullptr) {
+        team_->Push(&RunState::RunTeamTask, this, id, &team_pending_);
+        return;
+      }
       group_->run(
           tsan::HandOff(this, [this, id] { ProcessFrom(id, Spawn::kGroup); }));
       return;

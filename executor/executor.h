@@ -1,6 +1,7 @@
 // Runs a Plan: per-run state only (pending counts, input slots, the first
 // error), kernels called inline on the thread that made them ready when
-// cheap, spawned as oneTBB tasks when expensive.
+// cheap, handed to the arena's other threads when expensive (the CPU
+// device's spin team, or oneTBB tasks without one).
 #ifndef WEFT_EXECUTOR_EXECUTOR_H_
 #define WEFT_EXECUTOR_EXECUTOR_H_
 

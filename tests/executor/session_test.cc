@@ -532,19 +532,24 @@ TEST_P(ConcurrentRunsTest, GiveIdenticalResults) {
 
 INSTANTIATE_TEST_SUITE_P(Threads, ConcurrentRunsTest, ::testing::Values(0, 2));
 
-TEST(SessionTest, ThreadCountNeverExceedsTheSetting) {
-  // 16 independent slow nodes: with threads = k at most k run at once.
+// x -> s0 ... s{n-1} (independent 2 ms ExecSlow nodes, told apart by their
+// tags) -> total (their ExecSum).
+std::string SlowFanIn(int n) {
   std::string text = Placeholder("x");
   std::vector<std::string> names;
-  for (int i = 0; i < 16; ++i) {
+  for (int i = 0; i < n; ++i) {
     names.push_back("s" + std::to_string(i));
     text += Unary(names.back(), "ExecSlow", "x",
                   "attr { key: \"ms\" value { i: 2 } } attr { key: \"tag\" "
                   "value { i: " +
                       std::to_string(i) + " } } ");
   }
-  text += Sum("total", names);
-  auto g = MakeGraph(text);
+  return text + Sum("total", names);
+}
+
+TEST(SessionTest, ThreadCountNeverExceedsTheSetting) {
+  // 16 independent slow nodes: with threads = k at most k run at once.
+  auto g = MakeGraph(SlowFanIn(16));
   for (int threads : {1, 2, 3}) {
     auto session = MakeSession(g, threads);
     ResetCounters();
@@ -568,19 +573,9 @@ TEST(SessionTest, IndependentNodesRunSideBySide) {
   // With threads = 2 the run's second thread (a spin-team helper that takes
   // the nodes the run hands out) runs some of 8 independent 2 ms nodes
   // while the calling thread runs others.
-  std::string text = Placeholder("x");
-  std::vector<std::string> names;
-  for (int i = 0; i < 8; ++i) {
-    names.push_back("s" + std::to_string(i));
-    text += Unary(names.back(), "ExecSlow", "x",
-                  "attr { key: \"ms\" value { i: 2 } } attr { key: \"tag\" "
-                  "value { i: " +
-                      std::to_string(i) + " } } ");
-  }
-  text += Sum("total", names);
   // Any one of 5 runs shows it (a loaded machine may start the second
   // thread late in one).
-  auto session = MakeSession(MakeGraph(text), 2);
+  auto session = MakeSession(MakeGraph(SlowFanIn(8)), 2);
   int most_running = 0;
   for (int run = 0; run < 5; ++run) {
     ResetCounters();
