@@ -7,11 +7,10 @@
 // swish_beta, the _Swish node's bits) or Keras' hard swish (x * (Relu6(x +
 // 3) / 6), AddV2, Relu6, RealDiv and Mul: "HardSwish", the nodes' bits),
 // becomes one _FusedConv2D / _FusedDepthwiseConv2dNative / _FusedMatMul
-// (ops/nn_fused_ops.cc). The
-// (hard) swish's x, the chain's value, goes to its first node and final
-// Mul and nowhere else; the input a Keras custom-gradient IdentityN also
-// takes of it does not count when that output of it is unread
-// (RewriteContext::PrunedOutputIndex).
+// (ops/nn_fused_ops.cc). The (hard) swish's x, the chain's value, goes to
+// its first node and final Mul and nowhere else; the input a Keras
+// custom-gradient IdentityN also takes of it does not count when that
+// output of it is unread (RewriteContext::PrunedOutputIndex).
 // Multiplications (the batch-norm scale) are folded into a new constant
 // filter, so they need a constant filter; additions become the bias. A
 // chain of scales only becomes the head's own op with the scaled filter.
