@@ -107,8 +107,9 @@ void ShapeToProto(const PartialTensorShape& shape,
   for (int64_t d : shape.dim_sizes()) proto->add_dim()->set_size(d);
 }
 
-StatusOr<AttrValue> AttrValueFromProto(const pb::AttrValue& p,
-                                       const TensorDecodeOptions& options) {
+StatusOr<AttrValue> AttrValueFromProto(
+    const pb::AttrValue& p, const TensorDecodeOptions& options,
+    const absl::string_view* detached_content) {
   WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(p));
   switch (p.value_case()) {
     case pb::AttrValue::kS:
@@ -129,8 +130,8 @@ StatusOr<AttrValue> AttrValueFromProto(const pb::AttrValue& p,
       return AttrValue::Shape(std::move(shape));
     }
     case pb::AttrValue::kTensor: {
-      WEFT_ASSIGN_OR_RETURN(Tensor tensor,
-                            TensorFromProto(p.tensor(), options));
+      WEFT_ASSIGN_OR_RETURN(Tensor tensor, TensorFromProto(p.tensor(), options,
+                                                           detached_content));
       return AttrValue::TensorValue(std::move(tensor));
     }
     case pb::AttrValue::kList:
@@ -212,9 +213,12 @@ Status AttrValueToProto(const AttrValue& value, pb::AttrValue* proto) {
 }
 
 StatusOr<AttrMap> AttrMapFromProto(const ProtoAttrMap& proto,
-                                   const TensorDecodeOptions& options) {
+                                   const TensorDecodeOptions& options,
+                                   NodeDetachedContents detached) {
   AttrMap attrs;
-  for (const pb::AttrEntry& entry : proto) {
+  for (int i = 0; i < proto.size(); ++i) {
+    const pb::AttrEntry& entry = proto[i];
+    const absl::string_view* content = detached.Take(i);
     WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(entry));
     if (!IsValidUtf8(entry.key())) {
       return errors::InvalidArgument("an attr name is not valid UTF-8");
@@ -222,7 +226,7 @@ StatusOr<AttrMap> AttrMapFromProto(const ProtoAttrMap& proto,
     if (!options.keep_output_shapes_attrs && entry.key() == kOutputShapesAttr) {
       continue;
     }
-    auto value = AttrValueFromProto(entry.value(), options);
+    auto value = AttrValueFromProto(entry.value(), options, content);
     if (!value.ok()) {
       return AddContext(value.status(),
                         absl::StrCat("attr '", Printable(entry.key()), "'"));

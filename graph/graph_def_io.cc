@@ -1,7 +1,5 @@
 #include "graph/graph_def_io.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -13,9 +11,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/allocator.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/unknown_field_set.h"
+#include "graph/file_bytes.h"
+#include "graph/internal/detached_content.h"
 #include "graph/internal/proto_convert.h"
 #include "graph/internal/proto_io.h"
 
@@ -89,54 +88,6 @@ StatusOr<GraphDef> ParseAs(GraphFormat format, absl::string_view bytes,
 
 }  // namespace
 
-Status ReadGraphFile(const std::string& path, std::string* contents) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) {
-    const int err = errno;
-    const std::string what = absl::StrCat("cannot open graph file '", path,
-                                          "': ", std::strerror(err));
-    return err == ENOENT ? errors::NotFound(what)
-                         : errors::InvalidArgument(what);
-  }
-  if (S_ISDIR(st.st_mode)) {
-    return errors::InvalidArgument("cannot read graph file '", path,
-                                   "': it is a directory");
-  }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(
-      std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (file == nullptr) {
-    return errors::InvalidArgument("cannot open graph file '", path,
-                                   "': ", std::strerror(errno));
-  }
-  contents->clear();
-  if (S_ISREG(st.st_mode) && st.st_size > 0) {
-    // Straight into the string: a frozen graph is mostly its weights, often
-    // 100 MB or more, which a bounce buffer would copy once more.
-    // Reserved (not yet written), advised, then sized: resize writes
-    // zeros, and a page written before the advice stays a 4 KiB page (one
-    // fault each: 2,300 for a 9.4 MB saved_model.pb).
-    contents->reserve(static_cast<size_t>(st.st_size));
-    if (contents->capacity() >= kHugePageMinBytes) {
-      AdviseHugePages(contents->data(), contents->capacity());
-    }
-    contents->resize(static_cast<size_t>(st.st_size));
-    contents->resize(
-        std::fread(contents->data(), 1, contents->size(), file.get()));
-  }
-  // Read to the end rather than trusting st_size, which pipes and special
-  // files do not report (and a file may grow).
-  char buffer[1 << 16];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0) {
-    contents->append(buffer, n);
-  }
-  if (std::ferror(file.get())) {
-    return errors::InvalidArgument("error reading graph file '", path,
-                                   "': ", std::strerror(errno));
-  }
-  return Status();
-}
-
 absl::string_view GraphFormatName(GraphFormat format) {
   return format == GraphFormat::kBinary ? "binary" : "text";
 }
@@ -181,12 +132,25 @@ StatusOr<GraphDef> ParseBinaryGraphDef(absl::string_view bytes,
         "the SavedModel's directory instead (weft run DIR, "
         "weft_graph_load_saved_model)");
   }
+  // The weights are cut out first and copied once, into their tensors.
+  std::string rest;
+  std::vector<graph_internal::DetachedContent> detached;
+  const bool cut = graph_internal::DetachTensorContents(
+      bytes, graph_internal::kMinDetachedContentBytes, &rest, &detached);
   google::protobuf::Arena arena;
   auto* proto = google::protobuf::Arena::CreateMessage<pb::GraphDef>(&arena);
-  WEFT_RETURN_IF_ERROR(
-      graph_internal::ParseBinaryMessage(bytes, source_name, proto));
+  Status parsed = graph_internal::ParseBinaryMessage(cut ? rest : bytes,
+                                                     source_name, proto);
+  if (!parsed.ok() && cut) {
+    // The error, with its offsets, is told about the file as it is.
+    detached.clear();
+    proto->Clear();
+    parsed = graph_internal::ParseBinaryMessage(bytes, source_name, proto);
+  }
+  WEFT_RETURN_IF_ERROR(parsed);
   WEFT_RETURN_IF_ERROR(CheckLooksLikeGraphDef(*proto, source_name));
-  auto graph = graph_internal::GraphDefFromProto(*proto, options.tensor);
+  auto graph = graph_internal::GraphDefFromProto(*proto, options.tensor,
+                                                 nullptr, detached);
   if (!graph.ok()) return AddContext(graph.status(), source_name);
   return graph;
 }
@@ -212,8 +176,8 @@ StatusOr<GraphDef> ParseGraphDef(absl::string_view bytes,
 
 StatusOr<GraphDef> LoadGraphDef(const std::string& path,
                                 const GraphParseOptions& options) {
-  std::string bytes;
-  WEFT_RETURN_IF_ERROR(ReadGraphFile(path, &bytes));
+  WEFT_ASSIGN_OR_RETURN(const FileBytes file, FileBytes::Read(path));
+  const absl::string_view bytes = file.view();
   if (bytes.empty()) return EmptyInput(path);
   const std::optional<GraphFormat> named = GraphFormatFromPath(path);
   const GraphFormat sniffed = DetectGraphFormat(bytes);

@@ -39,11 +39,6 @@ std::optional<GraphFormat> GraphFormatFromPath(absl::string_view path);
 // among its first few: field tags and lengths), binary otherwise.
 GraphFormat DetectGraphFormat(absl::string_view bytes);
 
-// Reads a whole file (a graph, a SavedModel's saved_model.pb) into
-// `contents`. Errors name the file: missing (NotFound), a directory,
-// unreadable.
-Status ReadGraphFile(const std::string& path, std::string* contents);
-
 // Reads and parses a graph file. The extension picks the format; when the
 // content parses only as the other format (a text graph named .pb), that one
 // is used. Unknown extensions are sniffed with DetectGraphFormat. Files up to

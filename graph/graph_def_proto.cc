@@ -117,7 +117,8 @@ Status AttrDefToProto(const OpDef::AttrDef& attr, pb::OpDef::AttrDef* p) {
 }  // namespace
 
 StatusOr<NodeDef> NodeDefFromProto(const pb::NodeDef& p,
-                                   const TensorDecodeOptions& options) {
+                                   const TensorDecodeOptions& options,
+                                   NodeDetachedContents detached) {
   WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(p));
   if (p.name().empty()) {
     return errors::InvalidArgument("name is empty");
@@ -136,7 +137,8 @@ StatusOr<NodeDef> NodeDefFromProto(const pb::NodeDef& p,
   node.op = p.op();
   node.input.assign(p.input().begin(), p.input().end());
   node.device = p.device();
-  WEFT_ASSIGN_OR_RETURN(node.attr, AttrMapFromProto(p.attr(), options));
+  WEFT_ASSIGN_OR_RETURN(node.attr,
+                        AttrMapFromProto(p.attr(), options, detached));
   return node;
 }
 
@@ -281,12 +283,15 @@ Status FunctionDefToProto(const FunctionDef& f, pb::FunctionDef* p) {
 
 StatusOr<GraphDef> GraphDefFromProto(
     const pb::GraphDef& p, const TensorDecodeOptions& options,
-    const absl::flat_hash_set<std::string>* skip_functions) {
+    const absl::flat_hash_set<std::string>* skip_functions,
+    absl::Span<const DetachedContent> detached) {
   WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(p));
   GraphDef graph;
   graph.node.reserve(p.node_size());
+  size_t cursor = 0;
   for (int i = 0; i < p.node_size(); ++i) {
-    auto node = NodeDefFromProto(p.node(i), options);
+    auto node = NodeDefFromProto(p.node(i), options,
+                                 DetachedContentsOf(detached, i, &cursor));
     if (!node.ok()) {
       return AddContext(node.status(), NodeLabel(p.node(i), i));
     }

@@ -370,7 +370,8 @@ StatusOr<DataType> DataTypeFromProto(int value, bool allow_invalid) {
 }
 
 StatusOr<Tensor> TensorFromProto(const pb::TensorProto& p,
-                                 const TensorDecodeOptions& options) {
+                                 const TensorDecodeOptions& options,
+                                 const absl::string_view* detached_content) {
   WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(p));
   WEFT_ASSIGN_OR_RETURN(const DataType dt, DataTypeFromProto(p.dtype()));
   if (dt != DT_STRING && !DataTypeIsPod(dt)) {
@@ -381,7 +382,9 @@ StatusOr<Tensor> TensorFromProto(const pb::TensorProto& p,
   WEFT_ASSIGN_OR_RETURN(const TensorShape shape,
                         TensorShapeFromProto(p.tensor_shape()));
   const int64_t n = shape.num_elements();
-  const std::string& content = p.tensor_content();
+  const absl::string_view content = detached_content != nullptr
+                                        ? *detached_content
+                                        : absl::string_view(p.tensor_content());
 
   if (!content.empty() && dt == DT_STRING) {
     absl::string_view bytes;

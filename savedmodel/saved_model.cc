@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/allocator.h"
+#include "graph/file_bytes.h"
 #include "graph/graph_def_io.h"
 #include "graph/import.h"
 #include "graph/saved_model_io.h"
@@ -158,9 +159,8 @@ StatusOr<SavedModelDef> ReadSavedModel(const std::string& dir,
         ": not a SavedModel directory (no saved_model.pb or "
         "saved_model.pbtxt)");
   }
-  std::string bytes;
-  WEFT_RETURN_IF_ERROR(ReadGraphFile(path, &bytes));
-  return ParseSavedModel(bytes, path, options);
+  WEFT_ASSIGN_OR_RETURN(const FileBytes file, FileBytes::Read(path));
+  return ParseSavedModel(file.view(), path, options);
 }
 
 StatusOr<const SavedMetaGraphDef*> FindMetaGraph(

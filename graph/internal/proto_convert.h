@@ -11,11 +11,13 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/types/span.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "core/tensor_shape.h"
 #include "core/types.h"
 #include "graph/graph_def.h"
+#include "graph/internal/detached_content.h"
 #include "graph/proto/weft_graph_def.pb.h"
 #include "graph/tensor_proto.h"
 #include "ops/attr_value.h"
@@ -38,12 +40,16 @@ std::string ProtoDataTypeName(int value);
 StatusOr<PartialTensorShape> ShapeFromProto(const pb::TensorShapeProto& proto);
 void ShapeToProto(const PartialTensorShape& shape, pb::TensorShapeProto* proto);
 
-StatusOr<Tensor> TensorFromProto(const pb::TensorProto& proto,
-                                 const TensorDecodeOptions& options);
+// `detached_content`, when given, is the proto's tensor_content as cut out
+// before parsing (graph/internal/detached_content.h).
+StatusOr<Tensor> TensorFromProto(
+    const pb::TensorProto& proto, const TensorDecodeOptions& options,
+    const absl::string_view* detached_content = nullptr);
 Status TensorToProto(const Tensor& tensor, pb::TensorProto* proto);
 
-StatusOr<AttrValue> AttrValueFromProto(const pb::AttrValue& proto,
-                                       const TensorDecodeOptions& options);
+StatusOr<AttrValue> AttrValueFromProto(
+    const pb::AttrValue& proto, const TensorDecodeOptions& options,
+    const absl::string_view* detached_content = nullptr);
 Status AttrValueToProto(const AttrValue& value, pb::AttrValue* proto);
 
 // The attr maps of NodeDef, NameAttrList and FunctionDef, as the schema
@@ -52,8 +58,10 @@ using ProtoAttrMap = google::protobuf::RepeatedPtrField<pb::AttrEntry>;
 
 // Converts each entry, naming the attr in errors ("attr 'T': ..."). A key
 // given twice keeps its last value, as a protobuf map would.
+// `detached` gives the payloads cut out of the entries' tensors.
 StatusOr<AttrMap> AttrMapFromProto(const ProtoAttrMap& proto,
-                                   const TensorDecodeOptions& options);
+                                   const TensorDecodeOptions& options,
+                                   NodeDetachedContents detached = {});
 Status AttrMapToProto(const AttrMap& attrs, ProtoAttrMap* proto);
 
 StatusOr<NameAttrList> NameAttrListFromProto(
@@ -62,7 +70,8 @@ Status NameAttrListToProto(const NameAttrList& value, pb::NameAttrList* proto);
 
 // Errors name the node: "node 'c' (Const): attr 'value': ...".
 StatusOr<NodeDef> NodeDefFromProto(const pb::NodeDef& proto,
-                                   const TensorDecodeOptions& options);
+                                   const TensorDecodeOptions& options,
+                                   NodeDetachedContents detached = {});
 Status NodeDefToProto(const NodeDef& node, pb::NodeDef* proto);
 
 StatusOr<OpDef> OpDefFromProto(const pb::OpDef& proto,
@@ -76,9 +85,11 @@ Status FunctionDefToProto(const FunctionDef& function, pb::FunctionDef* proto);
 
 // Every function of the library is converted, except those named in
 // `skip_functions` when it is given (they are left out of the result).
+// `detached` lists the nodes' payloads cut out before parsing.
 StatusOr<GraphDef> GraphDefFromProto(
     const pb::GraphDef& proto, const TensorDecodeOptions& options,
-    const absl::flat_hash_set<std::string>* skip_functions = nullptr);
+    const absl::flat_hash_set<std::string>* skip_functions = nullptr,
+    absl::Span<const DetachedContent> detached = {});
 Status GraphDefToProto(const GraphDef& graph, pb::GraphDef* proto);
 
 }  // namespace weft::graph_internal

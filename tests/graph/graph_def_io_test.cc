@@ -27,6 +27,8 @@ using ::testing::StartsWith;
 using weft::testing::ExpectGraphDefsEqual;
 using weft::testing::GraphTestDataPath;
 using weft::testing::ReadTestFile;
+using weft::testing::TempDir;
+using weft::testing::WriteFile;
 
 const NodeDef* FindNode(const std::vector<NodeDef>& nodes,
                         const std::string& name) {
@@ -361,34 +363,6 @@ TEST(GraphDefIoTest, FormatFromPath) {
   EXPECT_EQ(GraphFormatFromPath("model"), std::nullopt);
   EXPECT_EQ(GraphFormatFromPath("dir.pb/model"), std::nullopt);
   EXPECT_EQ(GraphFormatFromPath("model.onnx"), std::nullopt);
-}
-
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/weft_graph_test_XXXXXX";
-    const char* dir = mkdtemp(pattern);
-    EXPECT_NE(dir, nullptr);
-    path_ = dir ? dir : "/tmp";
-  }
-  ~TempDir() {
-    for (const std::string& f : files_) std::remove(f.c_str());
-    rmdir(path_.c_str());
-  }
-  std::string File(const std::string& name) {
-    files_.push_back(path_ + "/" + name);
-    return files_.back();
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  std::vector<std::string> files_;
-};
-
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
 }
 
 TEST(GraphDefIoTest, SaveAndLoadBothFormats) {

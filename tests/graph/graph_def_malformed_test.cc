@@ -23,39 +23,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using weft::testing::GraphTestDataPath;
 using weft::testing::ReadTestFile;
-
-// A minimal protobuf wire-format writer for hand-made inputs.
-std::string Varint(uint64_t v) {
-  std::string out;
-  while (v >= 0x80) {
-    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<char>(v));
-  return out;
-}
-std::string VarintField(int number, uint64_t v) {
-  return Varint(static_cast<uint64_t>(number) << 3) + Varint(v);
-}
-std::string BytesField(int number, const std::string& payload) {
-  return Varint((static_cast<uint64_t>(number) << 3) | 2) +
-         Varint(payload.size()) + payload;
-}
-std::string Fixed32Field(int number, uint32_t v) {
-  std::string out = Varint((static_cast<uint64_t>(number) << 3) | 5);
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
-  return out;
-}
-
-// GraphDef field numbers (graph/proto/weft_graph_def.proto).
-constexpr int kGraphNode = 1;
-constexpr int kNodeName = 1, kNodeOp = 2, kNodeAttr = 5;
-constexpr int kEntryKey = 1, kEntryValue = 2;
-constexpr int kAttrTensor = 8, kAttrFunc = 10;
-constexpr int kNameAttrListName = 1, kNameAttrListAttr = 2;
-constexpr int kTensorDtype = 1, kTensorShape = 2, kTensorContent = 4,
-              kTensorFloatVal = 5;
-constexpr int kShapeDim = 2, kDimSize = 1;
+using namespace weft::testing::wire;  // NOLINT: the hand-made inputs
 
 std::string NodeBytes(const std::string& name, const std::string& op,
                       const std::string& attr_key,

@@ -1,5 +1,9 @@
 #include "graph_def_testutil.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -132,4 +136,54 @@ void ExpectGraphDefsEqual(const GraphDef& a, const GraphDef& b) {
   }
 }
 
+TempDir::TempDir() {
+  char pattern[] = "/tmp/weft_graph_test_XXXXXX";
+  const char* dir = mkdtemp(pattern);
+  EXPECT_NE(dir, nullptr);
+  path_ = dir ? dir : "/tmp";
+}
+
+TempDir::~TempDir() {
+  for (const std::string& f : files_) std::remove(f.c_str());
+  rmdir(path_.c_str());
+}
+
+std::string TempDir::File(const std::string& name) {
+  files_.push_back(path_ + "/" + name);
+  return files_.back();
+}
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+namespace wire {
+
+std::string Varint(uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+  return out;
+}
+
+std::string VarintField(int number, uint64_t v) {
+  return Varint(static_cast<uint64_t>(number) << 3) + Varint(v);
+}
+
+std::string BytesField(int number, const std::string& payload) {
+  return Varint((static_cast<uint64_t>(number) << 3) | 2) +
+         Varint(payload.size()) + payload;
+}
+
+std::string Fixed32Field(int number, uint32_t v) {
+  std::string out = Varint((static_cast<uint64_t>(number) << 3) | 5);
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+  return out;
+}
+
+}  // namespace wire
 }  // namespace weft::testing
