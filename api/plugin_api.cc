@@ -348,8 +348,8 @@ void AttrIntList(const weft_attrs* a, const char* name, const int64_t** values,
   Status s = GetNodeAttr(Attrs(a), Str(name), &unused);
   if (s.ok()) {
     const AttrValue& v = Attrs(a).find(Str(name))->second;
-    if (values != nullptr) *values = v.list.i.data();
-    if (count != nullptr) *count = static_cast<int64_t>(v.list.i.size());
+    if (values != nullptr) *values = v.list->i.data();
+    if (count != nullptr) *count = static_cast<int64_t>(v.list->i.size());
   }
   SetCStatus(out, s);
 }
@@ -359,8 +359,8 @@ void AttrFloatList(const weft_attrs* a, const char* name, const float** values,
   Status s = GetNodeAttr(Attrs(a), Str(name), &unused);
   if (s.ok()) {
     const AttrValue& v = Attrs(a).find(Str(name))->second;
-    if (values != nullptr) *values = v.list.f.data();
-    if (count != nullptr) *count = static_cast<int64_t>(v.list.f.size());
+    if (values != nullptr) *values = v.list->f.data();
+    if (count != nullptr) *count = static_cast<int64_t>(v.list->f.size());
   }
   SetCStatus(out, s);
 }

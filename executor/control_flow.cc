@@ -332,7 +332,7 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
   const bool is_case = op == "Case" || op == "StatelessCase";
   if (is_case) {
     auto it = node.attrs().find("branches");
-    if (it != node.attrs().end()) fs = it->second.list.func;
+    if (it != node.attrs().end()) fs = it->second.list->func;
     for (size_t i = 0; i < fs.size(); ++i) {
       roles.push_back(absl::StrCat("branch", i));
     }

@@ -51,9 +51,9 @@ Status WriteChromeTrace(const RunMetadata& metadata, const std::string& path) {
     auto fused = t.node->attrs().find(kFusedNodesAttr);
     if (fused != t.node->attrs().end()) {
       out += ", \"fused_nodes\": [";
-      for (size_t i = 0; i < fused->second.list.s.size(); ++i) {
+      for (size_t i = 0; i < fused->second.list->s.size(); ++i) {
         if (i > 0) out += ", ";
-        AppendJsonString(&out, fused->second.list.s[i]);
+        AppendJsonString(&out, fused->second.list->s[i]);
       }
       out += "]";
     }

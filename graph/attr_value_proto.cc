@@ -38,7 +38,7 @@ StatusOr<AttrValue> ListFromProto(const pb::AttrValue::ListValue& p,
   }
 
   AttrValue v = AttrValue::EmptyList();
-  AttrValue::ListValue& list = v.list;
+  AttrValue::ListValue& list = *v.list;
   list.s.assign(p.s().begin(), p.s().end());
   list.i.assign(p.i().begin(), p.i().end());
   list.f.assign(p.f().begin(), p.f().end());
@@ -175,7 +175,7 @@ Status AttrValueToProto(const AttrValue& value, pb::AttrValue* proto) {
     case AttrValue::Kind::kTensor:
       return TensorToProto(value.tensor, proto->mutable_tensor());
     case AttrValue::Kind::kList: {
-      const AttrValue::ListValue& list = value.list;
+      const AttrValue::ListValue& list = *value.list;
       pb::AttrValue::ListValue* out = proto->mutable_list();
       for (const std::string& s : list.s) out->add_s(s);
       for (int64_t i : list.i) out->add_i(i);

@@ -45,7 +45,7 @@ Status FlattenArgs(const std::vector<OpDef::ArgDef>& args, const AttrMap& attrs,
         return errors::InvalidArgument("arg '", arg.name, "': attr '",
                                        arg.type_list_attr, "' is not set");
       }
-      for (DataType t : v->list.type) types->push_back(t);
+      for (DataType t : v->list->type) types->push_back(t);
     } else {
       DataType t = arg.type;
       if (!arg.type_attr.empty()) {
@@ -91,8 +91,8 @@ Status BindAttrs(const AttrMap& bindings, AttrMap* attrs) {
       WEFT_RETURN_IF_ERROR(BindAttrs(bindings, &f.attr));
       value = AttrValue::Func(std::move(f));
     } else if (value.kind == AttrValue::Kind::kList &&
-               !value.list.func.empty()) {
-      for (NameAttrList& f : value.list.func) {
+               !value.list->func.empty()) {
+      for (NameAttrList& f : value.list->func) {
         WEFT_RETURN_IF_ERROR(BindAttrs(bindings, &f.attr));
       }
     }
@@ -355,17 +355,17 @@ class Inliner {
     // A call's declared Tin/Tout must agree with the body's signature.
     if (const AttrValue* tin = FindAttr(node.attr, "Tin");
         tin != nullptr && IsCallOp(node.op) &&
-        tin->list.type != body.input_types) {
+        tin->list->type != body.input_types) {
       return errors::InvalidArgument(where, ": attr 'Tin' is [",
-                                     TypeList(tin->list.type),
+                                     TypeList(tin->list->type),
                                      "] but function '", f.name, "' takes [",
                                      TypeList(body.input_types), "]");
     }
     if (const AttrValue* tout = FindAttr(node.attr, "Tout");
         tout != nullptr && IsCallOp(node.op) &&
-        tout->list.type != body.output_types) {
+        tout->list->type != body.output_types) {
       return errors::InvalidArgument(where, ": attr 'Tout' is [",
-                                     TypeList(tout->list.type),
+                                     TypeList(tout->list->type),
                                      "] but function '", f.name, "' returns [",
                                      TypeList(body.output_types), "]");
     }

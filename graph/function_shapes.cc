@@ -129,7 +129,7 @@ Status InferControlFlowShapes(Graph* graph, const Node* node,
       roles = {"then", "else"};
     } else if (op == "Case" || op == "StatelessCase") {
       auto it = node->attrs().find("branches");
-      if (it != node->attrs().end()) branches = it->second.list.func;
+      if (it != node->attrs().end()) branches = it->second.list->func;
       for (size_t i = 0; i < branches.size(); ++i) {
         roles.push_back(absl::StrCat("branch", i));
       }

@@ -786,7 +786,7 @@ class Raiser {
     node.attr["Tout"] = AttrValue::TypeList(out_types);
     if (is_case) {
       AttrValue list = AttrValue::EmptyList();
-      list.list.func = branches;
+      list.list->func = branches;
       node.attr["branches"] = std::move(list);
     } else {
       node.attr["Tcond"] = AttrValue::Type(DT_BOOL);

@@ -28,7 +28,7 @@ std::string TypeAttrValues(const NodeDef& node, const OpDef& op_def) {
       parts.push_back(absl::StrCat(attr.name, "=", DataTypeName(v.type)));
     } else if (v.kind == AttrValue::Kind::kList) {
       parts.push_back(
-          absl::StrCat(attr.name, "=", DataTypeListString(v.list.type)));
+          absl::StrCat(attr.name, "=", DataTypeListString(v.list->type)));
     }
   }
   return absl::StrJoin(parts, ", ");
@@ -68,8 +68,8 @@ StatusOr<bool> ConstraintsMatch(const KernelRegistration& reg,
     if (v.kind == AttrValue::Kind::kType) {
       if (!allowed(v.type)) return false;
     } else if (v.kind == AttrValue::Kind::kList &&
-               v.list.type.size() == v.list.size()) {
-      for (DataType t : v.list.type) {
+               v.list->type.size() == v.list->size()) {
+      for (DataType t : v.list->type) {
         if (!allowed(t)) return false;
       }
     } else {

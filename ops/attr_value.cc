@@ -77,8 +77,8 @@ StatusOr<const AttrValue*> Find(const AttrMap& attrs, absl::string_view name,
     return errors::InvalidArgument("attr '", name, "' should be ", want,
                                    ", got ", AttrValueTypeName(v));
   }
-  if (kind == Kind::kList && v.list.size() > 0) {
-    std::string got = ListElementTypeName(v.list);
+  if (kind == Kind::kList && v.list->size() > 0) {
+    std::string got = ListElementTypeName(*v.list);
     std::string wanted(want.substr(5, want.size() - 6));  // list(<x>)
     if (got != wanted) {
       return errors::InvalidArgument("attr '", name, "' should be ", want,
@@ -89,6 +89,29 @@ StatusOr<const AttrValue*> Find(const AttrMap& attrs, absl::string_view name,
 }
 
 }  // namespace
+
+AttrValue::ListBox::ListBox(const ListBox& other)
+    : list_(other.list_ ? std::make_unique<ListValue>(*other.list_)
+                        : nullptr) {}
+
+AttrValue::ListBox& AttrValue::ListBox::operator=(const ListBox& other) {
+  if (this != &other) {
+    list_ = other.list_ ? std::make_unique<ListValue>(*other.list_) : nullptr;
+  }
+  return *this;
+}
+
+AttrValue::ListBox::~ListBox() = default;
+
+AttrValue::ListValue& AttrValue::ListBox::operator*() {
+  if (!list_) list_ = std::make_unique<ListValue>();
+  return *list_;
+}
+
+const AttrValue::ListValue& AttrValue::ListBox::Empty() {
+  static const ListValue* const empty = new ListValue();
+  return *empty;
+}
 
 size_t AttrValue::ListValue::size() const {
   return s.size() + i.size() + f.size() + b.size() + type.size() +
@@ -156,32 +179,32 @@ AttrValue AttrValue::EmptyList() {
 }
 AttrValue AttrValue::StringList(std::vector<std::string> v) {
   AttrValue a = EmptyList();
-  a.list.s = std::move(v);
+  a.list->s = std::move(v);
   return a;
 }
 AttrValue AttrValue::IntList(std::vector<int64_t> v) {
   AttrValue a = EmptyList();
-  a.list.i = std::move(v);
+  a.list->i = std::move(v);
   return a;
 }
 AttrValue AttrValue::FloatList(std::vector<float> v) {
   AttrValue a = EmptyList();
-  a.list.f = std::move(v);
+  a.list->f = std::move(v);
   return a;
 }
 AttrValue AttrValue::BoolList(std::vector<bool> v) {
   AttrValue a = EmptyList();
-  a.list.b = std::move(v);
+  a.list->b = std::move(v);
   return a;
 }
 AttrValue AttrValue::TypeList(std::vector<DataType> v) {
   AttrValue a = EmptyList();
-  a.list.type = std::move(v);
+  a.list->type = std::move(v);
   return a;
 }
 AttrValue AttrValue::ShapeList(std::vector<PartialTensorShape> v) {
   AttrValue a = EmptyList();
-  a.list.shape = std::move(v);
+  a.list->shape = std::move(v);
   return a;
 }
 
@@ -206,7 +229,7 @@ bool operator==(const AttrValue& a, const AttrValue& b) {
     case Kind::kTensor:
       return TensorsEqual(a.tensor, b.tensor);
     case Kind::kList:
-      return ListsEqual(a.list, b.list);
+      return ListsEqual(*a.list, *b.list);
     case Kind::kFunc:
       if (!a.func || !b.func) return a.func == b.func;
       return FuncsEqual(*a.func, *b.func);
@@ -237,7 +260,7 @@ std::string SummarizeAttrValue(const AttrValue& v) {
     case Kind::kFunc:
       return v.func ? v.func->name : "<no func>";
     case Kind::kList: {
-      const auto& l = v.list;
+      const auto& l = *v.list;
       std::vector<std::string> parts;
       for (const auto& x : l.s) parts.push_back(absl::StrCat("\"", x, "\""));
       for (int64_t x : l.i) parts.push_back(absl::StrCat(x));
@@ -265,7 +288,7 @@ std::string AttrValueTypeName(const AttrValue& v) {
     case Kind::kShape: return "shape";
     case Kind::kTensor: return "tensor";
     case Kind::kFunc: return "func";
-    case Kind::kList: return absl::StrCat("list(", ListElementTypeName(v.list), ")");
+    case Kind::kList: return absl::StrCat("list(", ListElementTypeName(*v.list), ")");
   }
   return "?";
 }
@@ -286,14 +309,14 @@ WEFT_SCALAR_GETTER(DataType, Kind::kType, "type", type)
 WEFT_SCALAR_GETTER(PartialTensorShape, Kind::kShape, "shape", shape)
 WEFT_SCALAR_GETTER(Tensor, Kind::kTensor, "tensor", tensor)
 WEFT_SCALAR_GETTER(std::vector<std::string>, Kind::kList, "list(string)",
-                   list.s)
-WEFT_SCALAR_GETTER(std::vector<int64_t>, Kind::kList, "list(int)", list.i)
-WEFT_SCALAR_GETTER(std::vector<float>, Kind::kList, "list(float)", list.f)
-WEFT_SCALAR_GETTER(std::vector<bool>, Kind::kList, "list(bool)", list.b)
+                   list->s)
+WEFT_SCALAR_GETTER(std::vector<int64_t>, Kind::kList, "list(int)", list->i)
+WEFT_SCALAR_GETTER(std::vector<float>, Kind::kList, "list(float)", list->f)
+WEFT_SCALAR_GETTER(std::vector<bool>, Kind::kList, "list(bool)", list->b)
 WEFT_SCALAR_GETTER(std::vector<DataType>, Kind::kList, "list(type)",
-                   list.type)
+                   list->type)
 WEFT_SCALAR_GETTER(std::vector<PartialTensorShape>, Kind::kList,
-                   "list(shape)", list.shape)
+                   "list(shape)", list->shape)
 
 #undef WEFT_SCALAR_GETTER
 

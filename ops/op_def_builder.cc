@@ -441,7 +441,7 @@ StatusOr<AttrValue> ParseValue(Scanner& sc, const AttrType& type) {
     }
     first = false;
     WEFT_ASSIGN_OR_RETURN(AttrValue v, ParseScalarValue(sc, type.scalar));
-    AppendToList(std::move(v), &list.list);
+    AppendToList(std::move(v), &*list.list);
   }
   return list;
 }
@@ -458,13 +458,13 @@ std::string QuoteAll(const std::vector<std::string>& strings) {
 // Checks a default against the attr's allowed set and minimum.
 Status CheckDefault(const OpDef::AttrDef& attr, const AttrValue& v) {
   if (attr.allowed_values) {
-    const AttrValue::ListValue& allowed = attr.allowed_values->list;
+    const AttrValue::ListValue& allowed = *attr.allowed_values->list;
     std::vector<DataType> types;
     std::vector<std::string> strings;
     if (v.kind == AttrValue::Kind::kType) types.push_back(v.type);
     if (v.kind == AttrValue::Kind::kString) strings.push_back(v.s);
-    types.insert(types.end(), v.list.type.begin(), v.list.type.end());
-    strings.insert(strings.end(), v.list.s.begin(), v.list.s.end());
+    types.insert(types.end(), v.list->type.begin(), v.list->type.end());
+    strings.insert(strings.end(), v.list->s.begin(), v.list->s.end());
     for (DataType dt : types) {
       if (std::find(allowed.type.begin(), allowed.type.end(), dt) ==
           allowed.type.end()) {
@@ -487,8 +487,8 @@ Status CheckDefault(const OpDef::AttrDef& attr, const AttrValue& v) {
           "default ", v.i, " is less than the minimum ", attr.minimum);
     }
     if (v.kind == AttrValue::Kind::kList &&
-        static_cast<int64_t>(v.list.size()) < attr.minimum) {
-      return errors::InvalidArgument("default has ", v.list.size(),
+        static_cast<int64_t>(v.list->size()) < attr.minimum) {
+      return errors::InvalidArgument("default has ", v.list->size(),
                                      " elements, fewer than the minimum ",
                                      attr.minimum);
     }

@@ -65,7 +65,7 @@ std::string ValueTypeName(const AttrValue& v) {
     case AttrValue::Kind::kPlaceholder:
       return "placeholder";
     case AttrValue::Kind::kList: {
-      std::string element = ListElementType(v.list);
+      std::string element = ListElementType(*v.list);
       return element.empty() ? "an empty list"
                              : absl::StrCat("list(", element, ")");
     }
@@ -78,7 +78,7 @@ std::string ValueTypeName(const AttrValue& v) {
 bool HasType(const AttrValue& v, const std::string& type) {
   if (absl::StartsWith(type, "list(")) {
     if (v.kind != AttrValue::Kind::kList) return false;
-    std::string element = ListElementType(v.list);
+    std::string element = ListElementType(*v.list);
     return element.empty() || type == absl::StrCat("list(", element, ")");
   }
   return ScalarKindName(v.kind) == type && !type.empty();
@@ -105,7 +105,7 @@ Status CheckAttr(const OpDef::AttrDef& def, const AttrValue& v) {
   }
   std::vector<DataType> types;
   if (v.kind == AttrValue::Kind::kType) types.push_back(v.type);
-  types.insert(types.end(), v.list.type.begin(), v.list.type.end());
+  types.insert(types.end(), v.list->type.begin(), v.list->type.end());
   for (DataType dt : types) {
     if (!IsValidDataType(dt)) {
       return errors::InvalidArgument("attr '", def.name,
@@ -114,7 +114,7 @@ Status CheckAttr(const OpDef::AttrDef& def, const AttrValue& v) {
     }
   }
   if (def.allowed_values) {
-    const AttrValue::ListValue& allowed = def.allowed_values->list;
+    const AttrValue::ListValue& allowed = *def.allowed_values->list;
     if (!allowed.type.empty()) {
       for (DataType dt : types) {
         if (std::find(allowed.type.begin(), allowed.type.end(), dt) ==
@@ -126,7 +126,7 @@ Status CheckAttr(const OpDef::AttrDef& def, const AttrValue& v) {
       }
     }
     if (!allowed.s.empty()) {
-      std::vector<std::string> strings = v.list.s;
+      std::vector<std::string> strings = v.list->s;
       if (v.kind == AttrValue::Kind::kString) strings.push_back(v.s);
       for (const std::string& s : strings) {
         if (std::find(allowed.s.begin(), allowed.s.end(), s) ==
@@ -144,10 +144,10 @@ Status CheckAttr(const OpDef::AttrDef& def, const AttrValue& v) {
           "attr '", def.name, "' must be >= ", def.minimum, ", got ", v.i);
     }
     if (v.kind == AttrValue::Kind::kList &&
-        static_cast<int64_t>(v.list.size()) < def.minimum) {
+        static_cast<int64_t>(v.list->size()) < def.minimum) {
       return errors::InvalidArgument("attr '", def.name,
                                      "' must have length >= ", def.minimum,
-                                     ", got ", v.list.size());
+                                     ", got ", v.list->size());
     }
   }
   return Status();
@@ -185,7 +185,7 @@ Status AddArgTypes(const OpDef::ArgDef& arg, const AttrMap& attrs,
                                      arg.type_list_attr,
                                      "', which the node lacks");
     }
-    const std::vector<DataType>& list = it->second.list.type;
+    const std::vector<DataType>& list = it->second.list->type;
     types->insert(types->end(), list.begin(), list.end());
     return Status();
   }
@@ -326,7 +326,7 @@ std::string ValueSpec(const AttrValue& v) {
     case AttrValue::Kind::kShape:
       return ShapeSpec(v.shape);
     case AttrValue::Kind::kList: {
-      const AttrValue::ListValue& l = v.list;
+      const AttrValue::ListValue& l = *v.list;
       std::vector<std::string> parts;
       for (const auto& x : l.s) parts.push_back(StringSpec(x));
       for (int64_t x : l.i) parts.push_back(absl::StrCat(x));
@@ -343,7 +343,7 @@ std::string ValueSpec(const AttrValue& v) {
 
 std::string AttrTypeSpec(const OpDef::AttrDef& attr) {
   if (!attr.allowed_values) return attr.type;
-  const AttrValue::ListValue& allowed = attr.allowed_values->list;
+  const AttrValue::ListValue& allowed = *attr.allowed_values->list;
   std::vector<std::string> parts;
   for (DataType dt : allowed.type) parts.push_back(DataTypeName(dt));
   for (const std::string& s : allowed.s) parts.push_back(StringSpec(s));

@@ -93,8 +93,8 @@ void EraseListAttr(AttrMap* attrs, absl::string_view name,
                    const std::vector<int>& drop) {
   auto it = attrs->find(name);
   if (it == attrs->end() || it->second.kind != AttrValue::Kind::kList) return;
-  EraseAt(&it->second.list.type, drop);
-  EraseAt(&it->second.list.shape, drop);
+  EraseAt(&it->second.list->type, drop);
+  EraseAt(&it->second.list->shape, drop);
 }
 
 class Freezer {
@@ -366,7 +366,7 @@ Status Freezer::RewriteBody(std::vector<NodeDef>* nodes, bool function_form,
         if (it == n.attr.end() || it->second.kind != AttrValue::Kind::kList) {
           return Error(where, n, "has no attr 'branches'");
         }
-        for (NameAttrList& f : it->second.list.func) {
+        for (NameAttrList& f : it->second.list->func) {
           WEFT_ASSIGN_OR_RETURN(
               f.name, Specialize(f.name, branch_uses, {}, inner, depth + 1));
         }
@@ -555,7 +555,7 @@ void CollectFunctions(const NodeDef& n, std::vector<std::string>* out) {
     if (a.kind == AttrValue::Kind::kFunc && a.func != nullptr) {
       out->push_back(a.func->name);
     } else if (a.kind == AttrValue::Kind::kList) {
-      for (const NameAttrList& f : a.list.func) out->push_back(f.name);
+      for (const NameAttrList& f : a.list->func) out->push_back(f.name);
     }
   }
 }

@@ -302,15 +302,15 @@ TEST(GraphDefIoTest, AttrsOfEveryKind) {
   EXPECT_TRUE(a.at("list_shape") ==
               AttrValue::ShapeList(
                   {PartialTensorShape({1}), PartialTensorShape({-1, 2})}));
-  ASSERT_EQ(a.at("list_tensor").list.tensor.size(), 2u);
-  EXPECT_EQ(a.at("list_tensor").list.tensor[0].data<float>()[0], 3.0f);
-  EXPECT_EQ(a.at("list_tensor").list.tensor[1].data<std::string>()[0], "q");
+  ASSERT_EQ(a.at("list_tensor").list->tensor.size(), 2u);
+  EXPECT_EQ(a.at("list_tensor").list->tensor[0].data<float>()[0], 3.0f);
+  EXPECT_EQ(a.at("list_tensor").list->tensor[1].data<std::string>()[0], "q");
   EXPECT_TRUE(a.at("list_empty") == AttrValue::EmptyList());
   ASSERT_EQ(a.at("func").kind, AttrValue::Kind::kFunc);
   EXPECT_EQ(a.at("func").func->name, "some_fn");
   EXPECT_TRUE(a.at("func").func->attr.at("T") == AttrValue::Type(DT_FLOAT));
-  ASSERT_EQ(a.at("list_func").list.func.size(), 2u);
-  EXPECT_EQ(a.at("list_func").list.func[1].name, "other_fn");
+  ASSERT_EQ(a.at("list_func").list->func.size(), 2u);
+  EXPECT_EQ(a.at("list_func").list->func[1].name, "other_fn");
   EXPECT_TRUE(a.at("placeholder") == AttrValue::Placeholder("T"));
 }
 

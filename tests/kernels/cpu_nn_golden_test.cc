@@ -110,7 +110,7 @@ struct Window {
 std::vector<int64_t> Ints(const GoldenCase& c, const char* name,
                           std::vector<int64_t> fallback) {
   auto it = c.attrs.find(name);
-  return it == c.attrs.end() ? fallback : it->second.list.i;
+  return it == c.attrs.end() ? fallback : it->second.list->i;
 }
 
 // The padding before the first tap along one dimension.
@@ -288,7 +288,7 @@ void CheckAvgPool(const GoldenCase& c, const Tensor& got) {
     test::ExpectTensorEqual(got, c.expected[0]);
     return;
   }
-  const std::vector<int64_t> k = c.attrs.at("ksize").list.i;
+  const std::vector<int64_t> k = c.attrs.at("ksize").list->i;
   const double window = static_cast<double>(k[0] * k[1] * k[2] * k[3]);
   const double u_t = test::UnitRoundoff(dt);
   const double u_c = ComputeRoundoff(dt);

@@ -98,7 +98,7 @@ std::string StringAttr(const GoldenCase& c, const std::string& name,
 
 std::vector<int64_t> IntsAttr(const GoldenCase& c, const std::string& name) {
   auto it = c.attrs.find(name);
-  return it == c.attrs.end() ? std::vector<int64_t>() : it->second.list.i;
+  return it == c.attrs.end() ? std::vector<int64_t>() : it->second.list->i;
 }
 
 // The per-element bound (before the 2 u_T |tf| term) of output `o`, or an

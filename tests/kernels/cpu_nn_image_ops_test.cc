@@ -222,7 +222,7 @@ TEST(CpuNnImageOpsTest, SpaceDepthErrors) {
 AttrValue Ints(std::vector<int64_t> v) {
   AttrValue a;
   a.kind = AttrValue::Kind::kList;
-  a.list.i = std::move(v);
+  a.list->i = std::move(v);
   return a;
 }
 

@@ -261,7 +261,7 @@ Status MakeTestNode(const std::string& op, const AttrMap& attrs,
     }
     counts[k] = it->second.kind == AttrValue::Kind::kInt
                     ? static_cast<int>(it->second.i)
-                    : static_cast<int>(it->second.list.size());
+                    : static_cast<int>(it->second.list->size());
     known += counts[k];
   }
   if (unknown_list >= 0) {

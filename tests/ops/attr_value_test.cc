@@ -101,5 +101,32 @@ TEST(AttrValueTest, EqualityAndSummary) {
   EXPECT_EQ(SummarizeAttrValue(AttrValue::Func(fn)), "my_fn");
 }
 
+// A list lives on the heap once written; copies are deep, and an unwritten
+// list reads as empty.
+TEST(AttrValueTest, ListsCopyDeepAndReadEmptyUnwritten) {
+  AttrValue scalar = AttrValue::Int(3);
+  const AttrValue& read = scalar;
+  EXPECT_EQ(read.list->size(), 0u);
+  EXPECT_TRUE(read.list->i.empty());
+  EXPECT_TRUE(AttrValue::EmptyList() == AttrValue::IntList({}));
+  EXPECT_LT(sizeof(AttrValue), 256u);
+
+  AttrValue a = AttrValue::IntList({1, 2});
+  AttrValue b = a;
+  b.list->i.push_back(3);
+  EXPECT_EQ(a.list->i, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(b.list->i, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_FALSE(a == b);
+  a = b;
+  EXPECT_TRUE(a == b);
+  b.list->i.clear();
+  EXPECT_EQ(a.list->i.size(), 3u);
+  AttrValue moved = std::move(a);
+  EXPECT_EQ(moved.list->i.size(), 3u);
+  AttrValue with_strings = AttrValue::StringList({"x"});
+  with_strings = AttrValue::EmptyList();
+  EXPECT_EQ(with_strings.list->size(), 0u);
+}
+
 }  // namespace
 }  // namespace weft

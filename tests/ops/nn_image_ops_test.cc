@@ -24,7 +24,7 @@ ShapeInferenceTestOp Op(const std::string& name, DataType t = DT_FLOAT) {
 AttrValue Ints(std::vector<int64_t> v) {
   AttrValue a;
   a.kind = AttrValue::Kind::kList;
-  a.list.i = std::move(v);
+  a.list->i = std::move(v);
   return a;
 }
 

@@ -235,7 +235,7 @@ TEST(ValidateNodeTest, Errors) {
       {"list with two element kinds",
        [](NodeDef* n) {
          V v = V::IntList({1});
-         v.list.f.push_back(2.0f);
+         v.list->f.push_back(2.0f);
          n->attr["strides"] = v;
        },
        "node 'x' (Foo): attr 'strides' should be list(int), got list(mixed)"},

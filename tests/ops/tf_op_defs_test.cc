@@ -42,14 +42,15 @@ std::string Value(const AttrValue& v) {
       return Shape(v.shape);
     case AttrValue::Kind::kList: {
       std::vector<std::string> items;
-      for (const auto& x : v.list.s) items.push_back(absl::StrCat("'", x, "'"));
-      for (int64_t x : v.list.i) items.push_back(absl::StrCat(x));
-      for (float x : v.list.f) items.push_back(Float(x));
-      for (bool x : v.list.b) items.push_back(x ? "true" : "false");
-      for (DataType x : v.list.type) {
+      for (const auto& x : v.list->s)
+        items.push_back(absl::StrCat("'", x, "'"));
+      for (int64_t x : v.list->i) items.push_back(absl::StrCat(x));
+      for (float x : v.list->f) items.push_back(Float(x));
+      for (bool x : v.list->b) items.push_back(x ? "true" : "false");
+      for (DataType x : v.list->type) {
         items.push_back(absl::StrCat("type", static_cast<int>(x)));
       }
-      for (const auto& x : v.list.shape) items.push_back(Shape(x));
+      for (const auto& x : v.list->shape) items.push_back(Shape(x));
       return absl::StrCat("[", absl::StrJoin(items, ","), "]");
     }
     default:
@@ -59,12 +60,12 @@ std::string Value(const AttrValue& v) {
 
 std::string Allowed(const AttrValue& v) {
   std::vector<std::string> items;
-  if (!v.list.type.empty()) {
+  if (!v.list->type.empty()) {
     std::set<int> types;
-    for (DataType t : v.list.type) types.insert(static_cast<int>(t));
+    for (DataType t : v.list->type) types.insert(static_cast<int>(t));
     for (int t : types) items.push_back(absl::StrCat("type", t));
   } else {
-    for (const auto& s : v.list.s) items.push_back(absl::StrCat("'", s, "'"));
+    for (const auto& s : v.list->s) items.push_back(absl::StrCat("'", s, "'"));
     std::sort(items.begin(), items.end());
   }
   return absl::StrCat("{", absl::StrJoin(items, ","), "}");
