@@ -15,7 +15,9 @@ signature frozen into a GraphDef: see workers.saved_model_entries):
 
 1. each engine gets a process of its own (bench/compare/weft_worker.cc for
    weft, workers.py for the others) and loads the graph: the load time is
-   reading the file to a session ready to run; the first run is shown apart;
+   reading the file to a session ready to run; the first run is shown apart
+   (with --load-repeats N, each engine loads N times in fresh processes,
+   taking turns, and the table gives the median load);
 2. each engine runs once and saves its outputs, and the outputs of weft and
    ONNX Runtime are checked against TensorFlow's (ONNX Runtime's without
    TensorFlow in --engines) with the bound of the model tests,
@@ -285,7 +287,33 @@ def run_entry(entry, args, log_dir):
     finally:
         for w in workers.values():
             w.close()
+    repeat_loads(result, engines, entry, args, log_dir, tag)
     return result
+
+
+def repeat_loads(result, engines, entry, args, log_dir, tag):
+    """One load in a fresh process is a noisy figure (on a VM, 90 to 140 ms
+    for the same model): with --load-repeats N, N - 1 more fresh workers per
+    engine load the graph, taking turns across engines, and load_s becomes
+    the median of the N. Engines that failed are left alone."""
+    loaded = [e for e in engines if "load_s" in result["engines"][e]
+              and "error" not in result["engines"][e]]
+    for engine in loaded:
+        result["engines"][engine]["load_s_all"] = [result["engines"][engine]["load_s"]]
+    for r in range(1, args.load_repeats):
+        for engine in loaded:
+            info = result["engines"][engine]
+            w = Worker(engine, worker_command(engine, entry, args),
+                       os.path.join(log_dir, "%s_%s_load%d.log" % (tag, engine, r)))
+            try:
+                info["load_s_all"].append(w.ask("load")["load_s"])
+            except RuntimeError:
+                pass  # the first load succeeded: keep what was measured
+            finally:
+                w.close()
+    for engine in loaded:
+        info = result["engines"][engine]
+        info["load_s"] = median(info["load_s_all"])
 
 
 # ---- report -----------------------------------------------------------------
@@ -553,6 +581,9 @@ def main():
     parser.add_argument("--max-seconds", type=float, default=60,
                         help="stop a graph's rounds after this long (default 60)")
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--load-repeats", type=int, default=1,
+                        help="loads per engine, each in a fresh process, taking "
+                        "turns; the table gives their median (default 1)")
     parser.add_argument("--gap-ms", type=float, default=100,
                         help="idle time before each timed run, so that the previous "
                              "engine's spinning threads have gone to sleep (default 100)")
