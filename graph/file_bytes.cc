@@ -6,9 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -94,10 +92,11 @@ StatusOr<FileBytes> FileBytes::Read(const std::string& path) {
   }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return OpenError(path, errno);
-  std::unique_ptr<int, void (*)(int*)> closer(new int(fd), [](int* f) {
-    ::close(*f);
-    delete f;
-  });
+  // A mapping outlives its descriptor.
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
   // fstat again: the file opened may not be the one stat saw.
   if (::fstat(fd, &st) != 0) return OpenError(path, errno);
   FileBytes bytes;

@@ -10,10 +10,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/arena.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/wire_format_lite.h"
 #include "graph/internal/proto_convert.h"
 #include "graph/internal/proto_io.h"
+#include "graph/internal/wire_fields.h"
 #include "graph/proto/weft_saved_model.pb.h"
 
 namespace weft {
@@ -24,6 +23,8 @@ using graph_internal::CheckFieldWireTypes;
 using graph_internal::DataTypeFromProto;
 using graph_internal::Printable;
 using graph_internal::ShapeFromProto;
+using graph_internal::WireField;
+using graph_internal::WireFieldReader;
 
 StatusOr<SavedTensorInfo> TensorInfoFromProto(const pb::TensorInfo& p) {
   WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(p));
@@ -165,25 +166,12 @@ std::vector<bool> ReachableNodes(const pb::MetaGraphDef& p,
 // as a message (a truncated field, a bad tag).
 template <typename Visit>
 bool ScanBytesFields(absl::string_view bytes, Visit&& visit) {
-  using google::protobuf::internal::WireFormatLite;
-  google::protobuf::io::CodedInputStream in(
-      reinterpret_cast<const uint8_t*>(bytes.data()),
-      static_cast<int>(bytes.size()));
-  while (true) {
-    const uint32_t tag = in.ReadTag();
-    if (tag == 0) return in.ConsumedEntireMessage();
-    if (WireFormatLite::GetTagWireType(tag) !=
-        WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
-      if (!WireFormatLite::SkipField(&in, tag)) return false;
-      continue;
-    }
-    uint32_t length = 0;
-    if (!in.ReadVarint32(&length)) return false;
-    const int at = in.CurrentPosition();
-    if (length > bytes.size() - static_cast<size_t>(at)) return false;
-    visit(WireFormatLite::GetTagFieldNumber(tag), bytes.substr(at, length));
-    if (!in.Skip(static_cast<int>(length))) return false;
+  WireFieldReader reader(bytes);
+  WireField field;
+  while (reader.Next(&field)) {
+    if (field.IsLengthDelimited()) visit(field.number, field.payload);
   }
+  return !reader.malformed();
 }
 
 // The last length-delimited field `number` of `bytes` (what a parse keeps
