@@ -16,6 +16,7 @@ using graph_internal::WireField;
 using graph_internal::WireFieldReader;
 using namespace weft::testing::wire;  // the hand-made inputs
 
+// The fields of `bytes`, which they view: `bytes` must outlive them.
 std::vector<WireField> All(const std::string& bytes, bool* malformed) {
   WireFieldReader reader(bytes);
   std::vector<WireField> fields;
@@ -65,7 +66,8 @@ TEST(WireFieldsTest, MalformedBytesStopTheWalk) {
   };
   for (const std::string& tail : bad) {
     bool malformed = false;
-    const std::vector<WireField> fields = All(good + tail, &malformed);
+    const std::string bytes = good + tail;  // the fields view it
+    const std::vector<WireField> fields = All(bytes, &malformed);
     EXPECT_TRUE(malformed) << ::testing::PrintToString(tail);
     ASSERT_EQ(fields.size(), 1u);
     EXPECT_EQ(fields[0].payload, "xy");
