@@ -91,8 +91,8 @@ StatusOr<const AttrValue*> Find(const AttrMap& attrs, absl::string_view name,
 }  // namespace
 
 AttrValue::ListBox::ListBox(const ListBox& other)
-    : list_(other.list_ ? std::make_unique<ListValue>(*other.list_)
-                        : nullptr) {}
+    : list_(other.list_ ? std::make_unique<ListValue>(*other.list_) : nullptr) {
+}
 
 AttrValue::ListBox& AttrValue::ListBox::operator=(const ListBox& other) {
   if (this != &other) {
@@ -278,27 +278,38 @@ std::string SummarizeAttrValue(const AttrValue& v) {
 
 std::string AttrValueTypeName(const AttrValue& v) {
   switch (v.kind) {
-    case Kind::kUnset: return "unset";
-    case Kind::kString: return "string";
-    case Kind::kPlaceholder: return "placeholder";
-    case Kind::kInt: return "int";
-    case Kind::kFloat: return "float";
-    case Kind::kBool: return "bool";
-    case Kind::kType: return "type";
-    case Kind::kShape: return "shape";
-    case Kind::kTensor: return "tensor";
-    case Kind::kFunc: return "func";
-    case Kind::kList: return absl::StrCat("list(", ListElementTypeName(*v.list), ")");
+    case Kind::kUnset:
+      return "unset";
+    case Kind::kString:
+      return "string";
+    case Kind::kPlaceholder:
+      return "placeholder";
+    case Kind::kInt:
+      return "int";
+    case Kind::kFloat:
+      return "float";
+    case Kind::kBool:
+      return "bool";
+    case Kind::kType:
+      return "type";
+    case Kind::kShape:
+      return "shape";
+    case Kind::kTensor:
+      return "tensor";
+    case Kind::kFunc:
+      return "func";
+    case Kind::kList:
+      return absl::StrCat("list(", ListElementTypeName(*v.list), ")");
   }
   return "?";
 }
 
-#define WEFT_SCALAR_GETTER(CTYPE, KIND, WANT, FIELD)                       \
-  Status GetNodeAttr(const AttrMap& attrs, absl::string_view name,          \
-                     CTYPE* value) {                                       \
+#define WEFT_SCALAR_GETTER(CTYPE, KIND, WANT, FIELD)                          \
+  Status GetNodeAttr(const AttrMap& attrs, absl::string_view name,            \
+                     CTYPE* value) {                                          \
     WEFT_ASSIGN_OR_RETURN(const AttrValue* v, Find(attrs, name, KIND, WANT)); \
-    *value = v->FIELD;                                                     \
-    return Status();                                                       \
+    *value = v->FIELD;                                                        \
+    return Status();                                                          \
   }
 
 WEFT_SCALAR_GETTER(std::string, Kind::kString, "string", s)
@@ -313,10 +324,9 @@ WEFT_SCALAR_GETTER(std::vector<std::string>, Kind::kList, "list(string)",
 WEFT_SCALAR_GETTER(std::vector<int64_t>, Kind::kList, "list(int)", list->i)
 WEFT_SCALAR_GETTER(std::vector<float>, Kind::kList, "list(float)", list->f)
 WEFT_SCALAR_GETTER(std::vector<bool>, Kind::kList, "list(bool)", list->b)
-WEFT_SCALAR_GETTER(std::vector<DataType>, Kind::kList, "list(type)",
-                   list->type)
-WEFT_SCALAR_GETTER(std::vector<PartialTensorShape>, Kind::kList,
-                   "list(shape)", list->shape)
+WEFT_SCALAR_GETTER(std::vector<DataType>, Kind::kList, "list(type)", list->type)
+WEFT_SCALAR_GETTER(std::vector<PartialTensorShape>, Kind::kList, "list(shape)",
+                   list->shape)
 
 #undef WEFT_SCALAR_GETTER
 

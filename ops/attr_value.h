@@ -9,8 +9,8 @@
 #include <map>
 #include <memory>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
+#include "absl/strings/string_view.h"
 
 #include "core/status.h"
 #include "core/tensor.h"
@@ -140,8 +140,7 @@ Status GetNodeAttr(const AttrMap& attrs, absl::string_view name,
                    DataType* value);
 Status GetNodeAttr(const AttrMap& attrs, absl::string_view name,
                    PartialTensorShape* value);
-Status GetNodeAttr(const AttrMap& attrs, absl::string_view name,
-                   Tensor* value);
+Status GetNodeAttr(const AttrMap& attrs, absl::string_view name, Tensor* value);
 Status GetNodeAttr(const AttrMap& attrs, absl::string_view name,
                    NameAttrList* value);
 Status GetNodeAttr(const AttrMap& attrs, absl::string_view name,

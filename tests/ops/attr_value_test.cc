@@ -91,11 +91,11 @@ TEST(AttrValueTest, EqualityAndSummary) {
   EXPECT_EQ(SummarizeAttrValue(AttrValue::Bool(false)), "false");
   EXPECT_EQ(SummarizeAttrValue(AttrValue::Type(DT_BFLOAT16)), "bfloat16");
   EXPECT_EQ(SummarizeAttrValue(AttrValue::IntList({1, 2})), "[1, 2]");
-  EXPECT_EQ(SummarizeAttrValue(AttrValue::Shape(PartialTensorShape::Scalar())), "[]");
+  EXPECT_EQ(SummarizeAttrValue(AttrValue::Shape(PartialTensorShape::Scalar())),
+            "[]");
   EXPECT_EQ(SummarizeAttrValue(AttrValue::Shape(PartialTensorShape())),
             "<unknown>");
-  EXPECT_EQ(AttrValueTypeName(AttrValue::TypeList({DT_INT32})),
-            "list(type)");
+  EXPECT_EQ(AttrValueTypeName(AttrValue::TypeList({DT_INT32})), "list(type)");
   NameAttrList fn{"my_fn", {{"T", AttrValue::Type(DT_FLOAT)}}};
   EXPECT_EQ(AttrValue::Func(fn), AttrValue::Func(fn));
   EXPECT_EQ(SummarizeAttrValue(AttrValue::Func(fn)), "my_fn");
