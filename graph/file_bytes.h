@@ -39,7 +39,6 @@ class FileBytes {
     return mapped_ != nullptr ? absl::string_view(mapped_, mapped_size_)
                               : absl::string_view(read_);
   }
-  bool empty() const { return view().empty(); }
   // True when the bytes are the page cache's (a regular file, mapped).
   bool mapped() const { return mapped_ != nullptr; }
 

@@ -42,7 +42,7 @@ TEST(FileBytesTest, EmptyFile) {
   WriteFile(path, "");
   auto bytes = FileBytes::Read(path);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
-  EXPECT_TRUE(bytes->empty());
+  EXPECT_TRUE(bytes->view().empty());
 }
 
 // A pipe reports no size: it is read to its end.
