@@ -577,5 +577,63 @@ TEST(SavedModelMalformedTest, OnlyReachedNodesAreParsed) {
                          "a valid binary NodeDef"));
 }
 
+// The parse walks the file for the top-level nodes and the functions and
+// gives protobuf the other fields; it must read what protobuf would read
+// parsing the file whole. A message field given twice is one merged
+// message: a second graph_def (MetaGraphDef field 2) adds its nodes, its
+// library's functions and its versions; a field of the right number with
+// another wire type is rejected; a scalar after the meta graphs is read.
+TEST(SavedModelMalformedTest, FieldsGivenTwiceMergeAsInProtobuf) {
+  const std::string fine = FunctionBytes("fine", "");
+  // GraphDef: node 1, library 2 (function 1), versions 4 (producer 1).
+  const std::string second_graph =
+      BytesField(kGraphNode,
+                 BytesField(kNodeName, "extra") + BytesField(kNodeOp, "NoOp")) +
+      BytesField(2, BytesField(1, FunctionBytes("second", ""))) +
+      BytesField(4, VarintField(1, 27));
+  const std::string collection =
+      BytesField(4, BytesField(1, "init") +
+                        BytesField(2, BytesField(1, BytesField(1, "extra"))));
+  std::string file = SavedModelBytes("fine", {fine}, "",
+                                     BytesField(2, second_graph) + collection);
+  file += VarintField(1, 3);  // SavedModel.saved_model_schema_version
+  auto model = ParseSavedModel(file, "sm.pb", GraphParseOptions());
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(model->schema_version, 3);
+  const SavedMetaGraphDef& meta = model->meta_graphs[0];
+  ASSERT_EQ(meta.graph_def.node.size(), 3u);
+  EXPECT_EQ(meta.graph_def.node[2].name, "extra");
+  EXPECT_EQ(meta.graph_def.versions.producer, 27);
+  ASSERT_EQ(meta.graph_def.library.function.size(), 1u);
+  EXPECT_EQ(meta.graph_def.library.function[0].signature.name, "fine");
+  EXPECT_EQ(meta.uncalled_functions, std::vector<std::string>{"second"});
+  EXPECT_EQ(meta.signatures.count("serving_default"), 1u);
+
+  // The graph, a node and a function sent as varints.
+  const std::string meta_graph_as_varint =
+      BytesField(2, VarintField(2, 1) + BytesField(5, ""));
+  model = ParseSavedModel(meta_graph_as_varint, "sm.pb", GraphParseOptions());
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(std::string(model.status().message()),
+              HasSubstr("'graph_def' (2) has wire type varint"));
+  model = ParseSavedModel(BytesField(2, BytesField(2, VarintField(1, 1))),
+                          "sm.pb", GraphParseOptions());
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(std::string(model.status().message()),
+              HasSubstr("'node' (1) has wire type varint"));
+  model = ParseSavedModel(
+      BytesField(2, BytesField(2, BytesField(2, VarintField(1, 1)))), "sm.pb",
+      GraphParseOptions());
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(std::string(model.status().message()),
+              HasSubstr("'function' (1) has wire type varint"));
+
+  // Every truncation of the file fails cleanly or parses.
+  for (size_t n = 0; n < file.size(); ++n) {
+    (void)ParseSavedModel(absl::string_view(file).substr(0, n), "sm.pb",
+                          GraphParseOptions());
+  }
+}
+
 }  // namespace
 }  // namespace weft
