@@ -68,6 +68,10 @@ struct SavedMetaGraphDef {
   // nodes and calls only. What savedmodel/restore_map.h reads to map
   // variables to checkpoint entries; nothing runs them.
   FunctionLibrary restore_functions;
+  // False when the parse left the saver's ops out (SaverOps::
+  // kSkipWhenCaptured): then the save and restore ops and what only they
+  // reach are not in graph_def, and restore_functions is empty.
+  bool saver_ops_read = true;
   int64_t num_unreachable_nodes = 0;
   std::vector<std::string> uncalled_functions;
   bool has_saver_def = false;
@@ -82,6 +86,18 @@ struct SavedMetaGraphDef {
   // "legacy_init_op", ...), by key.
   std::map<std::string, std::vector<std::string>> node_collections;
 };
+
+// What a SavedModel parse does with the saver's save and restore ops
+// (SaverDef). kRead keeps their top-level inputs like a signature's and
+// reads the restore function in outline, which savedmodel/restore_map.h
+// maps variables to checkpoint entries with. kSkipWhenCaptured leaves them
+// out of a meta graph whose object graph lists concrete functions (TF2),
+// for a loader that finds the variables those capture through the object
+// graph first and parses again with kRead only when that leaves one out:
+// Keras 3's restore op assigns other variable objects than its serving
+// function reads, and reading it and its ~2,250 top-level inputs was a
+// fifth of NASNetMobile's parse.
+enum class SaverOps { kRead, kSkipWhenCaptured };
 
 struct SavedModelDef {
   int64_t schema_version = 0;

@@ -113,9 +113,11 @@ struct NodeHeader {
 // run: TF2 SavedModels hold a ReadVariableOp per variable for
 // tf.saved_model.load's Python objects, and a VarIsInitializedOp and
 // AssignVariableOp per variable, about two thirds of DenseNet121's top
-// level. With no root at all every node is kept.
+// level. With no root at all every node is kept. The saver's tensors and
+// ops are roots only when `saver_roots`.
 std::vector<bool> ReachableNodes(const pb::MetaGraphDef& p,
-                                 const std::vector<NodeHeader>& nodes) {
+                                 const std::vector<NodeHeader>& nodes,
+                                 bool saver_roots) {
   std::vector<absl::string_view> roots;
   for (const pb::SignatureEntry& e : p.signature_def()) {
     for (const auto* map : {&e.value().inputs(), &e.value().outputs()}) {
@@ -124,7 +126,7 @@ std::vector<bool> ReachableNodes(const pb::MetaGraphDef& p,
       }
     }
   }
-  if (p.has_saver_def()) {
+  if (saver_roots && p.has_saver_def()) {
     roots.push_back(NodeOfName(p.saver_def().filename_tensor_name()));
     roots.push_back(NodeOfName(p.saver_def().save_tensor_name()));
     roots.push_back(NodeOfName(p.saver_def().restore_op_name()));
@@ -452,13 +454,13 @@ bool SplitMetaGraph(absl::string_view bytes, MetaGraphBytes* out) {
 
 // `shallow` (parsed from `bytes.rest`) as a MetaGraphDef on its arena, its
 // parts moved, not copied, with only the top-level nodes of `bytes`
-// ReachableNodes keeps (the others counted in `unreachable`) and the
-// functions ParseCalledFunctions keeps (the others listed in `uncalled`).
-// Nodes and functions left out are neither parsed nor checked beyond their
-// names and inputs.
+// ReachableNodes keeps (the others counted in `unreachable`; the saver's
+// roots followed when `saver_roots`) and the functions ParseCalledFunctions
+// keeps (the others listed in `uncalled`). Nodes and functions left out are
+// neither parsed nor checked beyond their names and inputs.
 StatusOr<pb::MetaGraphDef*> ParseMetaGraph(
     pb::MetaGraphDefShallow* shallow, const MetaGraphBytes& bytes,
-    google::protobuf::Arena* arena, int64_t* unreachable,
+    bool saver_roots, google::protobuf::Arena* arena, int64_t* unreachable,
     std::vector<absl::string_view>* restore_only,
     std::vector<std::string>* uncalled) {
   auto* p = google::protobuf::Arena::CreateMessage<pb::MetaGraphDef>(arena);
@@ -494,7 +496,7 @@ StatusOr<pb::MetaGraphDef*> ParseMetaGraph(
                                      " does not parse as a NodeDef");
     }
   }
-  const std::vector<bool> keep = ReachableNodes(*p, headers);
+  const std::vector<bool> keep = ReachableNodes(*p, headers, saver_roots);
   graph->mutable_node()->Reserve(
       static_cast<int>(std::count(keep.begin(), keep.end(), true)));
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -578,7 +580,8 @@ StatusOr<SavedMetaGraphDef> MetaGraphFromProto(
 
 StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
                                         absl::string_view source_name,
-                                        const GraphParseOptions& options) {
+                                        const GraphParseOptions& options,
+                                        SaverOps saver_ops) {
   if (bytes.empty()) {
     return errors::InvalidArgument(
         source_name, ": is empty (0 bytes); expected a SavedModel");
@@ -645,12 +648,16 @@ StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
     int64_t unreachable = 0;
     std::vector<std::string> uncalled;
     std::vector<absl::string_view> restore_only;
-    auto p = ParseMetaGraph(shallow, metas[i], &arena, &unreachable,
+    const bool read_saver =
+        saver_ops == SaverOps::kRead ||
+        shallow->object_graph_def().concrete_functions().empty();
+    auto p = ParseMetaGraph(shallow, metas[i], read_saver, &arena, &unreachable,
                             &restore_only, &uncalled);
     if (!p.ok()) return AddContext(p.status(), where);
     auto meta =
         MetaGraphFromProto(**p, options, unreachable, std::move(uncalled));
     if (!meta.ok()) return AddContext(meta.status(), where);
+    meta->saver_ops_read = read_saver;
     for (absl::string_view function : restore_only) {
       auto f = OutlineRestoreFunction(function, options.tensor, &arena);
       if (!f.ok())

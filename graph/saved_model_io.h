@@ -18,7 +18,8 @@ namespace weft {
 // graph, Any payloads) are skipped in both formats.
 StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
                                         absl::string_view source_name,
-                                        const GraphParseOptions& options = {});
+                                        const GraphParseOptions& options = {},
+                                        SaverOps saver_ops = SaverOps::kRead);
 
 // The serialized TrackableObjectGraph a TF2 checkpoint stores under
 // "_CHECKPOINTABLE_OBJECT_GRAPH".

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -150,7 +151,8 @@ bool IsSavedModelDirectory(const std::string& path) {
 }
 
 StatusOr<SavedModelDef> ReadSavedModel(const std::string& dir,
-                                       const GraphParseOptions& options) {
+                                       const GraphParseOptions& options,
+                                       SaverOps saver_ops) {
   std::string path = Join(dir, "saved_model.pb");
   if (!IsFile(path)) path = Join(dir, "saved_model.pbtxt");
   if (!IsFile(path)) {
@@ -160,7 +162,7 @@ StatusOr<SavedModelDef> ReadSavedModel(const std::string& dir,
         "saved_model.pbtxt)");
   }
   WEFT_ASSIGN_OR_RETURN(const FileBytes file, FileBytes::Read(path));
-  return ParseSavedModel(file.view(), path, options);
+  return ParseSavedModel(file.view(), path, options, saver_ops);
 }
 
 StatusOr<const SavedMetaGraphDef*> FindMetaGraph(
@@ -187,10 +189,16 @@ std::vector<std::string> RunnableSignatures(const SavedMetaGraphDef& meta) {
   return keys;
 }
 
-StatusOr<LoadedSavedModel> LoadSavedModel(
-    const std::string& dir, const SavedModelLoadOptions& options) {
+namespace {
+
+// LoadSavedModel on a parse with `saver_ops`; nullopt when that parse left
+// the saver's ops out and the object graph does not give every variable the
+// signature reads.
+StatusOr<std::optional<LoadedSavedModel>> LoadParsedWith(
+    const std::string& dir, const SavedModelLoadOptions& options,
+    SaverOps saver_ops) {
   WEFT_ASSIGN_OR_RETURN(SavedModelDef model,
-                        ReadSavedModel(dir, options.parse));
+                        ReadSavedModel(dir, options.parse, saver_ops));
   WEFT_ASSIGN_OR_RETURN(const SavedMetaGraphDef* meta,
                         FindMetaGraph(model, options.tags, dir));
   const std::vector<std::string> runnable = RunnableSignatures(*meta);
@@ -208,6 +216,7 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
   const std::string context = absl::StrCat(dir, ": signature '", key, "'");
 
   LoadedSavedModel loaded;
+  loaded.read_restore_op = meta->saver_ops_read && meta->has_saver_def;
   loaded.signature_key = key;
   loaded.method_name = sig.method_name;
   loaded.tags = meta->tags;
@@ -244,7 +253,10 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
 
   // Which checkpoint entry restores each variable, and the values of those
   // the signature can reach.
-  WEFT_ASSIGN_OR_RETURN(auto slots, MapVariablesToCheckpoint(*meta, dir));
+  absl::flat_hash_map<std::string, CheckpointSlot> slots;
+  if (meta->saver_ops_read) {
+    WEFT_ASSIGN_OR_RETURN(slots, MapVariablesToCheckpoint(*meta, dir));
+  }
   absl::flat_hash_map<std::string, Tensor> values;
   if (!slots.empty() || !meta->captured_objects.empty()) {
     const std::string prefix = Join(Join(dir, "variables"), "variables");
@@ -281,6 +293,15 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
       std::vector<std::string> nodes(needed.begin(), needed.end());
       WEFT_RETURN_IF_ERROR(
           AddCapturedVariables(*meta, *objects, nodes, context, &slots));
+    }
+    if (!meta->saver_ops_read) {
+      for (const std::string& name : needed) {
+        auto it = by_name.find(name);
+        if (it != by_name.end() && IsVariableOp(it->second->op) &&
+            !slots.contains(name)) {
+          return std::nullopt;  // the restore op may assign it
+        }
+      }
     }
     for (const auto& [var, slot] : slots) {
       auto it = by_name.find(var);
@@ -335,6 +356,22 @@ StatusOr<LoadedSavedModel> LoadSavedModel(
     loaded.variable_bytes += static_cast<int64_t>(value.TotalBytes());
   }
   return loaded;
+}
+
+}  // namespace
+
+StatusOr<LoadedSavedModel> LoadSavedModel(
+    const std::string& dir, const SavedModelLoadOptions& options) {
+  // The object graph first (see SaverOps); the restore op only for what it
+  // leaves out.
+  WEFT_ASSIGN_OR_RETURN(
+      std::optional<LoadedSavedModel> loaded,
+      LoadParsedWith(dir, options, SaverOps::kSkipWhenCaptured));
+  if (!loaded.has_value()) {
+    WEFT_ASSIGN_OR_RETURN(loaded,
+                          LoadParsedWith(dir, options, SaverOps::kRead));
+  }
+  return *std::move(loaded);
 }
 
 GraphAliases SignatureAliases(const LoadedSavedModel& loaded) {

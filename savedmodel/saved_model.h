@@ -37,7 +37,8 @@ bool IsSavedModelDirectory(const std::string& path);
 
 // Reads and parses DIR/saved_model.pb (or .pbtxt).
 StatusOr<SavedModelDef> ReadSavedModel(const std::string& dir,
-                                       const GraphParseOptions& options = {});
+                                       const GraphParseOptions& options = {},
+                                       SaverOps saver_ops = SaverOps::kRead);
 
 // The meta graph whose tag set equals `tags` (order and duplicates
 // ignored). NotFound lists the tag sets the model has.
@@ -83,6 +84,10 @@ struct LoadedSavedModel {
   // Variables restored from the checkpoint, and their values' bytes.
   int num_variables = 0;
   int64_t variable_bytes = 0;
+  // Whether the saver's restore op was read to find the variables: for TF1
+  // models, and TF2 ones whose object graph leaves a variable the signature
+  // reads out (then saved_model.pb is parsed twice; see SaverOps).
+  bool read_restore_op = false;
 };
 
 // Reads the model, restores the variables the signature reads (checksums

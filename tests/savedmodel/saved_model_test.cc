@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -33,6 +35,7 @@
 #include "core/tensor.h"
 #include "executor/session.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/unknown_field_set.h"
 #include "graph/shape_inference_pass.h"
 #include "gtest/gtest.h"
 #include "savedmodel/saved_model.h"
@@ -316,6 +319,34 @@ TEST(SavedModelVariablesTest, CapturedVariablesComeFromTheObjectGraph) {
   EXPECT_EQ(loaded->model.num_variables, 6);  // 2 dense x 2, layer norm x 2
 }
 
+// TF2 models find every variable their signatures read through the object
+// graph, without reading the saver's restore op (SaverOps); TF1 models,
+// which have no object graph, through the restore op. The values are
+// TensorFlow's either way (the MatchesTensorFlow cases).
+TEST(SavedModelVariablesTest, Tf2ModelsDoNotReadTheRestoreOp) {
+  struct Expected {
+    const char* model;
+    const char* signature;
+    std::vector<std::string> tags;
+    bool read_restore_op;
+  };
+  for (const Expected& e :
+       {Expected{"module", "serving_default", {"serve"}, false},
+        Expected{"module", "scale", {"serve"}, false},
+        Expected{"keras_cnn", "serve", {"serve"}, false},
+        Expected{"keras_lstm", "serve", {"serve"}, false},
+        Expected{"keras_causal_attention", "serve", {"serve"}, false},
+        Expected{"keras_tfsave", "serving_default", {"serve"}, false},
+        Expected{"tf1", "serving_default", {"serve"}, true},
+        Expected{"tf1_text", "serving_default", {"serve"}, true}}) {
+    SCOPED_TRACE(absl::StrCat(e.model, " ", e.signature));
+    auto loaded = Load(ModelDir(e.model), e.signature, e.tags);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->model.read_restore_op, e.read_restore_op);
+    EXPECT_GT(loaded->model.num_variables, 0);
+  }
+}
+
 // TF2's __traced_save function (a read of every variable, then SaveV2) is
 // called by the saver's save op alone: the parse leaves it out and lists
 // it, with the tf.Module's concrete functions that no node calls (its
@@ -366,6 +397,53 @@ TEST(SavedModelParseTest, LeavesOutWhatNoNodeButTheSaveOpCalls) {
   auto tf1 = ReadSavedModel(ModelDir("tf1"));
   ASSERT_TRUE(tf1.ok()) << tf1.status();
   EXPECT_TRUE(tf1->meta_graphs[0].uncalled_functions.empty());
+}
+
+// SaverOps::kSkipWhenCaptured parses a TF2 meta graph (its object graph
+// lists concrete functions) without the saver's ops: the save and restore
+// ops and what only they reach (Keras's wrapper VarHandleOps) are left out
+// and counted with the other unreachable nodes, and the restore function
+// is not read. TF1's meta graph, with no object graph, parses as with
+// kRead.
+TEST(SavedModelParseTest, SaverOpsLeftOutOnlyWhereTheObjectGraphCaptures) {
+  for (const char* model :
+       {"keras_cnn", "keras_lstm", "keras_tfsave", "module", "tf1"}) {
+    SCOPED_TRACE(model);
+    auto full = ReadSavedModel(ModelDir(model));
+    auto lean = ReadSavedModel(ModelDir(model), GraphParseOptions(),
+                               SaverOps::kSkipWhenCaptured);
+    ASSERT_TRUE(full.ok()) << full.status();
+    ASSERT_TRUE(lean.ok()) << lean.status();
+    const SavedMetaGraphDef& f = full->meta_graphs[0];
+    const SavedMetaGraphDef& l = lean->meta_graphs[0];
+    EXPECT_TRUE(f.saver_ops_read);
+    EXPECT_EQ(f.graph_def.node.size() + f.num_unreachable_nodes,
+              l.graph_def.node.size() + l.num_unreachable_nodes);
+    absl::flat_hash_set<std::string> kept;
+    for (const NodeDef& n : l.graph_def.node) kept.insert(n.name);
+    const std::string restore_op = f.saver_def.restore_op_name;
+    ASSERT_FALSE(restore_op.empty());
+    if (std::string(model) == "tf1") {
+      EXPECT_TRUE(l.saver_ops_read);
+      EXPECT_EQ(l.graph_def.node.size(), f.graph_def.node.size());
+      EXPECT_TRUE(kept.contains(restore_op));
+      continue;
+    }
+    EXPECT_FALSE(l.saver_ops_read);
+    EXPECT_LT(l.graph_def.node.size(), f.graph_def.node.size());
+    EXPECT_FALSE(kept.contains(restore_op));
+    EXPECT_TRUE(l.restore_functions.function.empty());
+    EXPECT_EQ(f.restore_functions.function.size(), 1u);
+    // The signatures' nodes are all there.
+    for (const auto& [key, sig] : l.signatures) {
+      for (const auto* map : {&sig.inputs, &sig.outputs}) {
+        for (const auto& [name, info] : *map) {
+          if (!info.is_dense) continue;  // the init op's NoOp
+          EXPECT_TRUE(kept.contains(NodeOf(info.name))) << info.name;
+        }
+      }
+    }
+  }
 }
 
 // Top-level nodes that no signature, saver tensor, asset or node-list
@@ -575,6 +653,87 @@ TEST_F(SavedModelCopyTest, TruncatedIndex) {
   const std::string index = dir + "/variables/variables.index";
   fs::resize_file(index, 20);
   ExpectOneLineError(dir, index);
+}
+
+// Applies `edit` to each length-delimited field path[0] of the serialized
+// message `bytes`, within it to each path[1], and so on: the fields as
+// protobuf's UnknownFieldSet reads them, written back in the same order.
+void EditFields(
+    std::string* bytes, const std::vector<int>& path, size_t depth,
+    const std::function<void(google::protobuf::UnknownFieldSet*)>& edit) {
+  google::protobuf::UnknownFieldSet fields;
+  ASSERT_TRUE(
+      fields.ParseFromArray(bytes->data(), static_cast<int>(bytes->size())));
+  if (depth == path.size()) {
+    edit(&fields);
+  } else {
+    for (int i = 0; i < fields.field_count(); ++i) {
+      google::protobuf::UnknownField* f = fields.mutable_field(i);
+      if (f->number() == path[depth] &&
+          f->type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED) {
+        EditFields(f->mutable_length_delimited(), path, depth + 1, edit);
+      }
+    }
+  }
+  bytes->clear();
+  ASSERT_TRUE(fields.SerializeToString(bytes));
+}
+
+// A TF2 model whose object graph gives no captured inputs (no concrete
+// function's bound_inputs) still loads and matches TensorFlow: the
+// variables are then found through the restore op, saved_model.pb parsed
+// a second time with it.
+TEST_F(SavedModelCopyTest, ObjectGraphWithoutCapturesFallsBackToTheRestoreOp) {
+  const std::string dir = Copy("module");
+  const std::string pb = dir + "/saved_model.pb";
+  std::string bytes;
+  {
+    std::ifstream in(pb, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // SavedModel.meta_graphs (2), MetaGraphDef.object_graph_def (7),
+  // SavedObjectGraph.concrete_functions (2), the entry's value (2):
+  // SavedConcreteFunction.bound_inputs is field 2.
+  int removed = 0;
+  EditFields(&bytes, {2, 7, 2, 2}, 0,
+             [&removed](google::protobuf::UnknownFieldSet* f) {
+               const int before = f->field_count();
+               f->DeleteByNumber(2);
+               removed += before - f->field_count();
+             });
+  ASSERT_GT(removed, 0);
+  {
+    std::ofstream out(pb, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  auto loaded = Load(dir, "serving_default");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE(loaded->model.read_restore_op);
+  EXPECT_EQ(loaded->model.num_variables, 4);
+
+  const std::vector<Case> cases = ReadCases();
+  auto c = std::find_if(cases.begin(), cases.end(), [](const Case& c) {
+    return c.name == "module__serving_default";
+  });
+  ASSERT_NE(c, cases.end());
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const auto& [key, npy] : c->inputs) {
+    auto value = ReadNpy(npy);
+    ASSERT_TRUE(value.ok()) << value.status();
+    feeds.emplace_back(key, *std::move(value));
+  }
+  std::vector<std::string> fetches;
+  for (const auto& [key, npy] : c->outputs) fetches.push_back(key);
+  auto session = Session::Create(loaded->graph, SessionOptions());
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto outputs = (*session)->Run(feeds, fetches);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  ASSERT_EQ(outputs->size(), c->outputs.size());
+  for (size_t k = 0; k < c->outputs.size(); ++k) {
+    auto want = ReadNpy(c->outputs[k].second);
+    ASSERT_TRUE(want.ok()) << want.status();
+    ExpectClose(fetches[k], (*outputs)[k], *want);
+  }
 }
 
 }  // namespace
