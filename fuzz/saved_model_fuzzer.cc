@@ -5,8 +5,10 @@
 // graph too) and, for every signature, the graph frozen with a zero value
 // for each variable whose dtype and shape attrs give one
 // (savedmodel/freeze_variables.h); a frozen graph goes through import and
-// shape inference (fuzz/graph_pipeline.h). The checkpoint itself is the
-// tensor_bundle_index target's.
+// shape inference (fuzz/graph_pipeline.h). The bytes are also parsed as
+// LoadSavedModel first parses them (the saver's ops left out where the
+// object graph captures, one signature's nodes). The checkpoint itself is
+// the tensor_bundle_index target's.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -100,6 +102,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   absl::string_view bytes(reinterpret_cast<const char*>(data), size);
   weft::StatusOr<weft::SavedModelDef> model = weft::ParseSavedModel(
       bytes, "fuzz/saved_model.pb", weft::fuzz::FuzzParseOptions());
+  weft::SavedModelParseScope scope;
+  scope.saver_ops = weft::SaverOps::kSkipWhenCaptured;
+  scope.signature = "serving_default";
+  weft::ParseSavedModel(bytes, "fuzz/saved_model.pb",
+                        weft::fuzz::FuzzParseOptions(), scope)
+      .status()
+      .IgnoreError();
   if (!model.ok()) return 0;
   weft::FindMetaGraph(*model, {"serve"}, "fuzz").IgnoreError();
   for (size_t i = 0; i < model->meta_graphs.size() && i < kMaxMetaGraphs; ++i) {

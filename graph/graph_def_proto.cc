@@ -230,6 +230,7 @@ StatusOr<FunctionDef> FunctionDefFromProto(const pb::FunctionDef& p,
   if (!attrs.ok()) return AddContext(attrs.status(), context);
   f.attr = *std::move(attrs);
   for (const auto& [index, arg_attrs] : p.arg_attr()) {
+    if (!options.keep_function_arg_attrs) break;
     auto converted = AttrMapFromProto(arg_attrs.attr(), options);
     if (!converted.ok()) {
       return AddContext(converted.status(),

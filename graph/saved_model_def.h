@@ -99,6 +99,19 @@ struct SavedMetaGraphDef {
 // fifth of NASNetMobile's parse.
 enum class SaverOps { kRead, kSkipWhenCaptured };
 
+// What of a SavedModel a parse reads, beyond the meta graphs' own fields.
+// The default reads everything a loader may run.
+struct SavedModelParseScope {
+  SaverOps saver_ops = SaverOps::kRead;
+  // When a meta graph has a signature of this key, only its tensors (with
+  // the saver's, the assets' and the node-list collections') root the kept
+  // nodes: the other signatures' nodes and the functions only they call are
+  // left out (Keras 3 models carry two signatures, each a wrapper function
+  // with an argument per variable). Empty, or a key the meta graph lacks:
+  // every signature.
+  std::string signature;
+};
+
 struct SavedModelDef {
   int64_t schema_version = 0;
   std::vector<SavedMetaGraphDef> meta_graphs;

@@ -114,12 +114,20 @@ struct NodeHeader {
 // tf.saved_model.load's Python objects, and a VarIsInitializedOp and
 // AssignVariableOp per variable, about two thirds of DenseNet121's top
 // level. With no root at all every node is kept. The saver's tensors and
-// ops are roots only when `saver_roots`.
+// ops are roots only when `saver_roots`; of the signatures, only the one
+// keyed `signature` when there is one.
 std::vector<bool> ReachableNodes(const pb::MetaGraphDef& p,
                                  const std::vector<NodeHeader>& nodes,
-                                 bool saver_roots) {
+                                 bool saver_roots,
+                                 absl::string_view signature) {
   std::vector<absl::string_view> roots;
+  const bool one_signature =
+      !signature.empty() &&
+      std::any_of(
+          p.signature_def().begin(), p.signature_def().end(),
+          [&](const pb::SignatureEntry& e) { return e.key() == signature; });
   for (const pb::SignatureEntry& e : p.signature_def()) {
+    if (one_signature && e.key() != signature) continue;
     for (const auto* map : {&e.value().inputs(), &e.value().outputs()}) {
       for (const pb::TensorInfoEntry& t : *map) {
         roots.push_back(NodeOfName(t.value().name()));
@@ -455,12 +463,14 @@ bool SplitMetaGraph(absl::string_view bytes, MetaGraphBytes* out) {
 // `shallow` (parsed from `bytes.rest`) as a MetaGraphDef on its arena, its
 // parts moved, not copied, with only the top-level nodes of `bytes`
 // ReachableNodes keeps (the others counted in `unreachable`; the saver's
-// roots followed when `saver_roots`) and the functions ParseCalledFunctions
-// keeps (the others listed in `uncalled`). Nodes and functions left out are
-// neither parsed nor checked beyond their names and inputs.
+// roots followed when `saver_roots`, the signatures as `scope` says) and
+// the functions ParseCalledFunctions keeps (the others listed in
+// `uncalled`). Nodes and functions left out are neither parsed nor checked
+// beyond their names and inputs.
 StatusOr<pb::MetaGraphDef*> ParseMetaGraph(
     pb::MetaGraphDefShallow* shallow, const MetaGraphBytes& bytes,
-    bool saver_roots, google::protobuf::Arena* arena, int64_t* unreachable,
+    bool saver_roots, const SavedModelParseScope& scope,
+    google::protobuf::Arena* arena, int64_t* unreachable,
     std::vector<absl::string_view>* restore_only,
     std::vector<std::string>* uncalled) {
   auto* p = google::protobuf::Arena::CreateMessage<pb::MetaGraphDef>(arena);
@@ -496,7 +506,8 @@ StatusOr<pb::MetaGraphDef*> ParseMetaGraph(
                                      " does not parse as a NodeDef");
     }
   }
-  const std::vector<bool> keep = ReachableNodes(*p, headers, saver_roots);
+  const std::vector<bool> keep =
+      ReachableNodes(*p, headers, saver_roots, scope.signature);
   graph->mutable_node()->Reserve(
       static_cast<int>(std::count(keep.begin(), keep.end(), true)));
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -581,7 +592,7 @@ StatusOr<SavedMetaGraphDef> MetaGraphFromProto(
 StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
                                         absl::string_view source_name,
                                         const GraphParseOptions& options,
-                                        SaverOps saver_ops) {
+                                        const SavedModelParseScope& scope) {
   if (bytes.empty()) {
     return errors::InvalidArgument(
         source_name, ": is empty (0 bytes); expected a SavedModel");
@@ -649,10 +660,10 @@ StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
     std::vector<std::string> uncalled;
     std::vector<absl::string_view> restore_only;
     const bool read_saver =
-        saver_ops == SaverOps::kRead ||
+        scope.saver_ops == SaverOps::kRead ||
         shallow->object_graph_def().concrete_functions().empty();
-    auto p = ParseMetaGraph(shallow, metas[i], read_saver, &arena, &unreachable,
-                            &restore_only, &uncalled);
+    auto p = ParseMetaGraph(shallow, metas[i], read_saver, scope, &arena,
+                            &unreachable, &restore_only, &uncalled);
     if (!p.ok()) return AddContext(p.status(), where);
     auto meta =
         MetaGraphFromProto(**p, options, unreachable, std::move(uncalled));

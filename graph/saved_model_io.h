@@ -19,7 +19,7 @@ namespace weft {
 StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
                                         absl::string_view source_name,
                                         const GraphParseOptions& options = {},
-                                        SaverOps saver_ops = SaverOps::kRead);
+                                        const SavedModelParseScope& scope = {});
 
 // The serialized TrackableObjectGraph a TF2 checkpoint stores under
 // "_CHECKPOINTABLE_OBJECT_GRAPH".

@@ -37,6 +37,12 @@ struct TensorDecodeOptions {
   // (a graph written back then has none, which TensorFlow does not need);
   // the entry is still checked to be well-formed.
   bool keep_output_shapes_attrs = true;
+  // Whether a function's per-argument attrs (FunctionDef.arg_attr:
+  // "_user_specified_name", "_output_shapes", ...) are decoded. Nothing weft
+  // runs reads them; a TF2 signature function has one entry per captured
+  // variable (1,127 in NASNetMobile's three), and decoding them was 5% of
+  // parsing its saved_model.pb. false leaves FunctionDef::arg_attr empty.
+  bool keep_function_arg_attrs = true;
 };
 
 // Decodes a binary-serialized TensorProto. Errors say which field disagrees

@@ -152,7 +152,7 @@ bool IsSavedModelDirectory(const std::string& path) {
 
 StatusOr<SavedModelDef> ReadSavedModel(const std::string& dir,
                                        const GraphParseOptions& options,
-                                       SaverOps saver_ops) {
+                                       const SavedModelParseScope& scope) {
   std::string path = Join(dir, "saved_model.pb");
   if (!IsFile(path)) path = Join(dir, "saved_model.pbtxt");
   if (!IsFile(path)) {
@@ -162,7 +162,7 @@ StatusOr<SavedModelDef> ReadSavedModel(const std::string& dir,
         "saved_model.pbtxt)");
   }
   WEFT_ASSIGN_OR_RETURN(const FileBytes file, FileBytes::Read(path));
-  return ParseSavedModel(file.view(), path, options, saver_ops);
+  return ParseSavedModel(file.view(), path, options, scope);
 }
 
 StatusOr<const SavedMetaGraphDef*> FindMetaGraph(
@@ -197,8 +197,11 @@ namespace {
 StatusOr<std::optional<LoadedSavedModel>> LoadParsedWith(
     const std::string& dir, const SavedModelLoadOptions& options,
     SaverOps saver_ops) {
+  SavedModelParseScope scope;
+  scope.saver_ops = saver_ops;
+  scope.signature = options.signature;
   WEFT_ASSIGN_OR_RETURN(SavedModelDef model,
-                        ReadSavedModel(dir, options.parse, saver_ops));
+                        ReadSavedModel(dir, options.parse, scope));
   WEFT_ASSIGN_OR_RETURN(const SavedMetaGraphDef* meta,
                         FindMetaGraph(model, options.tags, dir));
   const std::vector<std::string> runnable = RunnableSignatures(*meta);

@@ -38,7 +38,7 @@ bool IsSavedModelDirectory(const std::string& path);
 // Reads and parses DIR/saved_model.pb (or .pbtxt).
 StatusOr<SavedModelDef> ReadSavedModel(const std::string& dir,
                                        const GraphParseOptions& options = {},
-                                       SaverOps saver_ops = SaverOps::kRead);
+                                       const SavedModelParseScope& scope = {});
 
 // The meta graph whose tag set equals `tags` (order and duplicates
 // ignored). NotFound lists the tag sets the model has.
@@ -56,11 +56,13 @@ struct SavedModelLoadOptions {
   // signature, that one is used.
   std::string signature = "serving_default";
   // How saved_model.pb is decoded. By default without the "_output_shapes"
-  // attrs (TensorDecodeOptions::keep_output_shapes_attrs), which running
-  // the signature does not read.
+  // attrs and the functions' arg_attr (TensorDecodeOptions::
+  // keep_output_shapes_attrs, keep_function_arg_attrs), which running the
+  // signature does not read.
   GraphParseOptions parse = [] {
     GraphParseOptions options;
     options.tensor.keep_output_shapes_attrs = false;
+    options.tensor.keep_function_arg_attrs = false;
     return options;
   }();
 };

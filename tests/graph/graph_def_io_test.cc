@@ -489,6 +489,41 @@ TEST(GraphDefIoTest, ExportedGraphKeepsFunctionSignatureDetails) {
   }
 }
 
+// A parse for running may leave the functions' per-argument attrs out
+// (TensorDecodeOptions::keep_function_arg_attrs); the rest of the function
+// is the same.
+TEST(GraphDefIoTest, FunctionArgAttrsLeftOutWhenAsked) {
+  GraphDef graph;
+  FunctionDef f;
+  f.signature.name = "fn";
+  OpDef::ArgDef in;
+  in.name = "x";
+  in.type = DT_FLOAT;
+  f.signature.input_arg.push_back(in);
+  f.arg_attr[0]["_user_specified_name"] = AttrValue::String("x");
+  NodeDef n;
+  n.name = "n";
+  n.op = "Identity";
+  n.input = {"x"};
+  n.attr["T"] = AttrValue::Type(DT_FLOAT);
+  f.node_def.push_back(n);
+  f.ret = {{"y", "n:output:0"}};
+  graph.library.function.push_back(f);
+  auto bytes = SerializeGraphDef(graph, GraphFormat::kBinary);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  GraphParseOptions options;
+  options.tensor.keep_function_arg_attrs = false;
+  auto lean = ParseBinaryGraphDef(*bytes, "x", options);
+  ASSERT_TRUE(lean.ok()) << lean.status();
+  ASSERT_EQ(lean->library.function.size(), 1u);
+  EXPECT_TRUE(lean->library.function[0].arg_attr.empty());
+  graph.library.function[0].arg_attr.clear();
+  ExpectGraphDefsEqual(graph, *lean);
+  auto full = ParseBinaryGraphDef(*bytes, "x");
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_EQ(full->library.function[0].arg_attr.size(), 1u);
+}
+
 TEST(GraphDefIoTest, ScalarsExportAsTypedValues) {
   GraphDef graph;
   NodeDef c;

@@ -410,8 +410,9 @@ TEST(SavedModelParseTest, SaverOpsLeftOutOnlyWhereTheObjectGraphCaptures) {
        {"keras_cnn", "keras_lstm", "keras_tfsave", "module", "tf1"}) {
     SCOPED_TRACE(model);
     auto full = ReadSavedModel(ModelDir(model));
-    auto lean = ReadSavedModel(ModelDir(model), GraphParseOptions(),
-                               SaverOps::kSkipWhenCaptured);
+    SavedModelParseScope scope;
+    scope.saver_ops = SaverOps::kSkipWhenCaptured;
+    auto lean = ReadSavedModel(ModelDir(model), GraphParseOptions(), scope);
     ASSERT_TRUE(full.ok()) << full.status();
     ASSERT_TRUE(lean.ok()) << lean.status();
     const SavedMetaGraphDef& f = full->meta_graphs[0];
@@ -444,6 +445,46 @@ TEST(SavedModelParseTest, SaverOpsLeftOutOnlyWhereTheObjectGraphCaptures) {
       }
     }
   }
+}
+
+// SavedModelParseScope::signature: a Keras 3 export's two signatures call
+// one wrapper function each; parsed for "serve", the other's wrapper is
+// left uncalled and its call node unreachable. A key the model lacks reads
+// every signature, as no key does.
+TEST(SavedModelParseTest, OneSignaturesNodesWhenAsked) {
+  auto all = ReadSavedModel(ModelDir("keras_cnn"));
+  ASSERT_TRUE(all.ok()) << all.status();
+  SavedModelParseScope scope;
+  scope.signature = "serve";
+  auto serve =
+      ReadSavedModel(ModelDir("keras_cnn"), GraphParseOptions(), scope);
+  ASSERT_TRUE(serve.ok()) << serve.status();
+  const SavedMetaGraphDef& a = all->meta_graphs[0];
+  const SavedMetaGraphDef& s = serve->meta_graphs[0];
+  EXPECT_EQ(s.signatures.size(), a.signatures.size());
+  EXPECT_EQ(a.graph_def.node.size() + a.num_unreachable_nodes,
+            s.graph_def.node.size() + s.num_unreachable_nodes);
+  EXPECT_LT(s.graph_def.node.size(), a.graph_def.node.size());
+  EXPECT_EQ(s.graph_def.library.function.size() + 1,
+            a.graph_def.library.function.size());
+  EXPECT_EQ(s.uncalled_functions.size(), a.uncalled_functions.size() + 1);
+  absl::flat_hash_set<std::string> kept;
+  for (const NodeDef& n : s.graph_def.node) kept.insert(n.name);
+  for (const auto& [name, info] : s.signatures.at("serve").outputs) {
+    EXPECT_TRUE(kept.contains(NodeOf(info.name))) << info.name;
+  }
+  for (const auto& [name, info] : s.signatures.at("serving_default").outputs) {
+    EXPECT_FALSE(kept.contains(NodeOf(info.name))) << info.name;
+  }
+
+  scope.signature = "no_such_key";
+  auto other =
+      ReadSavedModel(ModelDir("keras_cnn"), GraphParseOptions(), scope);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(other->meta_graphs[0].graph_def.node.size(),
+            a.graph_def.node.size());
+  EXPECT_EQ(other->meta_graphs[0].graph_def.library.function.size(),
+            a.graph_def.library.function.size());
 }
 
 // Top-level nodes that no signature, saver tensor, asset or node-list
