@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/allocator.h"
+#include "core/slab_allocator.h"
 #include "graph/file_bytes.h"
 #include "graph/graph_def_io.h"
 #include "graph/import.h"
@@ -306,11 +307,28 @@ StatusOr<std::optional<LoadedSavedModel>> LoadParsedWith(
         }
       }
     }
+    // The values read whole share one slab (core/slab_allocator.h).
+    size_t slab_bytes = 0;
+    for (const auto& [var, slot] : slots) {
+      const BundleEntry* entry =
+          reader != nullptr && slot.slice_spec.empty() && needed.contains(var)
+              ? reader->Find(slot.key)
+              : nullptr;
+      if (entry != nullptr && DataTypeIsPod(entry->dtype)) {
+        slab_bytes += SlabAllocator::Footprint(static_cast<size_t>(
+            entry->shape.num_elements() * DataTypeSize(entry->dtype)));
+      }
+    }
+    const std::unique_ptr<SlabAllocator, SlabAllocator::Releaser> slab(
+        SlabAllocator::Create(slab_bytes));
     for (const auto& [var, slot] : slots) {
       auto it = by_name.find(var);
       if (it == by_name.end() || !needed.contains(var)) continue;
       const NodeDef& node = *it->second;
-      auto value = reader->Read(slot.key);
+      auto value =
+          reader->Read(slot.key, slot.slice_spec.empty()
+                                     ? static_cast<Allocator*>(slab.get())
+                                     : DefaultCpuAllocator());
       if (!value.ok()) {
         return AddContext(value.status(),
                           absl::StrCat(dir, ": variable '", var, "'"));

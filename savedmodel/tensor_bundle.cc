@@ -153,11 +153,11 @@ class TensorBundleReader::Impl {
   Status LoadIndex();
   Status CheckEntries();
   Status ResolveSlices(size_t i);
-  StatusOr<Tensor> ReadStored(const BundleEntry& entry,
-                              absl::string_view shown) const;
+  StatusOr<Tensor> ReadStored(const BundleEntry& entry, absl::string_view shown,
+                              Allocator* allocator) const;
   Status ReadString(const BundleEntry& entry, const Shard& shard,
                     absl::string_view shown, Tensor* tensor) const;
-  StatusOr<Tensor> ReadPartitioned(size_t i) const;
+  StatusOr<Tensor> ReadPartitioned(size_t i, Allocator* allocator) const;
 
   const BundleEntry* FindEntry(absl::string_view key, size_t* index) const {
     auto it = std::lower_bound(
@@ -373,7 +373,8 @@ Status TensorBundleReader::Impl::ResolveSlices(size_t i) {
 }
 
 StatusOr<Tensor> TensorBundleReader::Impl::ReadStored(
-    const BundleEntry& entry, absl::string_view shown) const {
+    const BundleEntry& entry, absl::string_view shown,
+    Allocator* allocator) const {
   if (!IsReadableType(entry.dtype)) {
     return errors::Unimplemented(
         index_path, ": key '", shown, "': ", DataTypeName(entry.dtype),
@@ -389,8 +390,7 @@ StatusOr<Tensor> TensorBundleReader::Impl::ReadStored(
         ") lie past the end of the file (", shard.size,
         " bytes); the shard is truncated"));
   }
-  auto allocated =
-      Tensor::Allocate(DefaultCpuAllocator(), entry.dtype, entry.shape);
+  auto allocated = Tensor::Allocate(allocator, entry.dtype, entry.shape);
   if (!allocated.ok()) return AddContext(allocated.status(), where);
   Tensor tensor = *std::move(allocated);
   if (entry.dtype == DT_STRING) {
@@ -487,7 +487,8 @@ Status TensorBundleReader::Impl::ReadString(const BundleEntry& entry,
   return absl::OkStatus();
 }
 
-StatusOr<Tensor> TensorBundleReader::Impl::ReadPartitioned(size_t i) const {
+StatusOr<Tensor> TensorBundleReader::Impl::ReadPartitioned(
+    size_t i, Allocator* allocator) const {
   const auto& [key, entry] = entries[i];
   const std::string shown = ShowKey(key);
   if (!IsReadableType(entry.dtype)) {
@@ -510,8 +511,7 @@ StatusOr<Tensor> TensorBundleReader::Impl::ReadPartitioned(size_t i) const {
           " bytes); the shard is truncated"));
     }
   }
-  auto allocated =
-      Tensor::Allocate(DefaultCpuAllocator(), entry.dtype, entry.shape);
+  auto allocated = Tensor::Allocate(allocator, entry.dtype, entry.shape);
   if (!allocated.ok()) {
     return AddContext(allocated.status(),
                       absl::StrCat(index_path, ": key '", shown, "'"));
@@ -528,9 +528,10 @@ StatusOr<Tensor> TensorBundleReader::Impl::ReadPartitioned(size_t i) const {
   }
   for (const Slice& slice : slices[i]) {
     WEFT_ASSIGN_OR_RETURN(
-        Tensor part,
-        ReadStored(*slice.entry, absl::StrCat(shown, "' slice '",
-                                              TensorSliceSpec(slice.extents))));
+        Tensor part, ReadStored(*slice.entry,
+                                absl::StrCat(shown, "' slice '",
+                                             TensorSliceSpec(slice.extents)),
+                                DefaultCpuAllocator()));
     if (part.NumElements() == 0) continue;
     // Copy runs of the last dimension; `index` counts through the others.
     const int64_t run = slice.extents[rank - 1].length;
@@ -593,15 +594,16 @@ const BundleEntry* TensorBundleReader::Find(absl::string_view key) const {
   return impl_->FindEntry(key, nullptr);
 }
 
-StatusOr<Tensor> TensorBundleReader::Read(absl::string_view key) const {
+StatusOr<Tensor> TensorBundleReader::Read(absl::string_view key,
+                                          Allocator* allocator) const {
   size_t i = 0;
   const BundleEntry* entry = impl_->FindEntry(key, &i);
   if (entry == nullptr) {
     return errors::NotFound(impl_->index_path, ": no tensor under key '",
                             ShowKey(key), "'");
   }
-  if (!impl_->slices[i].empty()) return impl_->ReadPartitioned(i);
-  return impl_->ReadStored(*entry, ShowKey(key));
+  if (!impl_->slices[i].empty()) return impl_->ReadPartitioned(i, allocator);
+  return impl_->ReadStored(*entry, ShowKey(key), allocator);
 }
 
 int64_t TensorBundleReader::total_bytes() const { return impl_->total_bytes; }

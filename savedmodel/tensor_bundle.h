@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "core/allocator.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "graph/saved_model_def.h"
@@ -45,8 +46,10 @@ class TensorBundleReader {
 
   // The tensor under `key`, on the CPU: its bytes read from its shard and
   // checked against the entry's checksum, or, for a partitioned variable,
-  // assembled from its slices. NotFound names the key and the index file.
-  StatusOr<Tensor> Read(absl::string_view key) const;
+  // assembled from its slices, in a buffer from `allocator` (host memory).
+  // NotFound names the key and the index file.
+  StatusOr<Tensor> Read(absl::string_view key,
+                        Allocator* allocator = DefaultCpuAllocator()) const;
 
   // Sum of the stored tensors' sizes in bytes (what Read of every key
   // reads).
