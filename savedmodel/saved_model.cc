@@ -192,6 +192,70 @@ std::vector<std::string> RunnableSignatures(const SavedMetaGraphDef& meta) {
 
 namespace {
 
+// The checkpoint values of the variables among `needed` that `slots` maps
+// (nodes by name in `by_name`), checked against the dtype and shape their
+// nodes declare. Errors name the directory `dir` and the variable.
+StatusOr<absl::flat_hash_map<std::string, Tensor>> ReadVariableValues(
+    const TensorBundleReader& reader,
+    const absl::flat_hash_map<std::string, CheckpointSlot>& slots,
+    const absl::flat_hash_map<std::string, const NodeDef*>& by_name,
+    const absl::flat_hash_set<std::string>& needed, const std::string& dir) {
+  // The values read whole share one slab (core/slab_allocator.h).
+  size_t slab_bytes = 0;
+  for (const auto& [var, slot] : slots) {
+    const BundleEntry* entry = slot.slice_spec.empty() && needed.contains(var)
+                                   ? reader.Find(slot.key)
+                                   : nullptr;
+    if (entry != nullptr && DataTypeIsPod(entry->dtype)) {
+      slab_bytes += SlabAllocator::Footprint(static_cast<size_t>(
+          entry->shape.num_elements() * DataTypeSize(entry->dtype)));
+    }
+  }
+  const std::unique_ptr<SlabAllocator, SlabAllocator::Releaser> slab(
+      SlabAllocator::Create(slab_bytes));
+  absl::flat_hash_map<std::string, Tensor> values;
+  for (const auto& [var, slot] : slots) {
+    auto it = by_name.find(var);
+    if (it == by_name.end() || !needed.contains(var)) continue;
+    const NodeDef& node = *it->second;
+    auto value = reader.Read(slot.key, slot.slice_spec.empty()
+                                           ? static_cast<Allocator*>(slab.get())
+                                           : DefaultCpuAllocator());
+    if (!value.ok()) {
+      return AddContext(value.status(),
+                        absl::StrCat(dir, ": variable '", var, "'"));
+    }
+    Tensor t = *std::move(value);
+    if (!slot.slice_spec.empty()) {
+      auto part = ExtractSlice(t, slot.slice_spec);
+      if (!part.ok()) {
+        return AddContext(part.status(), absl::StrCat(dir, ": variable '", var,
+                                                      "' (", slot.key, ")"));
+      }
+      t = *std::move(part);
+    }
+    // What the graph declares must match what the file holds.
+    auto dt = node.attr.find("dtype");
+    if (dt != node.attr.end() && dt->second.kind == AttrValue::Kind::kType &&
+        dt->second.type != t.dtype()) {
+      return errors::InvalidArgument(dir, ": variable '", var, "' is declared ",
+                                     DataTypeName(dt->second.type),
+                                     " but the checkpoint entry '", slot.key,
+                                     "' holds ", DataTypeName(t.dtype()));
+    }
+    auto sh = node.attr.find("shape");
+    if (sh != node.attr.end() && sh->second.kind == AttrValue::Kind::kShape &&
+        !sh->second.shape.IsCompatibleWith(t.shape())) {
+      return errors::InvalidArgument(
+          dir, ": variable '", var, "' is declared with shape ",
+          sh->second.shape.DebugString(), " but the checkpoint entry '",
+          slot.key, "' has shape ", t.shape().DebugString());
+    }
+    values[var] = std::move(t);
+  }
+  return values;
+}
+
 // LoadSavedModel on a parse with `saver_ops`; nullopt when that parse left
 // the saver's ops out and the object graph does not give every variable the
 // signature reads.
@@ -307,60 +371,9 @@ StatusOr<std::optional<LoadedSavedModel>> LoadParsedWith(
         }
       }
     }
-    // The values read whole share one slab (core/slab_allocator.h).
-    size_t slab_bytes = 0;
-    for (const auto& [var, slot] : slots) {
-      const BundleEntry* entry =
-          reader != nullptr && slot.slice_spec.empty() && needed.contains(var)
-              ? reader->Find(slot.key)
-              : nullptr;
-      if (entry != nullptr && DataTypeIsPod(entry->dtype)) {
-        slab_bytes += SlabAllocator::Footprint(static_cast<size_t>(
-            entry->shape.num_elements() * DataTypeSize(entry->dtype)));
-      }
-    }
-    const std::unique_ptr<SlabAllocator, SlabAllocator::Releaser> slab(
-        SlabAllocator::Create(slab_bytes));
-    for (const auto& [var, slot] : slots) {
-      auto it = by_name.find(var);
-      if (it == by_name.end() || !needed.contains(var)) continue;
-      const NodeDef& node = *it->second;
-      auto value =
-          reader->Read(slot.key, slot.slice_spec.empty()
-                                     ? static_cast<Allocator*>(slab.get())
-                                     : DefaultCpuAllocator());
-      if (!value.ok()) {
-        return AddContext(value.status(),
-                          absl::StrCat(dir, ": variable '", var, "'"));
-      }
-      Tensor t = *std::move(value);
-      if (!slot.slice_spec.empty()) {
-        auto part = ExtractSlice(t, slot.slice_spec);
-        if (!part.ok()) {
-          return AddContext(
-              part.status(),
-              absl::StrCat(dir, ": variable '", var, "' (", slot.key, ")"));
-        }
-        t = *std::move(part);
-      }
-      // What the graph declares must match what the file holds.
-      auto dt = node.attr.find("dtype");
-      if (dt != node.attr.end() && dt->second.kind == AttrValue::Kind::kType &&
-          dt->second.type != t.dtype()) {
-        return errors::InvalidArgument(
-            dir, ": variable '", var, "' is declared ",
-            DataTypeName(dt->second.type), " but the checkpoint entry '",
-            slot.key, "' holds ", DataTypeName(t.dtype()));
-      }
-      auto sh = node.attr.find("shape");
-      if (sh != node.attr.end() && sh->second.kind == AttrValue::Kind::kShape &&
-          !sh->second.shape.IsCompatibleWith(t.shape())) {
-        return errors::InvalidArgument(
-            dir, ": variable '", var, "' is declared with shape ",
-            sh->second.shape.DebugString(), " but the checkpoint entry '",
-            slot.key, "' has shape ", t.shape().DebugString());
-      }
-      values[var] = std::move(t);
+    if (reader != nullptr) {
+      WEFT_ASSIGN_OR_RETURN(
+          values, ReadVariableValues(*reader, slots, by_name, needed, dir));
     }
   }
 

@@ -13,28 +13,11 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "counting_allocator_testutil.h"
 #include "gtest/gtest.h"
 
 namespace weft {
 namespace {
-
-// Memory from aligned_alloc, counted.
-class CountingAllocator final : public Allocator {
- public:
-  std::string Name() const override { return "counting"; }
-  MemorySpace memory_space() const override { return MemorySpace::kHost; }
-  void* AllocateRaw(size_t alignment, size_t num_bytes) override {
-    ++allocs;
-    return AlignedHostAlloc(alignment, num_bytes);
-  }
-  void DeallocateRaw(void* ptr, size_t) override {
-    ++frees;
-    std::free(ptr);
-  }
-  AllocatorStats GetStats() const override { return AllocatorStats(); }
-  int allocs = 0;
-  int frees = 0;
-};
 
 Tensor Floats(Allocator* a, int64_t n) {
   auto t = Tensor::Allocate(a, DT_FLOAT, TensorShape({n}));

@@ -8,28 +8,11 @@
 
 #include "core/allocator.h"
 #include "core/tensor.h"
+#include "counting_allocator_testutil.h"
 #include "gtest/gtest.h"
 
 namespace weft {
 namespace tensor_release_test {
-
-// Counts frees; memory from aligned_alloc.
-class CountingAllocator final : public Allocator {
- public:
-  std::string Name() const override { return "counting"; }
-  MemorySpace memory_space() const override { return MemorySpace::kHost; }
-  void* AllocateRaw(size_t alignment, size_t num_bytes) override {
-    ++allocs;
-    return std::aligned_alloc(alignment, std::max<size_t>(alignment, 64));
-  }
-  void DeallocateRaw(void* ptr, size_t) override {
-    ++frees;
-    std::free(ptr);
-  }
-  AllocatorStats GetStats() const override { return AllocatorStats(); }
-  int allocs = 0;
-  int frees = 0;
-};
 
 Tensor Make(CountingAllocator* a) {
   auto t = Tensor::Allocate(a, DT_FLOAT, TensorShape({1}));
