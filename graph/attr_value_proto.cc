@@ -107,9 +107,9 @@ void ShapeToProto(const PartialTensorShape& shape,
   for (int64_t d : shape.dim_sizes()) proto->add_dim()->set_size(d);
 }
 
-StatusOr<AttrValue> AttrValueFromProto(
-    const pb::AttrValue& p, const TensorDecodeOptions& options,
-    const absl::string_view* detached_content) {
+StatusOr<AttrValue> AttrValueFromProto(const pb::AttrValue& p,
+                                       const TensorDecodeOptions& options,
+                                       const DetachedContent* detached) {
   WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(p));
   switch (p.value_case()) {
     case pb::AttrValue::kS:
@@ -130,8 +130,8 @@ StatusOr<AttrValue> AttrValueFromProto(
       return AttrValue::Shape(std::move(shape));
     }
     case pb::AttrValue::kTensor: {
-      WEFT_ASSIGN_OR_RETURN(Tensor tensor, TensorFromProto(p.tensor(), options,
-                                                           detached_content));
+      WEFT_ASSIGN_OR_RETURN(Tensor tensor,
+                            TensorFromProto(p.tensor(), options, detached));
       return AttrValue::TensorValue(std::move(tensor));
     }
     case pb::AttrValue::kList:
@@ -218,7 +218,7 @@ StatusOr<AttrMap> AttrMapFromProto(const ProtoAttrMap& proto,
   AttrMap attrs;
   for (int i = 0; i < proto.size(); ++i) {
     const pb::AttrEntry& entry = proto[i];
-    const absl::string_view* content = detached.Take(i);
+    const DetachedContent* content = detached.Take(i);
     WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(entry));
     if (!IsValidUtf8(entry.key())) {
       return errors::InvalidArgument("an attr name is not valid UTF-8");

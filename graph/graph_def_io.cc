@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/slab_allocator.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "graph/file_bytes.h"
@@ -149,6 +150,15 @@ StatusOr<GraphDef> ParseBinaryGraphDef(absl::string_view bytes,
   }
   WEFT_RETURN_IF_ERROR(parsed);
   WEFT_RETURN_IF_ERROR(CheckLooksLikeGraphDef(*proto, source_name));
+  // The cut weights share one slab (core/slab_allocator.h): most are under
+  // the size from which a buffer of its own gets huge pages.
+  size_t slab_bytes = 0;
+  for (const graph_internal::DetachedContent& d : detached) {
+    slab_bytes += SlabAllocator::Footprint(d.bytes.size());
+  }
+  const std::unique_ptr<SlabAllocator, SlabAllocator::Releaser> slab(
+      SlabAllocator::Create(slab_bytes));
+  for (graph_internal::DetachedContent& d : detached) d.allocator = slab.get();
   auto graph = graph_internal::GraphDefFromProto(*proto, options.tensor,
                                                  nullptr, detached);
   if (!graph.ok()) return AddContext(graph.status(), source_name);

@@ -371,7 +371,7 @@ StatusOr<DataType> DataTypeFromProto(int value, bool allow_invalid) {
 
 StatusOr<Tensor> TensorFromProto(const pb::TensorProto& p,
                                  const TensorDecodeOptions& options,
-                                 const absl::string_view* detached_content) {
+                                 const DetachedContent* detached) {
   WEFT_RETURN_IF_ERROR(CheckFieldWireTypes(p));
   WEFT_ASSIGN_OR_RETURN(const DataType dt, DataTypeFromProto(p.dtype()));
   if (dt != DT_STRING && !DataTypeIsPod(dt)) {
@@ -382,16 +382,18 @@ StatusOr<Tensor> TensorFromProto(const pb::TensorProto& p,
   WEFT_ASSIGN_OR_RETURN(const TensorShape shape,
                         TensorShapeFromProto(p.tensor_shape()));
   const int64_t n = shape.num_elements();
-  const absl::string_view content = detached_content != nullptr
-                                        ? *detached_content
+  const absl::string_view content = detached != nullptr
+                                        ? detached->bytes
                                         : absl::string_view(p.tensor_content());
+  Allocator* const allocator = detached != nullptr && detached->allocator
+                                   ? detached->allocator
+                                   : DefaultCpuAllocator();
 
   if (!content.empty() && dt == DT_STRING) {
     absl::string_view bytes;
     WEFT_ASSIGN_OR_RETURN(std::vector<uint32_t> lengths,
                           StringContentLengths(content, n, &bytes));
-    WEFT_ASSIGN_OR_RETURN(Tensor t,
-                          Tensor::Allocate(DefaultCpuAllocator(), dt, shape));
+    WEFT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(allocator, dt, shape));
     auto* out = static_cast<std::string*>(t.raw_data());
     for (int64_t i = 0; i < n; ++i) {
       out[i].assign(bytes.data(), lengths[i]);
@@ -409,8 +411,7 @@ StatusOr<Tensor> TensorFromProto(const pb::TensorProto& p,
                                      " bytes but shape ", shape.DebugString(),
                                      " of ", DataTypeName(dt), " needs ", need);
     }
-    WEFT_ASSIGN_OR_RETURN(Tensor t,
-                          Tensor::Allocate(DefaultCpuAllocator(), dt, shape));
+    WEFT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(allocator, dt, shape));
     if (dt == DT_BOOL) {
       // A bool byte other than 0 or 1 is not a valid bool in C++; any
       // nonzero byte reads as true, as in TensorFlow.

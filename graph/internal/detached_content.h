@@ -17,6 +17,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "core/allocator.h"
 
 namespace weft::graph_internal {
 
@@ -26,6 +27,9 @@ struct DetachedContent {
   int node;
   int entry;
   absl::string_view bytes;  // in the bytes given to DetachTensorContents
+  // Where the tensor's buffer comes from (the loader's slab,
+  // core/slab_allocator.h); null: the default CPU allocator.
+  Allocator* allocator = nullptr;
 };
 
 // Payloads below this stay in place: cutting them out saves little.
@@ -56,11 +60,11 @@ class NodeDetachedContents {
       : node_(node) {}
   // The payload cut out of entry `entry`, or nullptr; entries are asked for
   // in increasing order.
-  const absl::string_view* Take(int entry) {
+  const DetachedContent* Take(int entry) {
     while (!node_.empty() && node_.front().entry < entry) {
       node_.remove_prefix(1);
     }
-    return !node_.empty() && node_.front().entry == entry ? &node_.front().bytes
+    return !node_.empty() && node_.front().entry == entry ? &node_.front()
                                                           : nullptr;
   }
 

@@ -40,16 +40,17 @@ std::string ProtoDataTypeName(int value);
 StatusOr<PartialTensorShape> ShapeFromProto(const pb::TensorShapeProto& proto);
 void ShapeToProto(const PartialTensorShape& shape, pb::TensorShapeProto* proto);
 
-// `detached_content`, when given, is the proto's tensor_content as cut out
-// before parsing (graph/internal/detached_content.h).
-StatusOr<Tensor> TensorFromProto(
-    const pb::TensorProto& proto, const TensorDecodeOptions& options,
-    const absl::string_view* detached_content = nullptr);
+// `detached`, when given, is the proto's tensor_content as cut out before
+// parsing (graph/internal/detached_content.h), and where its buffer comes
+// from.
+StatusOr<Tensor> TensorFromProto(const pb::TensorProto& proto,
+                                 const TensorDecodeOptions& options,
+                                 const DetachedContent* detached = nullptr);
 Status TensorToProto(const Tensor& tensor, pb::TensorProto* proto);
 
 StatusOr<AttrValue> AttrValueFromProto(
     const pb::AttrValue& proto, const TensorDecodeOptions& options,
-    const absl::string_view* detached_content = nullptr);
+    const DetachedContent* detached = nullptr);
 Status AttrValueToProto(const AttrValue& value, pb::AttrValue* proto);
 
 // The attr maps of NodeDef, NameAttrList and FunctionDef, as the schema

@@ -125,6 +125,15 @@ TEST(DetachedContentTest, CutsLargePayloadsAndTheParseIsTheSame) {
                 parsed->node[1].attr["value"].tensor.raw_data()) %
                 kTensorAlignment,
             0u);
+  // The cut tensors share one slab, in file order at 64-byte steps (the
+  // small ones have buffers of their own).
+  const char* big =
+      static_cast<const char*>(parsed->node[1].attr["value"].tensor.raw_data());
+  EXPECT_EQ(parsed->node[2].attr["other"].tensor.raw_data(), big + 4096 * 4);
+  EXPECT_EQ(parsed->node[2].attr["value"].tensor.raw_data(),
+            big + (4096 + 1024) * 4);
+  EXPECT_EQ(parsed->node[4].attr["value"].tensor.raw_data(),
+            big + (4096 + 1024 + 2048) * 4);
 }
 
 TEST(DetachedContentTest, NothingLargeEnoughLeavesTheBytesAlone) {
