@@ -406,7 +406,9 @@ struct MetaGraphBytes {
   std::vector<absl::string_view> functions;
 };
 
-// Field numbers of MetaGraphDef, GraphDef and FunctionDefLibrary.
+// Field numbers of SavedModel, MetaGraphDef, GraphDef and
+// FunctionDefLibrary.
+constexpr uint32_t kSavedModelMetaGraphs = 2;
 constexpr uint32_t kMetaGraphGraphDef = 2;
 constexpr uint32_t kGraphNode = 1;
 constexpr uint32_t kGraphLibrary = 2;
@@ -446,11 +448,14 @@ bool SplitFields(absl::string_view bytes, uint32_t bulk,
   return true;
 }
 
+// For SplitFields on a level with no nested field to split (0 is no field
+// number).
+bool NoNestedField(absl::string_view, std::string*) { return false; }
+
 bool SplitMetaGraph(absl::string_view bytes, MetaGraphBytes* out) {
   auto library = [out](absl::string_view b, std::string* rest) {
-    return SplitFields(
-        b, kLibraryFunction, &out->functions, /*nested=*/0,
-        [](absl::string_view, std::string*) { return false; }, rest);
+    return SplitFields(b, kLibraryFunction, &out->functions, /*nested=*/0,
+                       NoNestedField, rest);
   };
   auto graph = [out, &library](absl::string_view b, std::string* rest) {
     return SplitFields(b, kGraphNode, &out->nodes, kGraphLibrary, library,
@@ -611,29 +616,28 @@ StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
   }
   auto* proto =
       google::protobuf::Arena::CreateMessage<pb::SavedModelShallow>(&arena);
+  // A part that does not read is diagnosed by protobuf on the whole file
+  // (which also rejects one over 2 GiB): the walk and protobuf read the same
+  // levels alike, so `what` is only said if protobuf accepts it.
+  auto diagnose = [&](absl::string_view what) -> Status {
+    WEFT_RETURN_IF_ERROR(
+        graph_internal::ParseBinaryMessage(bytes, source_name, proto));
+    return errors::InvalidArgument(what, ": not a valid binary SavedModel");
+  };
   // The file's own fields but the meta graphs (its schema version), and
   // each meta graph split.
   std::string rest;
-  std::vector<MetaGraphBytes> metas;
-  WireFieldReader reader(bytes);
-  WireField field;
-  bool split = bytes.size() <= static_cast<size_t>(INT_MAX);
-  while (split && reader.Next(&field)) {
-    if (field.Is(2)) {  // SavedModel.meta_graphs
-      metas.emplace_back();
-      split = SplitMetaGraph(field.payload, &metas.back());
-    } else {
-      rest.append(field.whole.data(), field.whole.size());
-    }
+  std::vector<absl::string_view> meta_graphs;
+  bool split = bytes.size() <= static_cast<size_t>(INT_MAX) &&
+               SplitFields(bytes, kSavedModelMetaGraphs, &meta_graphs,
+                           /*nested=*/0, NoNestedField, &rest);
+  std::vector<MetaGraphBytes> metas(meta_graphs.size());
+  for (size_t i = 0; split && i < metas.size(); ++i) {
+    split = SplitMetaGraph(meta_graphs[i], &metas[i]);
   }
-  if (!split || reader.malformed() ||
+  if (!split ||
       !proto->ParseFromArray(rest.data(), static_cast<int>(rest.size()))) {
-    // Diagnosed by protobuf on the whole file (which also rejects one over
-    // 2 GiB); the walk and protobuf read the same levels alike.
-    WEFT_RETURN_IF_ERROR(
-        graph_internal::ParseBinaryMessage(bytes, source_name, proto));
-    return errors::InvalidArgument(source_name,
-                                   ": not a valid binary SavedModel");
+    return diagnose(source_name);
   }
   WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(*proto), source_name);
   if (metas.empty()) {
@@ -650,10 +654,7 @@ StatusOr<SavedModelDef> ParseSavedModel(absl::string_view bytes,
     const std::string& meta_rest = metas[i].rest;
     if (!shallow->ParseFromArray(meta_rest.data(),
                                  static_cast<int>(meta_rest.size()))) {
-      WEFT_RETURN_IF_ERROR(
-          graph_internal::ParseBinaryMessage(bytes, source_name, proto));
-      return errors::InvalidArgument(where,
-                                     ": not a valid binary MetaGraphDef");
+      return diagnose(where);
     }
     WEFT_RETURN_IF_ERROR_CTX(CheckFieldWireTypes(*shallow), where);
     int64_t unreachable = 0;
