@@ -361,6 +361,48 @@ def convert_to_onnx(spec, onnx_path):
     return notes
 
 
+# Function-call ops that tf2onnx passes through as they are when it cannot
+# inline the function.
+TF_CALL_OPS = ("PartitionedCall", "StatefulPartitionedCall")
+
+
+def convert_frozen_inlined(frozen_pb, meta, onnx_path):
+    """tf2onnx on a frozen signature whose function calls it did not inline:
+    Keras 3 wraps some layers (ConvNeXt's grouped convolutions) in functions
+    marked _noinline and _XlaMustCompile, which TensorFlow's function
+    optimizer leaves alone; without the marks it inlines them as it inlines
+    any other call. Writes onnx_path; returns the rewrites made."""
+    import tensorflow as tf
+    import tf2onnx
+
+    graph_def = tf.compat.v1.GraphDef()
+    with open(frozen_pb, "rb") as f:
+        graph_def.ParseFromString(f.read())
+    erfc = rewrite_erfc(graph_def)
+    marks = ("_noinline", "_XlaMustCompile")
+    inlined = 0
+    for function in graph_def.library.function:
+        found = [mark for mark in marks if mark in function.attr]
+        for mark in found:
+            del function.attr[mark]
+        inlined += bool(found)
+    for node in graph_def.node:
+        if node.op in TF_CALL_OPS and "_XlaMustCompile" in node.attr:
+            del node.attr["_XlaMustCompile"]
+    model, _ = tf2onnx.convert.from_graph_def(
+        graph_def,
+        input_names=[tensor_name(meta["inputs"][0])],
+        output_names=[tensor_name(o) for o in meta["outputs"]],
+        opset=17,
+    )
+    left = [n.name for n in model.graph.node if n.op_type in TF_CALL_OPS]
+    if left:
+        raise RuntimeError("function calls left after inlining: %s" % left[:3])
+    with open(onnx_path, "wb") as f:
+        f.write(model.SerializeToString())
+    return {"erfc": erfc, "inlined": inlined}
+
+
 def batch_input(spec, batch, path):
     """The sample input's rows repeated (or cut) to `batch` rows: the same
     distribution the model was checked on, at any batch size."""
@@ -663,15 +705,32 @@ def saved_model_entries(item, args, batches):
             if done.returncode != 0:
                 raise RuntimeError(done.stderr.strip().splitlines()[-1])
             model = onnx.load(onnx_path + ".tmp")
-            erfc = rewrite_onnx_erfc(model)
-            if erfc:
-                onnx.save(model, onnx_path + ".tmp")
+            rewrites = {}
+            if any(n.op_type in TF_CALL_OPS for n in model.graph.node):
+                # tf2onnx left function calls it could not inline (ONNX
+                # Runtime rejects them): convert the frozen graph instead,
+                # its functions' no-inline marks removed.
+                rewrites = convert_frozen_inlined(frozen_pb, meta, onnx_path + ".tmp")
+            else:
+                erfc = rewrite_onnx_erfc(model)
+                if erfc:
+                    onnx.save(model, onnx_path + ".tmp")
+                    rewrites = {"erfc": erfc}
+            if rewrites:
                 with open(onnx_path + ".json", "w") as f:
-                    json.dump({"erfc": erfc}, f)
+                    json.dump(rewrites, f)
+            elif os.path.exists(onnx_path + ".json"):
+                os.remove(onnx_path + ".json")
             os.replace(onnx_path + ".tmp", onnx_path)
         if os.path.exists(onnx_path + ".json"):
             with open(onnx_path + ".json") as f:
-                notes.append("%d Erfc node(s) as 1 - Erf for tf2onnx" % json.load(f)["erfc"])
+                rewrites = json.load(f)
+            if rewrites.get("inlined"):
+                notes.append("converted from the frozen graph, %d function(s) marked no-inline "
+                             "inlined (tf2onnx left their calls in the directory's conversion)"
+                             % rewrites["inlined"])
+            if rewrites.get("erfc"):
+                notes.append("%d Erfc node(s) as 1 - Erf for tf2onnx" % rewrites["erfc"])
         graph = onnx.load(onnx_path, load_external_data=False).graph
         initializers = {t.name for t in graph.initializer}
         names = [i.name for i in graph.input if i.name not in initializers]

@@ -12,6 +12,7 @@
 #include <immintrin.h>
 
 #include "device/cpu_isa.h"
+#include "kernels/cpu/depthwise_conv.h"
 #include "kernels/cpu/fused_epilogue.h"
 #include "kernels/cpu/image_layout.h"
 #include "kernels/cpu/scratch_lease.h"
@@ -437,6 +438,28 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   if (s.in_depth == 0) {
     std::fill_n(out, m * s.out_depth, 0.0f);
     ApplyEpilogueRows(epilogue, out, m, s.out_depth, s.out_depth);
+    return;
+  }
+  if (s.groups > 1 && s.filter_depth == 1) {
+    // One input channel per group: a depthwise convolution (Keras 3's
+    // Conv2D(groups=channels), ConvNeXt's 7x7 layers). The filter
+    // [rows, cols, 1, C * M] is, element for element, the depthwise
+    // filter [rows, cols, C, M]; as groups of k = rows * cols products of
+    // one or few columns each it would spend its time on packing and edges.
+    DepthwiseGeometry d;
+    d.batch = s.batch;
+    d.depth = s.in_depth;
+    d.multiplier = s.out_depth_per_group();
+    d.rows = s.rows;
+    d.cols = s.cols;
+    const bool residual = epilogue.residual != nullptr;
+    const bool in_rows = epilogue.bias != nullptr ||
+                         epilogue.activation != GemmEpilogue::Activation::kNone;
+    // The depthwise rows apply bias and activation, not a residual: with
+    // one, the whole epilogue runs over the finished output instead.
+    DepthwiseConvNhwc(parallel, d, in, filter,
+                      in_rows && !residual ? &epilogue : nullptr, out);
+    if (residual) ApplyEpilogueRows(epilogue, out, m, s.out_depth, s.out_depth);
     return;
   }
   if (const WinogradFilter* winograd =

@@ -30,6 +30,11 @@
 // gathers one Cin run per pixel.) When all the output pixels fit one chunk
 // (late layers at batch 1), the patches are gathered once and the GEMM
 // splits the product itself, so two threads share even a few-pixel layer.
+// Float groups of one input channel each (a depthwise convolution written
+// as Conv2D, as Keras 3 writes Conv2D(groups=channels)) go to the
+// depthwise kernel (depthwise_conv.h), whose filter [rows, cols, C, M] has
+// the same elements in the same order, and whose numerics (sums in tap
+// order, no fused multiply-add) they then have.
 // A constant 3x3 filter at unit strides and dilations is also transformed
 // for Winograd's F(2x2, 3x3) (conv2d_winograd.h), at the first convolution
 // of a shape it applies to, which it then computes with 16 products per 4

@@ -1,8 +1,9 @@
 // The float convolution Conv2D and _FusedConv2D share (kernels/cpu/conv2d.h)
 // on the shapes that pick its paths: the MobileNetV2 stem's k = 27, 1x1
 // strided filters (ResNet's projection shortcuts), enough output pixels for
-// many chunks, groups, dilations, every padding mode, the input read in
-// place (strided_*), and each epilogue.
+// many chunks, groups (one input channel each: the depthwise kernel),
+// dilations, every padding mode, the input read in place (strided_*), and
+// each epilogue.
 //
 // Operands are multiples of 1/4 in [-2, 2] and the biases multiples of 1/8,
 // so every product and partial sum is exact in float: whatever the
@@ -241,6 +242,25 @@ std::vector<Case> Cases() {
   // (uneven in panels: 10 of 32 columns, 20 of 16).
   c.name = "strided_filter_in_channel_parts";
   c.n = 2, c.h = c.w = 8, c.cin = 384, c.cout = 320;
+  v.push_back(c);
+  // One input channel per group: the depthwise kernel computes these.
+  c = Case();
+  c.name = "groups_of_one_channel_7x7";  // ConvNeXt's layers
+  c.n = 2, c.h = c.w = 9, c.cin = c.cout = c.groups = 24, c.kh = c.kw = 7;
+  v.push_back(c);
+  c = Case();
+  c.name = "groups_of_one_channel_multiplier_2_stride2";
+  c.h = 11, c.w = 10, c.cin = c.groups = 6, c.cout = 12, c.sh = c.sw = 2;
+  v.push_back(c);
+  c = Case();
+  c.name = "groups_of_one_channel_explicit_dilated";
+  c.h = 9, c.w = 8, c.cin = c.cout = c.groups = 5, c.padding = "EXPLICIT",
+  c.pads = {0, 3, 2, 1}, c.dh = 2, c.sw = 2;
+  v.push_back(c);
+  c = Case();
+  // 40 channels: two full vectors and a remainder on every path.
+  c.name = "groups_of_one_channel_valid_wide";
+  c.n = 3, c.h = c.w = 6, c.cin = c.cout = c.groups = 40, c.padding = "VALID";
   v.push_back(c);
   return v;
 }
