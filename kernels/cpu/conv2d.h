@@ -34,7 +34,13 @@
 // as Conv2D, as Keras 3 writes Conv2D(groups=channels)) go to the
 // depthwise kernel (depthwise_conv.h), whose filter [rows, cols, C, M] has
 // the same elements in the same order, and whose numerics (sums in tap
-// order, no fused multiply-add) they then have.
+// order, no fused multiply-add) they then have. Groups of fewer than 16
+// output channels and more than one input channel (ResNeXt's) are
+// multiplied several at a time through a block-diagonal filter made per
+// call, when the input is finite (a zero of the filter times an infinite
+// input of a neighbouring group would be a NaN); the zero products change
+// no sum, but the k blocks fall elsewhere, so the last bits may differ from
+// a product per group.
 // A constant 3x3 filter at unit strides and dilations is also transformed
 // for Winograd's F(2x2, 3x3) (conv2d_winograd.h), at the first convolution
 // of a shape it applies to, which it then computes with 16 products per 4

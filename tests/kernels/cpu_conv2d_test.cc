@@ -262,6 +262,23 @@ std::vector<Case> Cases() {
   c.name = "groups_of_one_channel_valid_wide";
   c.n = 3, c.h = c.w = 6, c.cin = c.cout = c.groups = 40, c.padding = "VALID";
   v.push_back(c);
+  // Narrow groups, multiplied several at a time (kMergedGroupColumns).
+  c = Case();
+  c.name = "narrow_groups_4_by_4";  // ResNeXt's: 8 groups as 2 of 16
+  c.n = 2, c.h = c.w = 7, c.cin = c.cout = 32, c.groups = 8;
+  v.push_back(c);
+  c = Case();
+  c.name = "narrow_groups_merged_into_one";  // then the ungrouped paths
+  c.h = 9, c.w = 12, c.cin = c.cout = 8, c.groups = 2;
+  v.push_back(c);
+  c = Case();
+  c.name = "narrow_groups_2_to_3_strided_dilated";  // 6 groups as 2 of 9
+  c.h = c.w = 11, c.cin = 12, c.cout = 18, c.groups = 6, c.sh = 2, c.dw = 2;
+  v.push_back(c);
+  c = Case();
+  c.name = "narrow_groups_prime_count";  // 7 groups of 3: none merged
+  c.h = c.w = 5, c.cin = 14, c.cout = 21, c.groups = 7;
+  v.push_back(c);
   return v;
 }
 
@@ -471,6 +488,31 @@ TEST(SharedConv2DTest, NanAndInfPropagateThroughTheEpilogue) {
   ASSERT_TRUE(out.ok()) << out.status();
   ExpectTensorEqual((*out)[0], AsTensor<float>({NAN, 0, 0, INFINITY},
                                                TensorShape({1, 2, 2, 1})));
+}
+
+// Narrow groups are multiplied several at a time through a block-diagonal
+// filter; an infinite or NaN input still reaches only its own group's
+// outputs (its zeros would make NaNs of the others).
+TEST(SharedConv2DTest, NonFiniteInputsStayInTheirGroup) {
+  Case c;
+  c.h = c.w = 3, c.cin = c.cout = 8, c.groups = 4, c.kh = c.kw = 2,
+  c.padding = "VALID";
+  std::vector<float> x(3 * 3 * 8, 1.0f);
+  x[0] = INFINITY;     // pixel (0, 0), channel 0: group 0
+  x[4 * 8 + 5] = NAN;  // pixel (1, 1), channel 5: group 2
+  const Tensor f = AsTensor<float>(std::vector<float>(2 * 2 * 2 * 8, 1.0f),
+                                   TensorShape({2, 2, 2, 8}));
+  std::vector<float> want(2 * 2 * 8, 8.0f);
+  want[0] = want[1] = INFINITY;  // output (0, 0), group 0
+  for (int p = 0; p < 4; ++p) want[p * 8 + 4] = want[p * 8 + 5] = NAN;
+  for (int threads : {0, 2}) {
+    StatusOr<std::vector<Tensor>> out =
+        OpRunner("Conv2D", c.Attrs(), threads)
+            .Run({AsTensor<float>(x, TensorShape({1, 3, 3, 8})), f});
+    ASSERT_TRUE(out.ok()) << out.status();
+    ExpectTensorEqual((*out)[0],
+                      AsTensor<float>(want, TensorShape({1, 2, 2, 8})));
+  }
 }
 
 }  // namespace cpu_conv2d_test
