@@ -279,6 +279,11 @@ std::vector<Case> Cases() {
   c.name = "narrow_groups_prime_count";  // 7 groups of 3: none merged
   c.h = c.w = 5, c.cin = 14, c.cout = 21, c.groups = 7;
   v.push_back(c);
+  c = Case();
+  // Gathered at once, a unit per group (kGroupUnitsMin).
+  c.name = "groups_of_16_gathered_at_once";
+  c.h = c.w = 4, c.cin = c.cout = 64, c.groups = 4;
+  v.push_back(c);
   return v;
 }
 
