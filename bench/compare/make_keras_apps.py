@@ -50,13 +50,22 @@ ARCHITECTURES = {
     "nasnet_mobile": (keras.applications.NASNetMobile, None),
     "vgg16": (keras.applications.VGG16, None),
     "convnext_tiny": (keras.applications.ConvNeXtTiny, None),
+    # Larger members of the same families: a wider check that no shape of
+    # theirs falls off a kernel's fast path.
+    "convnext_small": (keras.applications.ConvNeXtSmall, None),
+    "densenet169": (keras.applications.DenseNet169, None),
+    "efficientnet_b3": (keras.applications.EfficientNetB3, r"_project_bn$"),
+    "efficientnet_v2_s": (keras.applications.EfficientNetV2S, r"_project_bn$"),
+    "nasnet_large": (keras.applications.NASNetLarge, None),
+    "resnet101_v2": (keras.applications.ResNet101V2, None),
+    "vgg19": (keras.applications.VGG19, None),
 }
 
 
 def build(name, size):
     ctor, _ = ARCHITECTURES[name]
     kwargs = dict(weights=None, input_shape=(size, size, 3), classes=1000)
-    if name == "nasnet_mobile":
+    if name in ("nasnet_mobile", "nasnet_large"):
         # NASNet refuses a non-default input shape unless told there is no
         # pretrained top to match.
         kwargs["input_tensor"] = keras.Input((size, size, 3))
