@@ -194,10 +194,11 @@ void GatherPatches(const Conv2DGeometry& s, const TapRange* col_taps,
 // time (MergedGroups): a product per group of 4 or 8 columns fills a
 // quarter or half of the narrowest micro-kernel (16 columns with AVX-512,
 // 8 with AVX2), and its k of a few taps times a few channels is too short
-// to pay for the tile's start and finish. Merged up to 16 columns,
-// ResNeXt's 32 groups of 4 channels (28 x 28 x 128, 3x3) took 0.39 of the
-// time, 8 groups of 8 (56 x 56 x 64) 0.60; up to 32 columns, 0.47 and
-// 0.76 (AMD EPYC, AVX-512, 1 thread).
+// to pay for the tile's start and finish. Measured on the AMD EPYC of
+// bench/RESULTS.md section 33 (AVX-512, 1 thread, input read in place),
+// against a product per group: ResNeXt's 32 groups of 4 channels (28 x 28 x
+// 128, 3x3) merged to 16 columns 0.81 of the time, 8 groups of 8 (56 x 56 x
+// 64) 0.97; merged to 32 columns, 1.20 and 1.42.
 constexpr int64_t kMergedGroupColumns = 16;
 // A convolution of at least this many groups whose patches are gathered at
 // once is split by groups (see there).
@@ -281,7 +282,12 @@ bool Pointwise(const Conv2DGeometry& s) {
 // once. Measured on the Intel Xeon of bench/RESULTS.md section 19 (1 and
 // 2 threads, batch 1 and 8, VGG16, ResNet50 and InceptionV3): limits of
 // 1, 4 and 64 MiB each gained more than 256 KiB; 64 MiB lost to 4 MiB at
-// 2 threads on InceptionV3 and at batch 8 on ResNet50.
+// 2 threads on InceptionV3 and at batch 8 on ResNet50. Groups and dilated
+// columns are read in place too, a tap's channels of a group at a time
+// (GemmStridedLhs pieces), one product per group (bench/RESULTS.md section
+// 33, AMD EPYC, 1 thread, against their gathered patches: ResNeXt's 32
+// groups of 4 channels 0.60 of the time, 32 groups of 16 0.67, a 3x3
+// convolution dilated by 2 0.95).
 constexpr int64_t kStridedMaxFilterFloats = int64_t{1} << 22;
 constexpr int64_t kStridedMinOutputCols = 8;
 // About this many output pixels per unit of work of StridedConv2D (whole
@@ -316,8 +322,8 @@ constexpr int64_t kStridedMinPartChannels = 32;
 constexpr int64_t kStridedPartMultiple = 4;
 
 bool UseStridedConv2D(const Conv2DGeometry& s) {
-  return s.groups == 1 && s.cols.dilation == 1 && s.rows.pad_before >= 0 &&
-         s.cols.pad_before >= 0 && s.cols.output >= kStridedMinOutputCols &&
+  return s.rows.pad_before >= 0 && s.cols.pad_before >= 0 &&
+         s.cols.output >= kStridedMinOutputCols &&
          s.patch_size() * s.out_depth <= kStridedMaxFilterFloats &&
          GemmStridedLhsSupported();
 }
@@ -345,7 +351,8 @@ int64_t PaddedExtent(const WindowDim& d) {
 // alternation on VGG16, ResNet50, InceptionV3 and DenseNet121, 1 and 2
 // threads: 0.97 to 1.03).
 void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
-                   const float* in, const GemmPackedRhs& filter,
+                   const float* in,
+                   const std::vector<const GemmPackedRhs*>& filters,
                    const GemmEpilogue& epilogue, float* out) {
   const int64_t c = s.in_depth;
   const int64_t h = s.rows.input;
@@ -367,7 +374,7 @@ void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
                                      s.batch * oh_count / kStridedMinItems}));
   int64_t parts = 1;
   const int64_t filter_floats = s.patch_size() * s.out_depth;
-  if (filter_floats > kStridedFilterCacheFloats) {
+  if (filter_floats > kStridedFilterCacheFloats && s.groups == 1) {
     rows_per_item = 1;
     while (rows_per_item < oh_count &&
            band_rows(rows_per_item + 1) * wp * c <= kStridedBandFloats) {
@@ -425,17 +432,27 @@ void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
             }
             a_rows = band->data();
           }
+          // A filter row's taps: with groups or dilated columns, a group's
+          // channels of each tap (pieces), else one contiguous run.
           GemmStridedLhs a;
-          a.data = a_rows;
           a.group_rows = ow_count;
           a.group_stride = s.rows.stride * wp * c;
           a.row_stride = s.cols.stride * c;
-          a.run = s.cols.window * c;
+          a.run = s.cols.window * s.filter_depth;
           a.run_stride = s.rows.dilation * wp * c;
+          if (s.groups > 1 || s.cols.dilation > 1) {
+            a.piece = s.filter_depth;
+            a.piece_stride = s.cols.dilation * c;
+          }
           const int64_t r0 = (n * oh_count + oh0) * ow_count;
-          GemmSerialStrided(rows * ow_count, a, filter, out + r0 * ldo, ldo,
-                            EpilogueAt(epilogue, r0, 0),
-                            GemmColumnPart{unit / items, parts});
+          for (int64_t g = 0; g < s.groups; ++g) {
+            a.data = a_rows + g * s.filter_depth;
+            const int64_t col = g * s.out_depth_per_group();
+            GemmSerialStrided(rows * ow_count, a, *filters[g],
+                              out + r0 * ldo + col, ldo,
+                              EpilogueAt(epilogue, r0, col),
+                              GemmColumnPart{unit / items, parts});
+          }
         }
       });
 }
@@ -583,14 +600,18 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   }
 
   if (UseStridedConv2D(s)) {
-    std::unique_ptr<GemmPackedRhs> packed_here;
-    if (packed == nullptr) {
-      packed_here = std::make_unique<GemmPackedRhs>(s.patch_size(), s.out_depth,
-                                                    group_filter(0), &parallel);
+    std::vector<std::unique_ptr<GemmPackedRhs>> packed_here;
+    std::vector<const GemmPackedRhs*> filters;
+    for (int64_t g = 0; g < s.groups; ++g) {
+      if (packed != nullptr) {
+        filters.push_back(&packed->group(g));
+      } else {
+        packed_here.push_back(std::make_unique<GemmPackedRhs>(
+            s.patch_size(), cout, group_filter(g), &parallel));
+        filters.push_back(packed_here.back().get());
+      }
     }
-    StridedConv2D(parallel, s, in,
-                  packed != nullptr ? packed->group(0) : *packed_here, epilogue,
-                  out);
+    StridedConv2D(parallel, s, in, filters, epilogue, out);
     return;
   }
 

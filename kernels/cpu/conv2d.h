@@ -18,13 +18,15 @@
 // packed for gemm.h's GEMM once per call and shared by the chunks (or once
 // for the session when it is a constant: Conv2DPackedFilter), and the
 // epilogue (bias, activation) runs on each tile as the GEMM finishes it.
-// On the AVX2 and AVX-512 paths, a convolution without groups or column
-// dilation, whose output rows are 8 pixels or wider and whose filter is at
-// most 2^22 floats, gathers nothing either: the patch of a pixel is, per
-// filter row, kw * in_depth contiguous floats of the input (copied once
-// with zero padding when there is padding), which the GEMM reads where
-// they lie (gemm.h's GemmStridedLhs), in units of whole output rows (and,
-// for a filter too large to stay in cache, parts of the output channels).
+// On the AVX2 and AVX-512 paths, a convolution whose output rows are 8
+// pixels or wider and whose filter is at most 2^22 floats gathers nothing
+// either: the patch of a pixel is, per filter row, kw * in_depth contiguous
+// floats of the input (copied once with zero padding when there is
+// padding), which the GEMM reads where they lie (gemm.h's GemmStridedLhs),
+// in units of whole output rows (and, without groups, for a filter too
+// large to stay in cache, parts of the output channels); with groups or
+// dilated columns, the filter row's taps are pieces of a group's channels,
+// one product per group.
 // A 1x1 filter with unit strides and no padding needs no gather: the input
 // is multiplied in place, one product per group. (A strided 1x1 filter
 // gathers one Cin run per pixel.) When all the output pixels fit one chunk

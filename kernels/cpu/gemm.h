@@ -237,9 +237,13 @@ void GemmSerialGathered(int64_t m, const float* a, const GemmPackedRhs& b,
 // patches in its (padded) input. Its rows come in groups of `group_rows`
 // (the pixels of one output row), row r of group g starting at
 //   data + g * group_stride + r * row_stride,
-// and a row's k elements are runs of `run` contiguous floats (a filter
-// row's taps), run j at + j * run_stride: element l at
+// and a row's k elements are runs of `run` floats (a filter row's taps),
+// run j at + j * run_stride: element l at
 // (l / run) * run_stride + l % run.
+// A run whose taps are not contiguous (a convolution's groups, or its
+// dilated columns: a tap's channels, then a gap) is in pieces of `piece`
+// contiguous floats `piece_stride` apart, piece i of a run at + i *
+// piece_stride (run a multiple of piece); piece 0: the run is contiguous.
 struct GemmStridedLhs {
   const float* data = nullptr;
   int64_t group_rows = 0;
@@ -247,6 +251,8 @@ struct GemmStridedLhs {
   int64_t row_stride = 0;
   int64_t run = 0;
   int64_t run_stride = 0;
+  int64_t piece = 0;
+  int64_t piece_stride = 0;
 };
 
 // Whether GemmSerialStrided exists on the active CPU path (false on the

@@ -175,32 +175,46 @@ TEST(CpuGemmPackedRhsTest, ParallelPackedEqualsUnpacked) {
 // row-major copy through GemmSerial, for every epilogue: groups of rows
 // whose tiles are cut unevenly (17 rows), rows overlapping each other
 // (row_stride < run, as a stride-1 convolution reads them), runs crossing
-// the k blocks (k = 360: blocks of 180, runs of 120 or 7), and panels
-// that are full, narrow (n = 8 or 16) or both (n = 40, 2100).
+// the k blocks (k = 360: blocks of 180, runs of 120 or 7), runs in pieces
+// with gaps between them (a convolution's groups or dilated columns; a
+// piece crossing a k block too), and panels that are full, narrow (n = 8
+// or 16) or both (n = 40, 2100).
 TEST(CpuGemmPackedRhsTest, StridedLhsEqualsItsRowMajorCopy) {
   if (!GemmStridedLhsSupported()) {
     GTEST_SKIP() << "no strided op(a) on the baseline CPU path";
   }
   struct Case {
     int64_t groups, group_rows, row_stride, run, runs, n;
+    int64_t piece = 0, gap = 0;  // pieces of a run, floats between them
   };
   unsigned seed = 500;
   for (const Case& c : {
-           Case{1, 1, 3, 9, 3, 16},      // one row, a stem's k = 27
-           Case{3, 17, 3, 9, 3, 8},      // narrow n, tiles of 9 and 8 rows
-           Case{2, 14, 6, 9, 3, 40},     // stride 2, full + narrow panel
-           Case{2, 20, 40, 120, 3, 33},  // k = 360: a run crosses a block
-           Case{1, 30, 7, 7, 40, 16},    // k = 280: many short runs
-           Case{1, 9, 4, 12, 2, 2100},   // two column blocks
+           Case{1, 1, 3, 9, 3, 16},          // one row, a stem's k = 27
+           Case{3, 17, 3, 9, 3, 8},          // narrow n, tiles of 9 and 8 rows
+           Case{2, 14, 6, 9, 3, 40},         // stride 2, full + narrow panel
+           Case{2, 20, 40, 120, 3, 33},      // k = 360: a run crosses a block
+           Case{1, 30, 7, 7, 40, 16},        // k = 280: many short runs
+           Case{1, 9, 4, 12, 2, 2100},       // two column blocks
+           Case{2, 14, 6, 12, 3, 40, 4, 5},  // 3 pieces of 4 per run
+           Case{3, 17, 3, 9, 3, 8, 3, 1},    // pieces of 3, narrow n
+           Case{2, 20, 40, 120, 3, 33, 8, 3},  // a piece crosses a block
+           Case{1, 30, 7, 12, 30, 16, 1, 2},   // pieces of one float
        }) {
     const int64_t k = c.run * c.runs;
     const int64_t m = c.groups * c.group_rows;
-    // The source: groups one after another, then runs of each row apart.
+    // The source: groups one after another, then runs of each row apart,
+    // each run `gap` floats between its pieces.
     GemmStridedLhs a;
     a.group_rows = c.group_rows;
     a.row_stride = c.row_stride;
     a.run = c.run;
-    a.run_stride = (c.group_rows - 1) * c.row_stride + c.run + 5;
+    const int64_t piece = c.piece > 0 ? c.piece : c.run;
+    if (c.piece > 0) {
+      a.piece = c.piece;
+      a.piece_stride = c.piece + c.gap;
+    }
+    const int64_t run_extent = (c.run / piece) * (piece + c.gap);
+    a.run_stride = (c.group_rows - 1) * c.row_stride + run_extent + 5;
     a.group_stride = c.runs * a.run_stride + 3;
     const std::vector<float> source = Random(c.groups * a.group_stride, seed++);
     a.data = source.data();
@@ -209,7 +223,9 @@ TEST(CpuGemmPackedRhsTest, StridedLhsEqualsItsRowMajorCopy) {
       const float* row = source.data() + (i / c.group_rows) * a.group_stride +
                          (i % c.group_rows) * c.row_stride;
       for (int64_t l = 0; l < k; ++l) {
-        copy[i * k + l] = row[(l / c.run) * a.run_stride + l % c.run];
+        const int64_t j = l % c.run;
+        copy[i * k + l] = row[(l / c.run) * a.run_stride +
+                              (j / piece) * (piece + c.gap) + j % piece];
       }
     }
     const std::vector<float> b = Random(k * c.n, seed++);
@@ -228,7 +244,7 @@ TEST(CpuGemmPackedRhsTest, StridedLhsEqualsItsRowMajorCopy) {
       const std::string what =
           absl::StrCat("groups=", c.groups, " rows=", c.group_rows,
                        " row_stride=", c.row_stride, " run=", c.run,
-                       " runs=", c.runs, " n=", c.n,
+                       " runs=", c.runs, " piece=", c.piece, " n=", c.n,
                        ep.residual != nullptr ? " bias+residual+elu"
                        : ep.bias != nullptr   ? " bias+relu6"
                                               : "");
