@@ -511,6 +511,61 @@ const Conv2DPackedFilter* Conv2DPackedFilter::For(
              : nullptr;
 }
 
+namespace {
+
+// Conv2DNhwc for groups of one input channel each: a depthwise convolution
+// (Keras 3's Conv2D(groups=channels), ConvNeXt's 7x7 layers). The filter
+// [rows, cols, 1, C * M] is, element for element, the depthwise filter
+// [rows, cols, C, M]; as groups of k = rows * cols products of one or few
+// columns each it would spend its time on packing and edges.
+void OneChannelGroups(const ParallelForFn& parallel, const Conv2DGeometry& s,
+                      const float* in, const float* filter,
+                      const GemmEpilogue& epilogue, float* out) {
+  DepthwiseGeometry d;
+  d.batch = s.batch;
+  d.depth = s.in_depth;
+  d.multiplier = s.out_depth_per_group();
+  d.rows = s.rows;
+  d.cols = s.cols;
+  const bool residual = epilogue.residual != nullptr;
+  const bool in_rows = epilogue.bias != nullptr ||
+                       epilogue.activation != GemmEpilogue::Activation::kNone;
+  // The depthwise rows apply bias and activation, not a residual: with
+  // one, the whole epilogue runs over the finished output instead.
+  DepthwiseConvNhwc(parallel, d, in, filter,
+                    in_rows && !residual ? &epilogue : nullptr, out);
+  if (residual) {
+    ApplyEpilogueRows(epilogue, out, s.output_pixels(), s.out_depth,
+                      s.out_depth);
+  }
+}
+
+// Conv2DNhwc for narrow groups, GroupMergeFactor of them at a time through
+// a block-diagonal filter; false (nothing done) where none merge or the
+// input is not finite: the products the merge adds are exact zeros, which
+// change no sum, but a zero times an infinite or NaN input of a
+// neighbouring group would make a NaN.
+bool MergedGroups(const ParallelForFn& parallel, const Conv2DGeometry& s,
+                  const float* in, const float* filter,
+                  const GemmEpilogue& epilogue, float* out) {
+  const int64_t merge = GroupMergeFactor(s);
+  if (merge < 2 ||
+      !AllFinite(in, s.batch * s.rows.input * s.cols.input * s.in_depth)) {
+    return false;
+  }
+  Conv2DGeometry merged = s;
+  merged.groups = s.groups / merge;
+  merged.filter_depth = s.filter_depth * merge;
+  ScratchLease wide(
+      s.rows.window * s.cols.window * merged.filter_depth * s.out_depth,
+      /*slot=*/1);
+  MergeGroupFilters(s, merge, filter, wide.data());
+  Conv2DNhwc(parallel, merged, in, wide.data(), epilogue, out);
+  return true;
+}
+
+}  // namespace
+
 void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
                 const float* in, const float* filter,
                 const GemmEpilogue& epilogue, float* out,
@@ -523,44 +578,10 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
     return;
   }
   if (s.groups > 1 && s.filter_depth == 1) {
-    // One input channel per group: a depthwise convolution (Keras 3's
-    // Conv2D(groups=channels), ConvNeXt's 7x7 layers). The filter
-    // [rows, cols, 1, C * M] is, element for element, the depthwise
-    // filter [rows, cols, C, M]; as groups of k = rows * cols products of
-    // one or few columns each it would spend its time on packing and edges.
-    DepthwiseGeometry d;
-    d.batch = s.batch;
-    d.depth = s.in_depth;
-    d.multiplier = s.out_depth_per_group();
-    d.rows = s.rows;
-    d.cols = s.cols;
-    const bool residual = epilogue.residual != nullptr;
-    const bool in_rows = epilogue.bias != nullptr ||
-                         epilogue.activation != GemmEpilogue::Activation::kNone;
-    // The depthwise rows apply bias and activation, not a residual: with
-    // one, the whole epilogue runs over the finished output instead.
-    DepthwiseConvNhwc(parallel, d, in, filter,
-                      in_rows && !residual ? &epilogue : nullptr, out);
-    if (residual) ApplyEpilogueRows(epilogue, out, m, s.out_depth, s.out_depth);
+    OneChannelGroups(parallel, s, in, filter, epilogue, out);
     return;
   }
-  if (const int64_t merge = GroupMergeFactor(s);
-      merge > 1 &&
-      AllFinite(in, s.batch * s.rows.input * s.cols.input * s.in_depth)) {
-    // Narrow groups, `merge` at a time, through a block-diagonal filter:
-    // the products it adds are exact zeros, which change no sum, but a
-    // zero times an infinite or NaN input of a neighbouring group would
-    // make a NaN, hence finite inputs only.
-    Conv2DGeometry merged = s;
-    merged.groups = s.groups / merge;
-    merged.filter_depth = s.filter_depth * merge;
-    ScratchLease wide(
-        s.rows.window * s.cols.window * merged.filter_depth * s.out_depth,
-        /*slot=*/1);
-    MergeGroupFilters(s, merge, filter, wide.data());
-    Conv2DNhwc(parallel, merged, in, wide.data(), epilogue, out);
-    return;
-  }
+  if (MergedGroups(parallel, s, in, filter, epilogue, out)) return;
   if (const WinogradFilter* winograd =
           packed != nullptr ? packed->WinogradFor(s) : nullptr) {
     WinogradConv2D(parallel, s, in, *winograd, epilogue, out);
@@ -576,6 +597,21 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   };
   auto group_filter = [&](int64_t g) {
     return GemmOperand<float>{filter + g * cout, ldo};
+  };
+  // Each group's filter packed for the GEMM: the caller's, or packed now
+  // into `owned`.
+  auto packed_groups = [&](std::vector<std::unique_ptr<GemmPackedRhs>>* owned) {
+    std::vector<const GemmPackedRhs*> rhs;
+    for (int64_t g = 0; g < s.groups; ++g) {
+      if (packed != nullptr) {
+        rhs.push_back(&packed->group(g));
+      } else {
+        owned->push_back(std::make_unique<GemmPackedRhs>(
+            s.patch_size(), cout, group_filter(g), &parallel));
+        rhs.push_back(owned->back().get());
+      }
+    }
+    return rhs;
   };
   // Group g's product of all m rows of `a` (m x k) into its output columns,
   // by the filter packed ahead when there is one.
@@ -601,17 +637,7 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
 
   if (UseStridedConv2D(s)) {
     std::vector<std::unique_ptr<GemmPackedRhs>> packed_here;
-    std::vector<const GemmPackedRhs*> filters;
-    for (int64_t g = 0; g < s.groups; ++g) {
-      if (packed != nullptr) {
-        filters.push_back(&packed->group(g));
-      } else {
-        packed_here.push_back(std::make_unique<GemmPackedRhs>(
-            s.patch_size(), cout, group_filter(g), &parallel));
-        filters.push_back(packed_here.back().get());
-      }
-    }
-    StridedConv2D(parallel, s, in, filters, epilogue, out);
+    StridedConv2D(parallel, s, in, packed_groups(&packed_here), epilogue, out);
     return;
   }
 
@@ -660,16 +686,8 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   // Many chunks: each group's filter is packed once (now, unless the
   // caller packed it), shared by all chunks.
   std::vector<std::unique_ptr<GemmPackedRhs>> packed_here;
-  std::vector<const GemmPackedRhs*> group_rhs;
-  for (int64_t g = 0; g < s.groups; ++g) {
-    if (packed != nullptr) {
-      group_rhs.push_back(&packed->group(g));
-    } else {
-      packed_here.push_back(
-          std::make_unique<GemmPackedRhs>(k, cout, group_filter(g), &parallel));
-      group_rhs.push_back(packed_here.back().get());
-    }
-  }
+  const std::vector<const GemmPackedRhs*> group_rhs =
+      packed_groups(&packed_here);
   // A thread's first chunk reads the filter from memory; its later chunks
   // find it in cache (every chunk reads all of it).
   parallel(
