@@ -497,26 +497,33 @@ TEST(SharedConv2DTest, NanAndInfPropagateThroughTheEpilogue) {
 
 // Narrow groups are multiplied several at a time through a block-diagonal
 // filter; an infinite or NaN input still reaches only its own group's
-// outputs (its zeros would make NaNs of the others).
+// outputs (its zeros would make NaNs of the others), on the gathered path
+// (2 output columns) and the one reading the input in place (9).
 TEST(SharedConv2DTest, NonFiniteInputsStayInTheirGroup) {
-  Case c;
-  c.h = c.w = 3, c.cin = c.cout = 8, c.groups = 4, c.kh = c.kw = 2,
-  c.padding = "VALID";
-  std::vector<float> x(3 * 3 * 8, 1.0f);
-  x[0] = INFINITY;     // pixel (0, 0), channel 0: group 0
-  x[4 * 8 + 5] = NAN;  // pixel (1, 1), channel 5: group 2
-  const Tensor f = AsTensor<float>(std::vector<float>(2 * 2 * 2 * 8, 1.0f),
-                                   TensorShape({2, 2, 2, 8}));
-  std::vector<float> want(2 * 2 * 8, 8.0f);
-  want[0] = want[1] = INFINITY;  // output (0, 0), group 0
-  for (int p = 0; p < 4; ++p) want[p * 8 + 4] = want[p * 8 + 5] = NAN;
-  for (int threads : {0, 2}) {
-    StatusOr<std::vector<Tensor>> out =
-        OpRunner("Conv2D", c.Attrs(), threads)
-            .Run({AsTensor<float>(x, TensorShape({1, 3, 3, 8})), f});
-    ASSERT_TRUE(out.ok()) << out.status();
-    ExpectTensorEqual((*out)[0],
-                      AsTensor<float>(want, TensorShape({1, 2, 2, 8})));
+  for (int64_t w : {3, 10}) {
+    SCOPED_TRACE(w);
+    Case c;
+    c.h = 3, c.w = w, c.cin = c.cout = 8, c.groups = 4, c.kh = c.kw = 2,
+    c.padding = "VALID";
+    std::vector<float> x(3 * w * 8, 1.0f);
+    x[0] = INFINITY;           // pixel (0, 0), channel 0: group 0
+    x[(w + 1) * 8 + 5] = NAN;  // pixel (1, 1), channel 5: group 2
+    const Tensor f = AsTensor<float>(std::vector<float>(2 * 2 * 2 * 8, 1.0f),
+                                     TensorShape({2, 2, 2, 8}));
+    const int64_t ow = w - 1;
+    std::vector<float> want(2 * ow * 8, 8.0f);
+    want[0] = want[1] = INFINITY;  // output (0, 0), group 0
+    for (int64_t p : {int64_t{0}, int64_t{1}, ow, ow + 1}) {
+      want[p * 8 + 4] = want[p * 8 + 5] = NAN;  // the windows over (1, 1)
+    }
+    for (int threads : {0, 2}) {
+      StatusOr<std::vector<Tensor>> out =
+          OpRunner("Conv2D", c.Attrs(), threads)
+              .Run({AsTensor<float>(x, TensorShape({1, 3, w, 8})), f});
+      ASSERT_TRUE(out.ok()) << out.status();
+      ExpectTensorEqual((*out)[0],
+                        AsTensor<float>(want, TensorShape({1, 2, ow, 8})));
+    }
   }
 }
 
