@@ -14,7 +14,13 @@ with random weights under a fixed seed, exported with model.export(DIR/NAME)
 - vit_tiny: a vision transformer on a 96x96x3 image: 8x8 patches by a
   strided convolution (144 tokens of width 192), learned position
   offsets, 4 pre-norm encoder layers of 3 heads, mean-pooled into 1000
-  classes with a softmax.
+  classes with a softmax;
+- bert_base, vit_base: the same blocks at the sizes most checkpoints have
+  (BERT-base: 12 post-norm layers over 128 tokens of width 768, 12 heads,
+  a 3072-wide feed-forward layer; ViT-B/16: a 224x224x3 image in 16x16
+  patches, 196 tokens of width 768, 12 pre-norm layers of 12 heads), to
+  check the smaller models' figures hold where the weights (340 MB) no
+  longer fit in any cache.
 
 The text models take float token embeddings [batch, 128, 256] (the
 embedding lookup is a gather, not what these tables measure). Biases and
@@ -58,12 +64,20 @@ def encoder_block(x, heads, d_ff, pre_norm, causal=False):
         layers.Add()([x, feed_forward(x)]))
 
 
-def bert_mini():
-    inputs = keras.Input((128, 256))
+def bert(layers_, width, heads):
+    inputs = keras.Input((128, width))
     x = inputs
-    for _ in range(4):
-        x = encoder_block(x, heads=4, d_ff=1024, pre_norm=False)
+    for _ in range(layers_):
+        x = encoder_block(x, heads=heads, d_ff=4 * width, pre_norm=False)
     return keras.Model(inputs, x)
+
+
+def bert_mini():
+    return bert(4, 256, 4)
+
+
+def bert_base():
+    return bert(12, 768, 12)
 
 
 def gpt_mini():
@@ -86,19 +100,29 @@ class PositionOffsets(layers.Layer):
         return x + self.offsets
 
 
-def vit_tiny():
-    inputs = keras.Input((96, 96, 3))
-    x = layers.Conv2D(192, 8, strides=8)(inputs)
-    x = layers.Reshape((144, 192))(x)
+def vit(size, patch, layers_, width, heads):
+    inputs = keras.Input((size, size, 3))
+    x = layers.Conv2D(width, patch, strides=patch)(inputs)
+    tokens = (size // patch)**2
+    x = layers.Reshape((tokens, width))(x)
     x = PositionOffsets()(x)
-    for _ in range(4):
-        x = encoder_block(x, heads=3, d_ff=768, pre_norm=True)
+    for _ in range(layers_):
+        x = encoder_block(x, heads=heads, d_ff=4 * width, pre_norm=True)
     x = layers.LayerNormalization(epsilon=1e-6)(x)
     x = layers.GlobalAveragePooling1D()(x)
     return keras.Model(inputs, layers.Dense(1000, activation="softmax")(x))
 
 
-MODELS = {"bert_mini": bert_mini, "gpt_mini": gpt_mini, "vit_tiny": vit_tiny}
+def vit_tiny():
+    return vit(96, 8, 4, 192, 3)
+
+
+def vit_base():
+    return vit(224, 16, 12, 768, 12)
+
+
+MODELS = {"bert_mini": bert_mini, "gpt_mini": gpt_mini, "vit_tiny": vit_tiny,
+          "bert_base": bert_base, "vit_base": vit_base}
 
 
 def make(name, out, seed):
