@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "core/huge_pages.h"
+
 namespace weft {
 namespace {
 
@@ -73,7 +75,8 @@ void AdviseHugePages(void* ptr, size_t num_bytes) {
   // The result is ignored on purpose: a kernel without transparent huge
   // pages (or with them off) refuses, and the buffer is as good as before.
   if (first < last) {
-    (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+    (void)madvise(reinterpret_cast<void*>(first), last - first,
+                  HugePagesAdvised() ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   }
 #else
   (void)ptr;

@@ -74,15 +74,19 @@ Allocator* DefaultCpuAllocator();
 // backed by transparent huge pages where the kernel offers them on request
 // (Linux's "madvise" mode, this project's machines' setting, or "always"):
 // one page fault instead of 512 when the buffer is first written, and far
-// fewer TLB misses when a kernel streams through it. Smaller buffers are
-// left alone: rounding them to whole huge pages would waste memory.
+// fewer TLB misses when a kernel streams through it; except where
+// core/huge_pages.h decides against them (a VM that hands free memory back
+// to its host, or WEFT_HUGE_PAGES=0). Smaller buffers are left alone:
+// rounding them to whole huge pages would waste memory.
 inline constexpr size_t kHugePageMinBytes = size_t{4} << 20;
 inline constexpr size_t kHugePageBytes = size_t{2} << 20;
 
 // Asks for huge pages over the 2 MiB-aligned part of [ptr, ptr + num_bytes)
-// (nothing where the platform has no such request). Call it before the
-// buffer is first written. Only a hint: the memory works the same whether
-// the kernel grants it or not (off, or no huge page free).
+// where HugePagesAdvised() (core/huge_pages.h), and asks for none there
+// otherwise (so that a kernel set to give them always does not); nothing
+// where the platform has no such request. Call it before the buffer is
+// first written. Only a hint: the memory works the same whether the kernel
+// grants it or not (off, or no huge page free).
 void AdviseHugePages(void* ptr, size_t num_bytes);
 
 // aligned_alloc(alignment, num_bytes) under the policy above: requests of at

@@ -19,6 +19,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "core/huge_pages.h"
 #include "device/cpu_isa.h"
 
 #if WEFT_HAVE_CUDA
@@ -267,6 +268,8 @@ CpuInfo GetCpuInfo() {
   info.kernel_path = CpuIsaName(isa.active);
   info.detected_path = CpuIsaName(isa.detected);
   info.kernel_path_reason = isa.reason;
+  info.huge_pages = HugePagesAdvised();
+  info.huge_pages_reason = HugePagesReason();
   return info;
 }
 

@@ -34,6 +34,10 @@ struct CpuInfo {
   std::string kernel_path;
   std::string detected_path;
   std::string kernel_path_reason;
+  // Whether large host buffers ask for transparent huge pages, and why
+  // (core/huge_pages.h).
+  bool huge_pages = false;
+  std::string huge_pages_reason;
 };
 
 // Probed on every call (cheap: /proc/cpuinfo and cpuid).

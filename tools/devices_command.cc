@@ -22,7 +22,8 @@ constexpr char kHelp[] =
     "Lists the devices this weft can run graphs on: the CPU (model, cores,\n"
     "the SIMD instruction sets the binary was compiled for, and the kernel\n"
     "path it dispatches to at run time: avx512, avx2 or baseline, lowered\n"
-    "with WEFT_CPU_ISA=avx2|baseline) and every CUDA\n"
+    "with WEFT_CPU_ISA=avx2|baseline; whether large buffers use huge pages,\n"
+    "set with WEFT_HUGE_PAGES=0|1) and every CUDA\n"
     "GPU (name, compute capability, memory, whether the binary carries code\n"
     "for it), with the CUDA driver and runtime versions. When there is no\n"
     "usable GPU it says why: weft built without CUDA, no NVIDIA driver, a\n"
@@ -63,7 +64,9 @@ std::string Text(const CpuInfo& cpu, const CudaInfo& cuda) {
       "        compiled for: ", cpu.compiled_simd, "\n",
       "        Eigen vectorizes with: ", cpu.eigen_simd, "\n",
       "        kernel path: ", cpu.kernel_path, " (", cpu.kernel_path_reason,
-      "; this CPU supports ", cpu.detected_path, ")\n");
+      "; this CPU supports ", cpu.detected_path, ")\n",
+      "        huge pages for large buffers: ", cpu.huge_pages ? "yes" : "no",
+      " (", cpu.huge_pages_reason, ")\n");
   if (!cpu.missing_simd.empty()) {
     absl::StrAppend(&out, "        warning: ", cpu.missing_simd, "\n");
   }
@@ -113,6 +116,9 @@ std::string Json(const CpuInfo& cpu, const CudaInfo& cuda) {
   AppendJsonString(&out, cpu.detected_path);
   out += ", \"kernel_path_reason\": ";
   AppendJsonString(&out, cpu.kernel_path_reason);
+  absl::StrAppend(&out, ", \"huge_pages\": ", cpu.huge_pages ? "true" : "false",
+                  ", \"huge_pages_reason\": ");
+  AppendJsonString(&out, cpu.huge_pages_reason);
   absl::StrAppend(&out, "}, \"cuda\": {\"built_with_cuda\": ",
                   cuda.built_with_cuda ? "true" : "false",
                   ", \"runtime_version\": ");

@@ -1,6 +1,7 @@
 // `weft devices` prints the CPU kernel path (device/cpu_isa.h) and why:
 // detected, or forced lower by WEFT_CPU_ISA; a path the CPU lacks, or an
-// unknown name, is refused on stderr and the detected path kept.
+// unknown name, is refused on stderr and the detected path kept. Also its
+// huge-page line, as WEFT_HUGE_PAGES sets it.
 #include <cstdlib>
 #include <string>
 
@@ -86,6 +87,24 @@ TEST_F(DevicesKernelPathTest, UnknownNameRefusedOnStderr) {
                 detected + "\n");
   EXPECT_THAT(r.out, HasSubstr("kernel path: " + detected +
                                " (detected (WEFT_CPU_ISA=sse9 ignored"));
+}
+
+// The huge-page line (core/huge_pages.h), as WEFT_HUGE_PAGES sets it in the
+// child.
+TEST_F(DevicesKernelPathTest, HugePagesAsTheEnvironmentSays) {
+  setenv("WEFT_HUGE_PAGES", "0", 1);
+  CliResult off = Devices(nullptr, "");
+  CliResult off_json = Devices(nullptr, " --json");
+  setenv("WEFT_HUGE_PAGES", "1", 1);
+  CliResult on = Devices(nullptr, "");
+  unsetenv("WEFT_HUGE_PAGES");
+  EXPECT_THAT(off.out, HasSubstr("huge pages for large buffers: no "
+                                 "(WEFT_HUGE_PAGES=0)\n"));
+  EXPECT_THAT(off_json.out, HasSubstr("\"huge_pages\": false, "
+                                      "\"huge_pages_reason\": "
+                                      "\"WEFT_HUGE_PAGES=0\""));
+  EXPECT_THAT(on.out, HasSubstr("huge pages for large buffers: yes "
+                                "(WEFT_HUGE_PAGES=1)\n"));
 }
 
 }  // namespace devices_kernel_path_test
