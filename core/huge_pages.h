@@ -9,9 +9,9 @@
 // and the next touch of such a block faults on the host too. Huge pages are
 // made of exactly those blocks, while small pages come first from
 // fragments the guest never reported. On such a VM (bench/RESULTS.md
-// section 34) a 340 MB model loaded in 0.74-0.83 s on huge pages after 20 s
-// idle and in 0.21-0.23 s on small ones, ResNet50's frozen graph (load, a
-// first run, exit) in 0.45-0.71 s against 0.28-0.38, while steady runs
+// section 34) a 340 MB model loaded in 0.80-0.91 s on huge pages after 20 s
+// idle and in 0.24-0.28 s on small ones, ResNet50's frozen graph (load, a
+// first run, exit) in 0.75-0.76 s against 0.30-0.35, while steady runs
 // differed by 0-2%.
 //
 // The decision: WEFT_HUGE_PAGES in the environment when it says 0 or 1
