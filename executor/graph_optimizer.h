@@ -127,6 +127,9 @@ struct GraphOptimizerStats {
                             // the input (executor/optimizer/filter_crop_rule.h)
   int merged_duplicates = 0;  // nodes equal to an earlier one, merged into it
                               // (RewriteContext::Canonical)
+  int atrous_convs = 0;       // SpaceToBatchND -> convolution -> BatchToSpaceND
+                              // made one dilated convolution
+                              // (executor/optimizer/atrous_conv_rule.h)
 };
 
 // The optimized graph of one signature and what a plan needs from it: the

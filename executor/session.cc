@@ -263,6 +263,11 @@ std::string Callable::optimizer_summary() const {
           : std::string(),
       s.merged_duplicates > 0
           ? absl::StrCat(", ", s.merged_duplicates, " duplicate nodes merged")
+          : std::string(),
+      s.atrous_convs > 0
+          ? absl::StrCat(", ", s.atrous_convs,
+                         " SpaceToBatchND/BatchToSpaceND pairs made dilated "
+                         "convolutions")
           : std::string());
 }
 

@@ -86,10 +86,14 @@ Status RewriteContext::MarkSignature(const std::vector<const Node*>& live,
 }
 
 void RewriteContext::MergeDuplicate(const Node* n, const Node* into) {
+  ReadAs(n, into);
+  ++stats_.merged_duplicates;
+}
+
+void RewriteContext::ReadAs(const Node* n, const Node* into) {
   canonical_[n->id()] = into->id();
   duplicates_[into->id()].push_back(n);
   absorbed_[n->id()] = 1;
-  ++stats_.merged_duplicates;
 }
 
 void RewriteContext::PruneIdentityN() {

@@ -167,6 +167,10 @@ class RewriteContext {
   // subexpression): `n` is absorbed, its readers read `into`'s outputs
   // (GraphRebuilder::InputName), and KeptReads of `into` include theirs.
   void MergeDuplicate(const Node* n, const Node* into);
+  // As MergeDuplicate, for a node that a rewrite of `into` makes equal to
+  // it (atrous_conv_rule.h: the BatchToSpaceND after a convolution that
+  // now computes its value), not counted as a duplicate.
+  void ReadAs(const Node* n, const Node* into);
   // `n`'s place in the optimized graph is taken by what `replacement`
   // writes.
   void Replace(const Node* n, ReplacementFn replacement);

@@ -1,5 +1,6 @@
 #include "executor/optimizer/rule_pipeline.h"
 
+#include "executor/optimizer/atrous_conv_rule.h"
 #include "executor/optimizer/constant_folding_rule.h"
 #include "executor/optimizer/dense_bias_rule.h"
 #include "executor/optimizer/duplicate_merge_rule.h"
@@ -18,6 +19,7 @@ std::vector<std::unique_ptr<RewriteRule>> DefaultRewriteRules() {
   std::vector<std::unique_ptr<RewriteRule>> rules;
   rules.push_back(std::make_unique<DuplicateMergeRule>());
   rules.push_back(std::make_unique<ConstantFoldingRule>());
+  rules.push_back(std::make_unique<AtrousConvRule>());
   rules.push_back(std::make_unique<PadFoldingRule>());
   rules.push_back(std::make_unique<FilterCropRule>());
   rules.push_back(std::make_unique<DenseBiasRule>());
@@ -45,7 +47,8 @@ StatusOr<std::unique_ptr<OptimizedGraph>> OptimizeGraphWithRules(
   // and a second set of kernels would only make Prepare slower.
   const GraphOptimizerStats& stats = context.stats();
   if (stats.folded == 0 && stats.fused == 0 && stats.folded_pads == 0 &&
-      stats.cropped_filters == 0 && stats.merged_duplicates == 0) {
+      stats.cropped_filters == 0 && stats.merged_duplicates == 0 &&
+      stats.atrous_convs == 0) {
     return std::unique_ptr<OptimizedGraph>();
   }
   GraphRebuilder rebuilder(&context);

@@ -5,18 +5,21 @@
 // The order, fixed:
 //  1. constant_folding (constant_folding_rule.h): first, so that every
 //     later rule sees computed weights and amounts as constants.
-//  2. pad_folding (pad_folding_rule.h): before fusion, which keeps the
+//  2. atrous_conv (atrous_conv_rule.h): a SpaceToBatchND -> convolution ->
+//     BatchToSpaceND made one dilated convolution, before the rules below
+//     take it as an ordinary one.
+//  3. pad_folding (pad_folding_rule.h): before fusion, which keeps the
 //     convolution's new padding when it fuses the convolution.
-//  3. filter_crop (filter_crop_rule.h): after pad folding (it skips a
+//  4. filter_crop (filter_crop_rule.h): after pad folding (it skips a
 //     convolution already patched) and before fusion, which fuses the
 //     cropped filter and padding.
-//  4. dense_bias (dense_bias_rule.h): before fusion, so that fusion does
+//  5. dense_bias (dense_bias_rule.h): before fusion, so that fusion does
 //     not take the product it starts from (it would stop at the Reshape).
-//  5. fusion (fusion_rule.h): conv / matmul + bias / scale / batch norm +
+//  6. fusion (fusion_rule.h): conv / matmul + bias / scale / batch norm +
 //     activation.
-//  6. swish (swish_rule.h): after fusion, so that a Mul fusion absorbed as
+//  7. swish (swish_rule.h): after fusion, so that a Mul fusion absorbed as
 //     a per-channel scale is not also taken for a swish.
-//  7. gelu (gelu_rule.h) and 8. layer_norm (layer_norm_rule.h): element-wise
+//  8. gelu (gelu_rule.h) and 9. layer_norm (layer_norm_rule.h): element-wise
 //     patterns after the products they read, which may be fused nodes.
 // Each rule is one pass over the whole graph in topological order; names
 // the rules hand out depend on this order, so it must not change without

@@ -504,6 +504,17 @@ const WinogradFilter* Conv2DPackedFilter::WinogradFor(
   return winograd_.get();
 }
 
+const TapFilters* Conv2DPackedFilter::TapsFor(const Conv2DGeometry& s) const {
+  if (!TapConv2DApplies(s)) return nullptr;
+  // Serial, as WinogradFor.
+  std::call_once(taps_once_, [this] {
+    taps_ = std::make_unique<TapFilters>(
+        filter_.data<float>(), filter_.dim_size(0), filter_.dim_size(1),
+        filter_.dim_size(2), filter_.dim_size(3));
+  });
+  return taps_.get();
+}
+
 const Conv2DPackedFilter* Conv2DPackedFilter::For(
     const Tensor& filter, const Conv2DGeometry& s) const {
   return ConstantInputMatches(filter, filter_) && s.groups == groups()
@@ -585,6 +596,17 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   if (const WinogradFilter* winograd =
           packed != nullptr ? packed->WinogradFor(s) : nullptr) {
     WinogradConv2D(parallel, s, in, *winograd, epilogue, out);
+    return;
+  }
+  if (TapConv2DApplies(s)) {
+    // Taps mostly in the padding: only those inside the input multiplied.
+    if (packed != nullptr) {
+      TapConv2D(parallel, s, in, *packed->TapsFor(s), epilogue, out);
+    } else {
+      const TapFilters taps(filter, s.rows.window, s.cols.window, s.in_depth,
+                            s.out_depth, &parallel);
+      TapConv2D(parallel, s, in, taps, epilogue, out);
+    }
     return;
   }
   const int64_t cin = s.filter_depth;

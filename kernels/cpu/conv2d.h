@@ -43,6 +43,9 @@
 // input of a neighbouring group would be a NaN); the zero products change
 // no sum, but the k blocks fall elsewhere, so the last bits may differ from
 // a product per group.
+// A dilated convolution without groups whose taps often fall in the
+// padding goes tap by tap instead, each tap's product only over the pixels
+// it reads inside the input (conv2d_taps.h).
 // A constant 3x3 filter at unit strides and dilations is also transformed
 // for Winograd's F(2x2, 3x3) (conv2d_winograd.h), at the first convolution
 // of a shape it applies to, which it then computes with 16 products per 4
@@ -65,6 +68,7 @@
 #include "core/tensor.h"
 #include "kernels/common/conv_shape.h"
 #include "kernels/common/window_shape.h"
+#include "kernels/cpu/conv2d_taps.h"
 #include "kernels/cpu/conv2d_winograd.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/parallel_for.h"
@@ -107,6 +111,11 @@ class Conv2DPackedFilter {
   // callers wait for it), or null where it is not used: the filter is not
   // eligible, or WinogradApplies(s) is false.
   const WinogradFilter* WinogradFor(const Conv2DGeometry& s) const;
+  // The filter packed tap by tap for a convolution of geometry `s` (this
+  // filter's, through For) that TapConv2DApplies to, made by the first call
+  // that asks for it (as the Winograd form), or null where it does not
+  // apply. Shapes whose taps are mostly inside the input never make it.
+  const TapFilters* TapsFor(const Conv2DGeometry& s) const;
 
  private:
   Conv2DPackedFilter() = default;
@@ -115,6 +124,8 @@ class Conv2DPackedFilter {
   bool winograd_eligible_ = false;
   mutable std::once_flag winograd_once_;
   mutable std::unique_ptr<WinogradFilter> winograd_;
+  mutable std::once_flag taps_once_;
+  mutable std::unique_ptr<TapFilters> taps_;
 };
 
 // out = epilogue(in * filter) for NHWC float `in` and `out` of geometry

@@ -528,12 +528,14 @@ bool GemmStridedLhsSupported() { return ActiveCpuIsa() != CpuIsa::kBaseline; }
 
 void GemmSerialStrided(int64_t m, const GemmStridedLhs& a,
                        const GemmPackedRhs& b, float* c, int64_t ldc,
-                       const GemmEpilogue& epilogue, GemmColumnPart part) {
+                       const GemmEpilogue& epilogue, GemmColumnPart part,
+                       bool accumulate) {
   switch (ActiveCpuIsa()) {
     case CpuIsa::kAvx512:
-      return avx512::MultiplyStrided(m, a, b, c, ldc, epilogue, part);
+      return avx512::MultiplyStrided(m, a, b, c, ldc, epilogue, part,
+                                     accumulate);
     case CpuIsa::kAvx2:
-      return avx2::MultiplyStrided(m, a, b, c, ldc, epilogue, part);
+      return avx2::MultiplyStrided(m, a, b, c, ldc, epilogue, part, accumulate);
     case CpuIsa::kBaseline:
       break;
   }

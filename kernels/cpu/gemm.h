@@ -275,11 +275,15 @@ struct GemmColumnPart {
 // a row-major copy of op(a), b, c, ldc, epilogue) gives there. Each k block
 // of a packed panel of op(b) is used for all m rows before the next, so m
 // rows read their columns of the filter once. Only where
-// GemmStridedLhsSupported(); m > 0, b.k() > 0, b.n() > 0.
+// GemmStridedLhsSupported(); m > 0, b.k() > 0, b.n() > 0. `accumulate`:
+// c = epilogue(c + op(a) * op(b)) instead, c's values added to the first k
+// block's sums (a product summed over several calls: a convolution's taps,
+// conv2d_taps.h); each element's sum over k is the same as without.
 void GemmSerialStrided(int64_t m, const GemmStridedLhs& a,
                        const GemmPackedRhs& b, float* c, int64_t ldc,
                        const GemmEpilogue& epilogue = GemmEpilogue(),
-                       GemmColumnPart part = GemmColumnPart());
+                       GemmColumnPart part = GemmColumnPart(),
+                       bool accumulate = false);
 
 #define WEFT_DECLARE_GEMM(T)                                                   \
   extern template void GemmSerial<T>(                                          \

@@ -191,6 +191,33 @@ def build_causal_attention():
     return keras.Model(inputs, keras.layers.Add()([h, ff]))
 
 
+def build_atrous_pyramid():
+    # A DeepLabV3-style head: a stride-2 stem, then an atrous spatial
+    # pyramid (a 1x1 branch and 3x3 branches dilated by 2, 4 and 6, each
+    # Conv2D without bias + BatchNormalization + ReLU, one of them after a
+    # depthwise convolution dilated by 2), concatenated and projected to 5
+    # classes per pixel. Keras writes each dilated convolution as
+    # SpaceToBatchND -> convolution -> BatchToSpaceND.
+    inputs = keras.Input((33, 33, 3))
+    h = keras.layers.Conv2D(16, 3, strides=2, padding="same",
+                            activation="relu")(inputs)
+
+    def branch(t, kernel, rate, depthwise=False):
+        if depthwise:
+            t = keras.layers.DepthwiseConv2D(3, padding="same",
+                                             dilation_rate=rate)(t)
+        t = keras.layers.Conv2D(16, kernel, padding="same",
+                                dilation_rate=1 if depthwise else rate,
+                                use_bias=False)(t)
+        t = keras.layers.BatchNormalization()(t)
+        return keras.layers.ReLU()(t)
+
+    branches = [branch(h, 1, 1), branch(h, 3, 2), branch(h, 3, 4),
+                branch(h, 3, 6), branch(h, 1, 2, depthwise=True)]
+    h = keras.layers.Concatenate()(branches)
+    return keras.Model(inputs, keras.layers.Conv2D(5, 1)(h))
+
+
 class Spec(collections.namedtuple(
         "Spec", "build shape low high classifier large residual_bn")):
     """How one model is made.
@@ -214,6 +241,8 @@ MODELS = collections.OrderedDict([
                               1.0, False, False, None)),
     ("convnext_reduced", Spec(build_convnext_reduced, (2, 32, 32, 3), 0.0,
                               255.0, True, False, None)),
+    ("atrous_pyramid", Spec(build_atrous_pyramid, (2, 33, 33, 3), 0.0, 1.0,
+                            False, False, None)),
     ("convnext_tiny", Spec(build_convnext_tiny, (2, 32, 32, 3), 0.0, 255.0,
                            True, True, None)),
     ("resnet50", Spec(build_resnet50, (2, 64, 64, 3), 0.0, 1.0, True, True,

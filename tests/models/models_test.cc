@@ -86,6 +86,7 @@ const ModelFiles kModels[] = {
     {"transformer_encoder", false},
     {"causal_attention", false},
     {"convnext_reduced", false},
+    {"atrous_pyramid", false},
     {"resnet50", true},
     {"convnext_tiny", true},
 };
