@@ -30,6 +30,47 @@ sys.path.insert(0, os.path.join(REPO, "tests", "models"))
 import gen_models  # noqa: E402  (imports TensorFlow and Keras)
 from gen_models import keras, np, tf  # noqa: E402
 
+def deeplab_v3_plus(weights=None, input_shape=(256, 256, 3), classes=21):
+    """DeepLabV3+ over keras.applications' ResNet50, as the Keras example
+    "Multiclass semantic segmentation using DeepLabV3+" builds it: the
+    backbone up to conv4_block6 (output stride 16), an atrous spatial
+    pyramid (image pooling, a 1x1 branch, 3x3 branches dilated by 6, 12 and
+    18), a decoder joining it with conv2_block3 (output stride 4), and
+    per-pixel logits upsampled to the input. `classes` above 256 (the
+    script's 1000) become 21, PASCAL VOC's, so that the output stays a few
+    MB."""
+    layers = keras.layers
+    classes = classes if classes <= 256 else 21
+
+    def conv_bn_relu(t, filters=256, kernel=3, rate=1, bias=False):
+        t = layers.Conv2D(filters, kernel, dilation_rate=rate, padding="same",
+                          use_bias=bias)(t)
+        t = layers.BatchNormalization()(t)
+        return layers.ReLU()(t)
+
+    image = keras.Input(input_shape)
+    backbone = keras.applications.ResNet50(
+        weights=weights, include_top=False,
+        input_tensor=keras.applications.resnet50.preprocess_input(image))
+    deep = backbone.get_layer("conv4_block6_2_relu").output
+    size = deep.shape[1]
+    pooled = layers.AveragePooling2D(pool_size=(size, deep.shape[2]))(deep)
+    pooled = conv_bn_relu(pooled, kernel=1, bias=True)
+    pooled = layers.UpSampling2D(size, interpolation="bilinear")(pooled)
+    pyramid = [pooled, conv_bn_relu(deep, kernel=1)] + [
+        conv_bn_relu(deep, rate=r) for r in (6, 12, 18)]
+    x = conv_bn_relu(layers.Concatenate()(pyramid), kernel=1)
+    shallow = backbone.get_layer("conv2_block3_2_relu").output
+    x = layers.UpSampling2D(shallow.shape[1] // size,
+                            interpolation="bilinear")(x)
+    x = layers.Concatenate()([x, conv_bn_relu(shallow, filters=48,
+                                               kernel=1)])
+    x = conv_bn_relu(conv_bn_relu(x))
+    x = layers.UpSampling2D(input_shape[0] // x.shape[1],
+                            interpolation="bilinear")(x)
+    return keras.Model(image, layers.Conv2D(classes, 1)(x))
+
+
 # name -> (constructor, the residual-branch-end BatchNormalization pattern
 # or None). The set issue 15 names, plus the two ResNets and
 # InceptionResNetV2 that its first measurement had.
@@ -59,6 +100,10 @@ ARCHITECTURES = {
     "nasnet_large": (keras.applications.NASNetLarge, None),
     "resnet101_v2": (keras.applications.ResNet101V2, None),
     "vgg19": (keras.applications.VGG19, None),
+    # Segmentation with dilated convolutions (SpaceToBatchND pairs in the
+    # graph); meant for --size 256 or more (its pyramid's map is 1/16 of
+    # the input).
+    "deeplab_v3_plus": (deeplab_v3_plus, r"_block\d+_3_bn$"),
 }
 
 
