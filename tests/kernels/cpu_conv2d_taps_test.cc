@@ -17,7 +17,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <random>
 #include <thread>
@@ -27,6 +26,7 @@
 #include "gtest/gtest.h"
 #include "kernels/cpu/conv2d.h"
 #include "kernels/cpu/fused_epilogue.h"
+#include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
 namespace cpu_conv2d_taps_test {
@@ -121,19 +121,6 @@ std::vector<double> Reference(const Operands& o) {
   return out;
 }
 
-// Splits the units over `threads` std::threads, contiguous ranges each.
-ParallelForFn Threads(int threads) {
-  return [threads](int64_t n, int64_t,
-                   const std::function<void(int64_t, int64_t)>& fn) {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      const int64_t begin = n * t / threads, end = n * (t + 1) / threads;
-      if (begin < end) pool.emplace_back([&fn, begin, end] { fn(begin, end); });
-    }
-    for (std::thread& th : pool) th.join();
-  };
-}
-
 TapFilters Pack(const Operands& o) {
   return TapFilters(o.filter.data<float>(), o.s.rows.window, o.s.cols.window,
                     o.s.in_depth, o.s.out_depth);
@@ -173,7 +160,8 @@ TEST_F(TapConv2DTest, ExactOnGridOperandsAtEveryThreadCount) {
     const TapFilters taps = Pack(o);
     for (int threads : {1, 2, 3}) {
       SCOPED_TRACE(threads);
-      const std::vector<float> got = Convolve(Threads(threads), o, taps);
+      const std::vector<float> got =
+          Convolve(test::SplitOverThreads(threads), o, taps);
       ASSERT_EQ(got.size(), want.size());
       for (size_t i = 0; i < want.size(); ++i) {
         ASSERT_EQ(got[i], static_cast<float>(want[i])) << "element " << i;
@@ -200,7 +188,8 @@ TEST_F(TapConv2DTest, EpilogueEqualsApplyingItAfterwards) {
     std::vector<float> want = Convolve(SerialFor(), o, taps);
     ApplyEpilogueRows(ep, want.data(), o.s.output_pixels(), o.s.out_depth,
                       o.s.out_depth);
-    const std::vector<float> got = Convolve(Threads(2), o, taps, ep);
+    const std::vector<float> got =
+        Convolve(test::SplitOverThreads(2), o, taps, ep);
     for (size_t i = 0; i < want.size(); ++i) {
       ASSERT_TRUE(SameBits(got[i], want[i])) << "element " << i;
     }
@@ -216,7 +205,8 @@ TEST_F(TapConv2DTest, TapsInThePaddingAreSkipped) {
   // column ow + 6, inside for oh >= 6 and ow <= 10.
   o.filter.data<float>()[((0 * 3 + 2) * c.cin + 3) * c.cout + 7] =
       std::numeric_limits<float>::infinity();
-  const std::vector<float> got = Convolve(Threads(2), o, Pack(o));
+  const std::vector<float> got =
+      Convolve(test::SplitOverThreads(2), o, Pack(o));
   for (int64_t oh = 0; oh < c.h; ++oh) {
     for (int64_t ow = 0; ow < c.w; ++ow) {
       for (int64_t co = 0; co < c.cout; ++co) {
@@ -274,10 +264,11 @@ TEST_F(TapConv2DTest, Conv2DNhwcTakesThisPath) {
   for (const TapFilters* m : made) EXPECT_EQ(m, made[0]);
   const std::vector<float> want = Convolve(SerialFor(), o, *made[0]);
   std::vector<float> ahead(want.size()), per_call(want.size());
-  Conv2DNhwc(Threads(2), o.s, o.input.data<float>(), o.filter.data<float>(),
-             GemmEpilogue(), ahead.data(), packed->For(o.filter, o.s));
-  Conv2DNhwc(Threads(2), o.s, o.input.data<float>(), o.filter.data<float>(),
-             GemmEpilogue(), per_call.data());
+  Conv2DNhwc(test::SplitOverThreads(2), o.s, o.input.data<float>(),
+             o.filter.data<float>(), GemmEpilogue(), ahead.data(),
+             packed->For(o.filter, o.s));
+  Conv2DNhwc(test::SplitOverThreads(2), o.s, o.input.data<float>(),
+             o.filter.data<float>(), GemmEpilogue(), per_call.data());
   for (size_t i = 0; i < want.size(); ++i) {
     ASSERT_TRUE(SameBits(ahead[i], want[i])) << "element " << i;
     ASSERT_TRUE(SameBits(per_call[i], want[i])) << "element " << i;

@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -32,6 +31,7 @@
 #include "gtest/gtest.h"
 #include "kernels/cpu/conv2d.h"
 #include "kernels/cpu/fused_epilogue.h"
+#include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
 namespace cpu_conv2d_winograd_test {
@@ -123,19 +123,6 @@ void Reference(const Operands& o, std::vector<double>* ref,
   }
 }
 
-// Splits the units over `threads` std::threads in contiguous ranges.
-ParallelForFn Threads(int threads) {
-  return [threads](int64_t n, int64_t,
-                   const std::function<void(int64_t, int64_t)>& fn) {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      const int64_t begin = n * t / threads, end = n * (t + 1) / threads;
-      if (begin < end) pool.emplace_back([&fn, begin, end] { fn(begin, end); });
-    }
-    for (std::thread& th : pool) th.join();
-  };
-}
-
 std::vector<float> Convolve(const ParallelForFn& parallel, const Operands& o,
                             const WinogradFilter& f,
                             const GemmEpilogue& ep = GemmEpilogue()) {
@@ -196,7 +183,8 @@ TEST_F(WinogradTest, ExactOnGridOperandsAtEveryThreadCount) {
       }
     }
     for (int threads : {2, 3, 4}) {
-      const std::vector<float> more = Convolve(Threads(threads), o, *f);
+      const std::vector<float> more =
+          Convolve(test::SplitOverThreads(threads), o, *f);
       for (size_t i = 0; i < ref.size(); ++i) {
         ASSERT_TRUE(SameBits(more[i], one[i]))
             << Name(c) << " threads=" << threads << " element " << i;
@@ -213,7 +201,7 @@ TEST_F(WinogradTest, RandomOperandsWithinTheDotProductBound) {
     ASSERT_NE(f, nullptr) << Name(c);
     std::vector<double> ref, abs_ref;
     Reference(o, &ref, &abs_ref);
-    const std::vector<float> got = Convolve(Threads(2), o, *f);
+    const std::vector<float> got = Convolve(test::SplitOverThreads(2), o, *f);
     const int64_t k = 9 * c.cin;
     int bad = 0;
     for (size_t i = 0; i < ref.size(); ++i) {
@@ -254,7 +242,8 @@ TEST_F(WinogradTest, EpilogueEqualsApplyingItAfterwards) {
       }
       std::vector<float> want = plain;
       ApplyEpilogueRows(ep, want.data(), o.s.output_pixels(), c.cout, c.cout);
-      const std::vector<float> got = Convolve(Threads(2), o, *f, ep);
+      const std::vector<float> got =
+          Convolve(test::SplitOverThreads(2), o, *f, ep);
       for (size_t i = 0; i < want.size(); ++i) {
         ASSERT_TRUE(SameBits(got[i], want[i]))
             << "activation " << static_cast<int>(act) << " with " << with
@@ -316,10 +305,12 @@ TEST_F(WinogradTest, Conv2DNhwcUsesItWhereItApplies) {
   ASSERT_EQ(direct->WinogradFor(o.s), nullptr);
   const std::vector<float> want = Convolve(SerialFor(), o, *made[0]);
   std::vector<float> got(want.size()), plain(want.size());
-  Conv2DNhwc(Threads(2), o.s, o.input.data<float>(), o.filter.data<float>(),
-             GemmEpilogue(), got.data(), packed->For(o.filter, o.s));
-  Conv2DNhwc(Threads(2), o.s, o.input.data<float>(), o.filter.data<float>(),
-             GemmEpilogue(), plain.data(), direct->For(o.filter, o.s));
+  Conv2DNhwc(test::SplitOverThreads(2), o.s, o.input.data<float>(),
+             o.filter.data<float>(), GemmEpilogue(), got.data(),
+             packed->For(o.filter, o.s));
+  Conv2DNhwc(test::SplitOverThreads(2), o.s, o.input.data<float>(),
+             o.filter.data<float>(), GemmEpilogue(), plain.data(),
+             direct->For(o.filter, o.s));
   bool differs = false;
   for (size_t i = 0; i < want.size(); ++i) {
     ASSERT_TRUE(SameBits(got[i], want[i])) << "element " << i;
@@ -342,7 +333,7 @@ TEST_F(WinogradTest, Conv2DNhwcUsesItWhereItApplies) {
   EXPECT_EQ(packed->WinogradFor(small.s), nullptr);
   // An empty batch writes nothing.
   Operands empty = Make({0, 12, 10, 48, 48}, false, 111);
-  Conv2DNhwc(Threads(2), empty.s, empty.input.data<float>(),
+  Conv2DNhwc(test::SplitOverThreads(2), empty.s, empty.input.data<float>(),
              empty.filter.data<float>(), GemmEpilogue(), nullptr,
              packed->For(empty.filter, empty.s));
 }

@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <complex>
+#include <functional>
 #include <sstream>
+#include <thread>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "kernels/kernel_registry.h"
 #include "ops/op_def_util.h"
@@ -356,6 +359,18 @@ StatusOr<std::vector<Tensor>> OpRunner::Run(std::vector<Tensor> inputs) {
     }
   }
   return outputs;
+}
+
+ParallelForFn SplitOverThreads(int threads) {
+  return [threads](int64_t n, int64_t,
+                   const std::function<void(int64_t, int64_t)>& fn) {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      const int64_t begin = n * t / threads, end = n * (t + 1) / threads;
+      if (begin < end) pool.emplace_back([&fn, begin, end] { fn(begin, end); });
+    }
+    for (std::thread& th : pool) th.join();
+  };
 }
 
 }  // namespace weft::test

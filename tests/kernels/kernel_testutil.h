@@ -25,6 +25,7 @@
 #include "core/types.h"
 #include "device/cpu_device.h"
 #include "gtest/gtest.h"
+#include "kernels/cpu/parallel_for.h"
 #include "kernels/op_kernel.h"
 #include "ops/attr_value.h"
 #include "ops/node_def.h"
@@ -142,6 +143,12 @@ class OpRunner {
   NodeDef node_;
   std::unique_ptr<OpKernel> kernel_;
 };
+
+// A ParallelForFn that splits the units over `threads` std::threads, a
+// contiguous range each, joined before it returns: how the tests of the
+// math layer (kernels/cpu/*.h) run a kernel on several threads without an
+// arena.
+ParallelForFn SplitOverThreads(int threads);
 
 }  // namespace weft::test
 
