@@ -60,11 +60,6 @@ int64_t PairsInside(const WindowDim& d) {
   return pairs;
 }
 
-bool HasEpilogue(const GemmEpilogue& ep) {
-  return ep.bias != nullptr || ep.residual != nullptr ||
-         ep.activation != GemmEpilogue::Activation::kNone;
-}
-
 }  // namespace
 
 TapFilters::TapFilters(const float* filter, int64_t rows, int64_t cols,

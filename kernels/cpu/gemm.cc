@@ -191,11 +191,6 @@ void EluRow(float* row, int64_t cols) {
   }
 }
 
-bool HasEpilogue(const GemmEpilogue& ep) {
-  return ep.bias != nullptr || ep.residual != nullptr ||
-         ep.activation != GemmEpilogue::Activation::kNone;
-}
-
 void ApplyEpilogue(const GemmEpilogue& ep, int64_t row0, int64_t col0, float* c,
                    int64_t ldc, int64_t rows, int64_t cols) {
   using Act = GemmEpilogue::Activation;

@@ -118,6 +118,12 @@ struct GemmEpilogue {
   int64_t residual_ld = 0;
 };
 
+// Whether `ep` does anything: a bias, a residual or an activation.
+inline bool HasEpilogue(const GemmEpilogue& ep) {
+  return ep.bias != nullptr || ep.residual != nullptr ||
+         ep.activation != GemmEpilogue::Activation::kNone;
+}
+
 // The part of `ep` for the block of output whose first element is (row,
 // col): its bias and residual moved there. How a caller that computes an
 // output in blocks (a convolution's chunks of rows, a group's columns)
