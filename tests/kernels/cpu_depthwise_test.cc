@@ -247,6 +247,20 @@ TEST(DepthwiseKernelTest, MatchesSequentialSumOnEdgeShapes) {
     c.kh = c.kw = 5, c.sh = c.sw = 2;
     cases.push_back(c);
   }
+  // 1024 channels: pixels 4 KiB apart, read from copies with wider
+  // pixels; grouped (9 x 9, in L2), not grouped (two 20 x 20 images), at
+  // stride 2 with a 5x5 filter, and dilated.
+  {
+    Case c;
+    c.h = c.w = 9, c.c = 1024;
+    cases.push_back(c);
+    c.n = 2, c.h = c.w = 20;
+    cases.push_back(c);
+    c.n = 1, c.h = 11, c.w = 14, c.kh = c.kw = 5, c.sh = c.sw = 2;
+    cases.push_back(c);
+    c.kh = c.kw = 3, c.sh = c.sw = 1, c.dh = 3, c.dw = 2;
+    cases.push_back(c);
+  }
   // MobileNet's explicit stride-2 padding (a folded Keras Pad).
   Case c;
   c.h = c.w = 24, c.c = 48, c.sh = c.sw = 2, c.padding = "EXPLICIT";
