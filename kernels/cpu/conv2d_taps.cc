@@ -43,8 +43,8 @@ int64_t FloorDiv(int64_t a, int64_t b) {
 // 0 <= o * stride - pad_before + t * dilation < input.
 void OutputsInside(const WindowDim& d, int64_t t, int64_t* lo, int64_t* hi) {
   const int64_t offset = t * d.dilation - d.pad_before;
+  // The first o with o * stride >= -offset: ceil(-offset / stride).
   *lo = std::max<int64_t>(0, -FloorDiv(offset, d.stride));
-  if (*lo * d.stride + offset < 0) ++*lo;
   *hi = std::min(d.output, FloorDiv(d.input - 1 - offset, d.stride) + 1);
   if (*hi < *lo) *hi = *lo;
 }
