@@ -30,17 +30,23 @@ class TsanWorkerObserver final : public tbb::task_scheduler_observer {
 
 }  // namespace
 
+std::unique_ptr<tbb::task_scheduler_observer> ObserveWorkersForTsan(
+    tbb::task_arena* arena) {
+#ifdef WEFT_TSAN
+  if (arena != nullptr) return std::make_unique<TsanWorkerObserver>(arena);
+#else
+  (void)arena;
+#endif
+  return nullptr;
+}
+
 CpuDevice::CpuDevice(std::string name, tbb::task_arena* arena,
                      Allocator* allocator)
     : Device(std::move(name), DEVICE_CPU),
       arena_(arena),
       allocator_(allocator != nullptr ? allocator : DefaultCpuAllocator()),
       num_threads_(arena != nullptr ? arena->max_concurrency() : 0) {
-#ifdef WEFT_TSAN
-  if (arena_ != nullptr) {
-    tsan_workers_ = std::make_unique<TsanWorkerObserver>(arena_);
-  }
-#endif
+  tsan_workers_ = ObserveWorkersForTsan(arena_);
   if (num_threads_ > 1) spin_team_ = std::make_unique<CpuSpinTeam>(arena_);
 }
 

@@ -19,6 +19,15 @@
 
 namespace weft {
 
+// ThreadSanitizer builds only: an observer of `arena` that has TSan ignore
+// each worker thread in oneTBB code from when it joins the arena, before
+// its first task body (core/tsan_annotations.h), as every CpuDevice has on
+// its arena; null in other builds. For code that runs tasks in an arena of
+// its own, without a CpuDevice (the spin team's tests). Keep it while the
+// arena runs tasks.
+std::unique_ptr<tbb::task_scheduler_observer> ObserveWorkersForTsan(
+    tbb::task_arena* arena);
+
 class CpuSpinTeam;
 
 class CpuDevice final : public Device {

@@ -25,7 +25,10 @@ namespace {
 class TeamRun {
  public:
   TeamRun(CpuSpinTeam* team, tbb::task_arena* arena, int num_tasks)
-      : team_(team), arena_(arena), runs_(num_tasks) {}
+      : team_(team),
+        arena_(arena),
+        tsan_workers_(ObserveWorkersForTsan(arena)),
+        runs_(num_tasks) {}
 
   // Calls body(team) on a thread of the arena marked as the team's, then
   // Finish, as the executor does.
@@ -76,6 +79,12 @@ class TeamRun {
  private:
   CpuSpinTeam* const team_;
   tbb::task_arena* const arena_;
+  // When Run's callers outnumber the arena's slots, a worker runs the
+  // execute delegate (in oneTBB's header code, reading the caller's stack):
+  // TSan must ignore workers there as the CpuDevice's arena has it do
+  // (without it, ConcurrentRunsShareTheTeam was reported once in the CI
+  // runs: a worker reading the delegate another caller built).
+  const std::unique_ptr<tbb::task_scheduler_observer> tsan_workers_;
   std::atomic<int>* pending_ = nullptr;
   std::vector<std::atomic<int>> runs_;
   std::mutex mu_;
