@@ -17,22 +17,6 @@ bool IsConvolution(absl::string_view op) {
   return op == "Conv2D" || op == "DepthwiseConv2dNative";
 }
 
-// The int32 or int64 elements of `t`, or false for another dtype.
-bool Ints(const Tensor* t, std::vector<int64_t>* out) {
-  if (t == nullptr) return false;
-  out->clear();
-  for (int64_t i = 0; i < t->NumElements(); ++i) {
-    if (t->dtype() == DT_INT32) {
-      out->push_back(t->data<int32_t>()[i]);
-    } else if (t->dtype() == DT_INT64) {
-      out->push_back(t->data<int64_t>()[i]);
-    } else {
-      return false;
-    }
-  }
-  return true;
-}
-
 // The convolution reads its input as it is: NHWC, unit strides and
 // dilations, VALID.
 bool PlainValid(const Node* conv) {
@@ -57,10 +41,10 @@ bool AtrousAttrs(const Node* s2b, const Node* conv, const Node* b2s,
                  const RewriteContext& ctx, std::vector<int64_t>* dilations,
                  std::vector<int64_t>* paddings) {
   std::vector<int64_t> block, block_again, pads, crops;
-  if (!Ints(ctx.ConstInput(s2b, 1), &block) ||
-      !Ints(ctx.ConstInput(b2s, 1), &block_again) ||
-      !Ints(ctx.ConstInput(s2b, 2), &pads) ||
-      !Ints(ctx.ConstInput(b2s, 2), &crops) || block.size() != 2 ||
+  if (!ConstInts(ctx.ConstInput(s2b, 1), &block) ||
+      !ConstInts(ctx.ConstInput(b2s, 1), &block_again) ||
+      !ConstInts(ctx.ConstInput(s2b, 2), &pads) ||
+      !ConstInts(ctx.ConstInput(b2s, 2), &crops) || block.size() != 2 ||
       block != block_again || pads.size() != 4 || crops.size() != 4) {
     return false;
   }

@@ -68,16 +68,11 @@ class Matcher {
     if (!GetNodeAttr(n->attrs(), "keep_dims", &keep).ok() || !keep) {
       return false;
     }
-    const Tensor* axis = ctx_.ConstInput(n, 1);
-    if (axis == nullptr || axis->NumElements() != 1) return false;
-    int64_t a = 0;
-    if (axis->dtype() == DT_INT32) {
-      a = axis->data<int32_t>()[0];
-    } else if (axis->dtype() == DT_INT64) {
-      a = axis->data<int64_t>()[0];
-    } else {
+    std::vector<int64_t> axis;
+    if (!ConstInts(ctx_.ConstInput(n, 1), &axis) || axis.size() != 1) {
       return false;
     }
+    const int64_t a = axis[0];
     *src = InputOf(n, 0);
     const int rank = rank_;
     return a == -1 || (rank > 0 && a == rank - 1);

@@ -32,19 +32,11 @@ bool PadAmounts(const Node* conv, const Node* pad, const RewriteContext& ctx,
                 std::vector<int64_t>* paddings) {
   const Tensor* amounts = ctx.ConstInput(pad, 1);
   if (amounts == nullptr || amounts->dims() != 2 || amounts->dim_size(0) != 4 ||
-      amounts->dim_size(1) != 2) {
+      amounts->dim_size(1) != 2 || !ConstInts(amounts, paddings)) {
     return false;
   }
-  paddings->assign(8, 0);
-  for (int i = 0; i < 8; ++i) {
-    if (amounts->dtype() == DT_INT32) {
-      (*paddings)[i] = amounts->data<int32_t>()[i];
-    } else if (amounts->dtype() == DT_INT64) {
-      (*paddings)[i] = amounts->data<int64_t>()[i];
-    } else {
-      return false;
-    }
-    if ((*paddings)[i] < 0) return false;
+  for (int64_t amount : *paddings) {
+    if (amount < 0) return false;
   }
   const bool nchw = StringAttr(conv, "data_format", "NHWC") == "NCHW";
   const int channel_dim = nchw ? 1 : 3;

@@ -85,6 +85,18 @@ Status RewriteContext::MarkSignature(const std::vector<const Node*>& live,
   return Status();
 }
 
+bool ConstInts(const Tensor* t, std::vector<int64_t>* values) {
+  if (t == nullptr || (t->dtype() != DT_INT32 && t->dtype() != DT_INT64)) {
+    return false;
+  }
+  values->resize(t->NumElements());
+  for (int64_t i = 0; i < t->NumElements(); ++i) {
+    (*values)[i] =
+        t->dtype() == DT_INT32 ? t->data<int32_t>()[i] : t->data<int64_t>()[i];
+  }
+  return true;
+}
+
 void RewriteContext::MergeDuplicate(const Node* n, const Node* into) {
   ReadAs(n, into);
   ++stats_.merged_duplicates;

@@ -37,6 +37,10 @@ inline NodeOutput InputOf(const Node* n, int i) {
   return {n->input(i).node, n->input(i).index};
 }
 
+// The elements of an int32 or int64 constant (a shape, axis or amounts
+// input), as int64; false for null or another dtype.
+bool ConstInts(const Tensor* t, std::vector<int64_t>* values);
+
 // Writes the node(s) that take a replaced node's place in the optimized
 // graph (a fused node and its new constants) through `rebuilder`. Called
 // once, at the replaced node's position in topological order. Errors are
