@@ -1028,25 +1028,26 @@ Status GetConvWindowAttrs(InferenceContext* c, const WindowAttrs& attrs,
 
 }  // namespace
 
-Status DepthwiseConv2DNativeShape(InferenceContext* c) {
+Status DepthwiseConv2DShapeOf(InferenceContext* c, ShapeHandle input,
+                              const char* input_name, int filter_input,
+                              ShapeHandle* output) {
   WindowAttrs attrs;
   WEFT_RETURN_IF_ERROR(GetPaddingAttrs(c, &attrs));
   std::vector<int64_t> strides;
   std::vector<int64_t> dilations;
   WEFT_RETURN_IF_ERROR(GetConvWindowAttrs(c, attrs, &strides, &dilations));
-  ShapeHandle input;
   ShapeHandle filter;
-  WEFT_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
-  WEFT_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
+  WEFT_RETURN_IF_ERROR(c->WithRank(input, 4, &input));
+  WEFT_RETURN_IF_ERROR(c->WithRank(c->input(filter_input), 4, &filter));
   const int h_idx = FormatDimIndex(attrs.format, 'H');
   const int w_idx = FormatDimIndex(attrs.format, 'W');
   DimensionHandle in_depth;
   WEFT_RETURN_IF_ERROR_CTX(
       c->Merge(c->Dim(input, FormatDimIndex(attrs.format, 'C')),
                c->Dim(filter, 2), &in_depth),
-      "the input depth of input 0 ", c->DebugString(c->input(0)),
-      " must equal dimension 2 of the filter (input 1 ",
-      c->DebugString(c->input(1)), ")");
+      "the input depth of ", input_name, " ", c->DebugString(input),
+      " must equal dimension 2 of the filter (input ", filter_input, " ",
+      c->DebugString(c->input(filter_input)), ")");
   DimensionHandle out_depth;
   WEFT_RETURN_IF_ERROR(c->Multiply(in_depth, c->Dim(filter, 3), &out_depth));
   DimensionHandle out_rows;
@@ -1057,10 +1058,17 @@ Status DepthwiseConv2DNativeShape(InferenceContext* c) {
   WEFT_RETURN_IF_ERROR(WindowedDim(c, c->Dim(input, w_idx), c->Dim(filter, 1),
                                    dilations[w_idx], strides[w_idx], attrs, 'W',
                                    &out_cols));
-  c->set_output(
-      0, MakeFormatShape(c, attrs.format,
-                         c->Dim(input, FormatDimIndex(attrs.format, 'N')),
-                         out_rows, out_cols, out_depth));
+  *output = MakeFormatShape(c, attrs.format,
+                            c->Dim(input, FormatDimIndex(attrs.format, 'N')),
+                            out_rows, out_cols, out_depth);
+  return Status();
+}
+
+Status DepthwiseConv2DNativeShape(InferenceContext* c) {
+  ShapeHandle output;
+  WEFT_RETURN_IF_ERROR(
+      DepthwiseConv2DShapeOf(c, c->input(0), "input 0", 1, &output));
+  c->set_output(0, output);
   return Status();
 }
 

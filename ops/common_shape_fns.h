@@ -170,6 +170,12 @@ Status BiasAddShape(InferenceContext* c);
 // Depthwise 2-D convolution: input [N,H,W,C] (or NCHW), filter
 // [h, w, C, multiplier]; output depth C * multiplier. Attrs as Conv2D.
 Status DepthwiseConv2DNativeShape(InferenceContext* c);
+// The same for a given input shape (`input_name` in errors) and the filter
+// at input `filter_input`, into *output (fused ops whose depthwise
+// convolution reads a value they compute).
+Status DepthwiseConv2DShapeOf(InferenceContext* c, ShapeHandle input,
+                              const char* input_name, int filter_input,
+                              ShapeHandle* output);
 
 // The input gradient of Conv2D, as transposed convolution layers use it:
 // input_sizes (input 0) is the result's shape, 4 values in data_format order

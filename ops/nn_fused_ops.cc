@@ -90,6 +90,39 @@ REGISTER_OP("_FusedMatMul")
 // `fused_ops` above without "Add"; `fused_ops`, `num_args`, `leakyrelu_alpha`
 // and `swish_beta` are the 1x1 convolution's, "Add" included. NHWC only. No
 // TensorFlow counterpart.
+namespace {
+
+// The output of a separable convolution whose depthwise convolution reads
+// `x` (`x_name` in errors), its filters at inputs `depthwise` and
+// `depthwise` + 1: [N, OH, OW, K] for the pointwise filter [1, 1, C * M,
+// K].
+Status SeparableShape(shape_inference::InferenceContext* c,
+                      shape_inference::ShapeHandle x, const char* x_name,
+                      int depthwise) {
+  shape_inference::ShapeHandle out;
+  WEFT_RETURN_IF_ERROR(
+      shape_inference::DepthwiseConv2DShapeOf(c, x, x_name, depthwise, &out));
+  const int index = depthwise + 1;
+  shape_inference::ShapeHandle pointwise;
+  WEFT_RETURN_IF_ERROR(c->WithRank(c->input(index), 4, &pointwise));
+  shape_inference::DimensionHandle unused;
+  for (int d : {0, 1}) {
+    WEFT_RETURN_IF_ERROR_CTX(c->WithValue(c->Dim(pointwise, d), 1, &unused),
+                             "the pointwise filter (input ", index, " ",
+                             c->DebugString(pointwise), ") must be 1x1");
+  }
+  WEFT_RETURN_IF_ERROR_CTX(
+      c->Merge(c->Dim(out, 3), c->Dim(pointwise, 2), &unused),
+      "dimension 2 of the pointwise filter (input ", index, " ",
+      c->DebugString(pointwise), ") must equal the depthwise output's depth ",
+      c->DebugString(out));
+  c->set_output(0, c->MakeShape({c->Dim(out, 0), c->Dim(out, 1), c->Dim(out, 2),
+                                 c->Dim(pointwise, 3)}));
+  return Status();
+}
+
+}  // namespace
+
 REGISTER_OP("_FusedSeparableConv2D")
     .Input("input: T")
     .Input("depthwise_filter: T")
@@ -112,26 +145,66 @@ REGISTER_OP("_FusedSeparableConv2D")
     .Attr("leakyrelu_alpha: float = 0.2")
     .Attr("swish_beta: float = 1.0")
     .SetShapeFn([](shape_inference::InferenceContext* c) {
-      WEFT_RETURN_IF_ERROR(shape_inference::DepthwiseConv2DNativeShape(c));
-      const shape_inference::ShapeHandle depthwise = c->output(0);
-      shape_inference::ShapeHandle pointwise;
-      WEFT_RETURN_IF_ERROR(c->WithRank(c->input(2), 4, &pointwise));
+      return SeparableShape(c, c->input(0), "input 0", 1);
+    });
+
+// _FusedSeparableConv2D after a 1x1 convolution at unit strides (an
+// inverted residual's expansion: MobileNetV2's and EfficientNet's blocks)
+// whose value went only to the depthwise convolution: the optimizer's
+// fusion of the three, which computes the expansion band of rows by band of
+// rows too, so that the expanded tensor (the block's widest) never leaves
+// the cache. `expand_filter` is its constant [1, 1, Cx, C] filter and
+// `expand_fused_ops` (with `num_expand_args`, `expand_leakyrelu_alpha`,
+// `expand_swish_beta`) its epilogue as `fused_ops` above without "Add";
+// the rest as _FusedSeparableConv2D's, one input later. No TensorFlow
+// counterpart.
+REGISTER_OP("_FusedExpandSeparableConv2D")
+    .Input("input: T")
+    .Input("expand_filter: T")
+    .Input("depthwise_filter: T")
+    .Input("pointwise_filter: T")
+    .Input("expand_args: num_expand_args * T")
+    .Input("depthwise_args: num_depthwise_args * T")
+    .Input("args: num_args * T")
+    .Output("output: T")
+    .Attr("T: {float}")
+    .Attr("num_expand_args: int >= 0")
+    .Attr("num_depthwise_args: int >= 0")
+    .Attr("num_args: int >= 0")
+    .Attr("strides: list(int)")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .Attr("expand_fused_ops: list(string) = []")
+    .Attr("expand_leakyrelu_alpha: float = 0.2")
+    .Attr("expand_swish_beta: float = 1.0")
+    .Attr("depthwise_fused_ops: list(string) = []")
+    .Attr("depthwise_leakyrelu_alpha: float = 0.2")
+    .Attr("depthwise_swish_beta: float = 1.0")
+    .Attr("fused_ops: list(string) = []")
+    .Attr("leakyrelu_alpha: float = 0.2")
+    .Attr("swish_beta: float = 1.0")
+    .SetShapeFn([](shape_inference::InferenceContext* c) {
+      shape_inference::ShapeHandle input;
+      shape_inference::ShapeHandle filter;
+      WEFT_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
+      WEFT_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
       shape_inference::DimensionHandle unused;
       for (int d : {0, 1}) {
-        WEFT_RETURN_IF_ERROR_CTX(c->WithValue(c->Dim(pointwise, d), 1, &unused),
-                                 "the pointwise filter (input 2 ",
-                                 c->DebugString(pointwise), ") must be 1x1");
+        WEFT_RETURN_IF_ERROR_CTX(c->WithValue(c->Dim(filter, d), 1, &unused),
+                                 "the expansion filter (input 1 ",
+                                 c->DebugString(filter), ") must be 1x1");
       }
       WEFT_RETURN_IF_ERROR_CTX(
-          c->Merge(c->Dim(depthwise, 3), c->Dim(pointwise, 2), &unused),
-          "dimension 2 of the pointwise filter (input 2 ",
-          c->DebugString(pointwise),
-          ") must equal the depthwise output's depth ",
-          c->DebugString(depthwise));
-      c->set_output(0,
-                    c->MakeShape({c->Dim(depthwise, 0), c->Dim(depthwise, 1),
-                                  c->Dim(depthwise, 2), c->Dim(pointwise, 3)}));
-      return Status();
+          c->Merge(c->Dim(input, 3), c->Dim(filter, 2), &unused),
+          "dimension 2 of the expansion filter (input 1 ",
+          c->DebugString(filter), ") must equal the depth of input 0 ",
+          c->DebugString(input));
+      const shape_inference::ShapeHandle expanded =
+          c->MakeShape({c->Dim(input, 0), c->Dim(input, 1), c->Dim(input, 2),
+                        c->Dim(filter, 3)});
+      return SeparableShape(c, expanded, "the expansion", 2);
     });
 
 // x * Sigmoid(beta * x) (Keras' swish, SiLU) in one pass: the optimizer's

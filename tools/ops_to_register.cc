@@ -151,13 +151,22 @@ Status AddFusionCandidates(const Graph& graph, OpsToRegister* out) {
           .IgnoreError();  // not a float tensor: not rewritten
     }
     // A depthwise convolution and the 1x1 convolution after it: one
-    // _FusedSeparableConv2D (fusion_rule.h).
+    // _FusedSeparableConv2D, or with a 1x1 expansion before it one
+    // _FusedExpandSeparableConv2D (fusion_rule.h).
     if (node->op() == "DepthwiseConv2dNative") {
       AddCandidate(*node, "_FusedSeparableConv2D", "/separable_candidate",
                    {{"num_depthwise_args", AttrValue::Int(0)},
                     {"num_args", AttrValue::Int(0)}},
                    {"input", "depthwise_filter", "pointwise_filter"}, out)
           .IgnoreError();  // an NCHW depthwise convolution: not fused
+      AddCandidate(
+          *node, "_FusedExpandSeparableConv2D", "/expand_candidate",
+          {{"num_expand_args", AttrValue::Int(0)},
+           {"num_depthwise_args", AttrValue::Int(0)},
+           {"num_args", AttrValue::Int(0)}},
+          {"input", "expand_filter", "depthwise_filter", "pointwise_filter"},
+          out)
+          .IgnoreError();  // as above
     }
   }
   return Status();

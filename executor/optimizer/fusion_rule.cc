@@ -520,39 +520,65 @@ bool CollectChain(const Node* head, RewriteContext* ctx, Fusion* out) {
   return true;
 }
 
-// The Conv2D that reads `end` (the depthwise chain's last value) when the
-// two can be one _FusedSeparableConv2D: `end`'s value goes only to its
-// input 0, and it is a 1x1 convolution at unit strides and dilations,
-// without explicit padding or rewrites of its own, whose constant float
-// filter has `depth` input channels. Null otherwise.
-const Node* PointwiseAfter(const Node* end, int64_t depth,
-                           const RewriteContext& ctx) {
-  int slot = -1;
-  const Node* conv = ctx.SoleConsumer(end, &slot);
-  if (conv == nullptr || slot != 0 || conv->op() != "Conv2D" ||
+// Whether `conv` is a Conv2D a separable fusion may take in as a 1x1
+// convolution: unrewritten, NHWC, unit strides and dilations, no explicit
+// padding (nor Pad folded into it), and a constant float [1, 1, depth, K]
+// filter (depth -1: any but 0).
+bool IsUnitOneByOne(const Node* conv, int64_t depth,
+                    const RewriteContext& ctx) {
+  if (conv == nullptr || conv->op() != "Conv2D" ||
       !ctx.IsUnrewrittenFloatNode(conv) || !ctx.patches(conv).empty() ||
       !ctx.merged_into(conv).empty() ||
       StringAttr(conv, "padding", "") == "EXPLICIT" ||
       StringAttr(conv, "data_format", "NHWC") != "NHWC") {
-    return nullptr;
+    return false;
   }
   for (const char* attr : {"strides", "dilations"}) {
     std::vector<int64_t> v;
     if (GetNodeAttr(conv->attrs(), attr, &v).ok()) {
       for (int64_t x : v) {
-        if (x != 1) return nullptr;
+        if (x != 1) return false;
       }
     } else if (std::string(attr) == "strides") {
-      return nullptr;
+      return false;
     }
   }
   const Tensor* filter = ctx.ConstInput(conv, 1);
-  if (filter == nullptr || filter->dtype() != DT_FLOAT || filter->dims() != 4 ||
-      filter->dim_size(0) != 1 || filter->dim_size(1) != 1 ||
-      filter->dim_size(2) != depth) {
-    return nullptr;
+  return filter != nullptr && filter->dtype() == DT_FLOAT &&
+         filter->dims() == 4 && filter->dim_size(0) == 1 &&
+         filter->dim_size(1) == 1 && filter->dim_size(2) > 0 &&
+         (depth < 0 || filter->dim_size(2) == depth);
+}
+
+// The Conv2D that reads `end` (the depthwise chain's last value) when the
+// two can be one _FusedSeparableConv2D: `end`'s value goes only to its
+// input 0, and it is a unit 1x1 convolution (above) whose filter has
+// `depth` input channels. Null otherwise.
+const Node* PointwiseAfter(const Node* end, int64_t depth,
+                           const RewriteContext& ctx) {
+  int slot = -1;
+  const Node* conv = ctx.SoleConsumer(end, &slot);
+  return slot == 0 && IsUnitOneByOne(conv, depth, ctx) ? conv : nullptr;
+}
+
+// The DepthwiseConv2dNative that reads `end` (a 1x1 expansion chain's last
+// value), directly or through a Pad folded into it, when that is where the
+// value goes and nowhere else. Null otherwise.
+const Node* DepthwiseAfter(const Node* end, const RewriteContext& ctx) {
+  int slot = -1;
+  const Node* reader = ctx.SoleConsumer(end, &slot);
+  if (reader == nullptr || slot != 0) return nullptr;
+  if (ctx.IsAbsorbed(reader)) {
+    // A folded Pad: the convolution it was merged into reads it.
+    const Node* pad = reader;
+    reader = ctx.SoleConsumer(pad, &slot);
+    if (reader == nullptr || slot != 0) return nullptr;
+    const std::vector<const Node*>& merged = ctx.merged_into(reader);
+    if (std::find(merged.begin(), merged.end(), pad) == merged.end()) {
+      return nullptr;
+    }
   }
-  return conv;
+  return reader->op() == "DepthwiseConv2dNative" ? reader : nullptr;
 }
 
 // The fused node's name, "<head>+<op>+<op>", from a chain's nodes.
@@ -562,11 +588,23 @@ std::string ChainName(const Fusion& f) {
   return absl::StrJoin(parts, "+");
 }
 
-// Writes the _FusedSeparableConv2D of the depthwise chain `d` and the 1x1
-// chain `p` in the depthwise head's place.
-Status EmitSeparable(const Fusion& d, const Fusion& p, const std::string& name,
+// The chains of a separable fusion: the depthwise `d` and the 1x1 `p` after
+// it, and when `expand` is set the 1x1 expansion `e` before it.
+struct SeparableChains {
+  bool expand = false;
+  Fusion e;
+  Fusion d;
+  Fusion p;
+};
+
+// Writes the _FusedSeparableConv2D of chains `c` (or with an expansion the
+// _FusedExpandSeparableConv2D) in the first head's place, `n`.
+Status EmitSeparable(const SeparableChains& c, const std::string& name,
                      const Node* n, GraphRebuilder* rebuilder) {
-  const char* op = "_FusedSeparableConv2D";
+  const Fusion& d = c.d;
+  const Fusion& p = c.p;
+  const char* op =
+      c.expand ? "_FusedExpandSeparableConv2D" : "_FusedSeparableConv2D";
   auto reg = OpRegistry::Global()->LookUp(op);
   if (!reg.ok()) {
     return errors::Internal(rebuilder->context().options().source_name,
@@ -577,12 +615,18 @@ Status EmitSeparable(const Fusion& d, const Fusion& p, const std::string& name,
   fused.name = name;
   fused.device = n->requested_device();
   fused.op = op;
+  // The window is the depthwise convolution's, with its folded Pad.
+  const Node* depthwise = d.head;
   for (const OpDef::AttrDef& a : (*reg)->op_def.attr) {
-    auto it = n->attrs().find(a.name);
-    if (it != n->attrs().end()) fused.attr[a.name] = it->second;
+    auto it = depthwise->attrs().find(a.name);
+    if (it != depthwise->attrs().end()) fused.attr[a.name] = it->second;
   }
-  rebuilder->CopyInputs(n, 1, &fused);
-  rebuilder->ApplyPatches(n, &fused);
+  rebuilder->CopyInputs(depthwise, 1, &fused);
+  rebuilder->ApplyPatches(depthwise, &fused);
+  if (c.expand) {
+    // The expansion's input (the heads have no control inputs).
+    fused.input[0] = rebuilder->InputName(n->input(0).node, n->input(0).index);
+  }
   // Data inputs go before the control inputs CopyInputs appended.
   std::vector<std::string> data;
   auto filter_of = [&](const Fusion& f, const char* suffix) {
@@ -594,6 +638,7 @@ Status EmitSeparable(const Fusion& d, const Fusion& p, const std::string& name,
     rebuilder->AddConst(filter, f.filter, n->requested_device());
     return filter;
   };
+  if (c.expand) data.push_back(filter_of(c.e, "/expand_filter"));
   data.push_back(filter_of(d, "/depthwise_filter"));
   data.push_back(filter_of(p, "/pointwise_filter"));
   auto args_of = [&](const Fusion& f, const char* suffix) {
@@ -610,6 +655,15 @@ Status EmitSeparable(const Fusion& d, const Fusion& p, const std::string& name,
     }
     return count;
   };
+  if (c.expand) {
+    fused.attr["num_expand_args"] =
+        AttrValue::Int(args_of(c.e, "/expand_bias"));
+    fused.attr["expand_fused_ops"] = AttrValue::StringList(FusedOps(c.e));
+    fused.attr["expand_leakyrelu_alpha"] = AttrValue::Float(c.e.alpha);
+    if (c.e.activation == "Swish") {
+      fused.attr["expand_swish_beta"] = AttrValue::Float(c.e.beta);
+    }
+  }
   fused.attr["num_depthwise_args"] =
       AttrValue::Int(args_of(d, "/depthwise_bias"));
   fused.attr["num_args"] = AttrValue::Int(args_of(p, "/bias"));
@@ -625,10 +679,11 @@ Status EmitSeparable(const Fusion& d, const Fusion& p, const std::string& name,
     fused.attr["swish_beta"] = AttrValue::Float(p.beta);
   }
   std::vector<std::string> originals;
-  for (const Node* m : rebuilder->context().merged_into(n)) {
-    originals.push_back(m->name());
-  }
-  for (const Fusion* f : {&d, &p}) {
+  for (const Fusion* f : {&c.e, &d, &p}) {
+    if (f == &c.e && !c.expand) continue;
+    for (const Node* m : rebuilder->context().merged_into(f->head)) {
+      originals.push_back(m->name());
+    }
     originals.push_back(f->head->name());
     for (const Node* a : f->absorbed) originals.push_back(a->name());
   }
@@ -642,7 +697,48 @@ Status EmitSeparable(const Fusion& d, const Fusion& p, const std::string& name,
 // comparing the two; read when a signature is optimized).
 bool SeparableFusionEnabled() {
   const char* v = std::getenv("WEFT_SEPARABLE_FUSION");
-  return v == nullptr || std::string(v) != "0";
+  return (v == nullptr || std::string(v) != "0") &&
+         OpRegistry::Global()->LookUp("_FusedSeparableConv2D").ok();
+}
+
+// WEFT_EXPAND_FUSION=0 leaves a 1x1 expansion out of the separable
+// convolution after it (as above).
+bool ExpandFusionEnabled() {
+  const char* v = std::getenv("WEFT_EXPAND_FUSION");
+  return (v == nullptr || std::string(v) != "0") &&
+         OpRegistry::Global()->LookUp("_FusedExpandSeparableConv2D").ok();
+}
+
+// The separable fusion that starts at `head`, whose chain is `f`: a
+// depthwise chain and the 1x1 chain after it, or a 1x1 expansion chain, the
+// depthwise chain it feeds and the 1x1 chain after that. False when there
+// is none.
+bool CollectSeparable(const Node* head, Fusion f, RewriteContext* ctx,
+                      SeparableChains* c) {
+  if (!SeparableFusionEnabled() || !ctx->PlacedOnCpu(head)) return false;
+  const Node* end = f.absorbed.empty() ? head : f.last();
+  if (head->op() == "Conv2D") {
+    // An expansion: no residual (its epilogue has none) and a reader that
+    // is a depthwise convolution on the same device.
+    const Node* depthwise = nullptr;
+    if (!ExpandFusionEnabled() || f.residual != nullptr ||
+        !IsUnitOneByOne(head, -1, *ctx) ||
+        (depthwise = DepthwiseAfter(end, *ctx)) == nullptr ||
+        !ctx->PlacedAlike(head, depthwise) ||
+        !CollectChain(depthwise, ctx, &c->d)) {
+      return false;
+    }
+    c->expand = true;
+    c->e = std::move(f);
+  } else if (head->op() == "DepthwiseConv2dNative") {
+    c->d = std::move(f);
+  } else {
+    return false;
+  }
+  const Node* d_end = c->d.absorbed.empty() ? c->d.head : c->d.last();
+  const PartialTensorShape& shape = ctx->graph().output_shape(c->d.head, 0);
+  const Node* conv = PointwiseAfter(d_end, shape.dim_size(3), *ctx);
+  return conv != nullptr && CollectChain(conv, ctx, &c->p);
 }
 
 }  // namespace
@@ -651,34 +747,35 @@ void FusionRule::Visit(const Node* head, RewriteContext* ctx) const {
   Fusion f;
   if (!CollectChain(head, ctx, &f)) return;
   // A depthwise convolution whose value (after its chain) goes only to a
-  // 1x1 convolution: both in one node, band by band. (Not a scale head: its
-  // 1x1 convolutions' filters are deep, 256 to 2048 channels in DenseNet and
-  // ResNetV2, and a band's product over them lost 1-3% in ResNet50V2 against
-  // the whole product.)
-  if (head->op() == "DepthwiseConv2dNative" && SeparableFusionEnabled() &&
-      OpRegistry::Global()->LookUp("_FusedSeparableConv2D").ok()) {
-    const Node* end = f.absorbed.empty() ? head : f.last();
-    const PartialTensorShape& shape = ctx->graph().output_shape(head, 0);
-    const Node* conv = PointwiseAfter(end, shape.dim_size(3), *ctx);
-    Fusion p;
-    if (conv != nullptr && CollectChain(conv, ctx, &p)) {
-      const std::string name =
-          ctx->UniqueName(ChainName(f) + "+" + ChainName(p));
-      std::vector<const Node*> absorbed = f.absorbed;
-      absorbed.push_back(conv);
-      absorbed.insert(absorbed.end(), p.absorbed.begin(), p.absorbed.end());
-      for (const Node* n : absorbed) ctx->Absorb(n);
-      ctx->StandIn(absorbed.back(), name);
-      ctx->stats().fused_away += static_cast<int>(absorbed.size());
-      ++ctx->stats().fused;
-      auto pair = std::make_shared<const std::pair<Fusion, Fusion>>(
-          std::move(f), std::move(p));
-      ctx->Replace(
-          head, [pair, name](const Node* n, GraphRebuilder* rebuilder) {
-            return EmitSeparable(pair->first, pair->second, name, n, rebuilder);
-          });
-      return;
+  // 1x1 convolution: both in one node, band by band, with the 1x1
+  // expansion before it when there is one. (Not a scale head: its 1x1
+  // convolutions' filters are deep, 256 to 2048 channels in DenseNet and
+  // ResNetV2, and a band's product over them lost 1-3% in ResNet50V2
+  // against the whole product.)
+  auto chains = std::make_shared<SeparableChains>();
+  if (CollectSeparable(head, f, ctx, chains.get())) {
+    std::string name = ChainName(chains->d) + "+" + ChainName(chains->p);
+    std::vector<const Node*> absorbed;
+    if (chains->expand) {
+      name = ChainName(chains->e) + "+" + name;
+      absorbed = chains->e.absorbed;
+      absorbed.push_back(chains->d.head);
     }
+    name = ctx->UniqueName(name);
+    absorbed.insert(absorbed.end(), chains->d.absorbed.begin(),
+                    chains->d.absorbed.end());
+    absorbed.push_back(chains->p.head);
+    absorbed.insert(absorbed.end(), chains->p.absorbed.begin(),
+                    chains->p.absorbed.end());
+    for (const Node* n : absorbed) ctx->Absorb(n);
+    ctx->StandIn(absorbed.back(), name);
+    ctx->stats().fused_away += static_cast<int>(absorbed.size());
+    ++ctx->stats().fused;
+    ctx->Replace(head, [chains = std::shared_ptr<const SeparableChains>(chains),
+                        name](const Node* n, GraphRebuilder* rebuilder) {
+      return EmitSeparable(*chains, name, n, rebuilder);
+    });
+    return;
   }
   if (f.absorbed.empty()) return;
   f.name = ctx->UniqueName(ChainName(f));

@@ -42,11 +42,18 @@
 // two filters, the depthwise window attrs): the two convolutions computed
 // band by band (kernels/cpu/separable_conv.h), the same bits as the two
 // fused nodes. WEFT_SEPARABLE_FUSION=0 in the environment keeps them two.
+// When that depthwise convolution's input (or the Pad folded into it) is
+// the value of a Conv2D with a constant float [1, 1, Cx, C] filter at unit
+// strides and dilations, without explicit padding, whose chain (no residual)
+// goes there and nowhere else (an inverted residual's expansion), the three
+// are one _FusedExpandSeparableConv2D, visited from the expansion, the
+// earliest: the expansion computed band by band too, the same bits as the
+// three fused nodes. WEFT_EXPAND_FUSION=0 keeps the expansion apart.
 //
 // The fused node is named "<head>+<op>+<op>" ("conv1/Conv2D+BiasAdd+Relu")
 // and lists the nodes it replaces (with a Pad folded into the head before)
 // in its kFusedNodesAttr; it stands in for the chain's last node. A
-// separable pair is named after both chains, joined by "+".
+// separable pair (or triple) is named after its chains, joined by "+".
 //
 // The op vocabulary (IsFusionHead, IsFusionLink, FusedOpName) is declared
 // in executor/graph_optimizer.h for `weft ops --used-by`, and defined with

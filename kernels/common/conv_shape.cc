@@ -8,16 +8,16 @@ namespace {
 
 // Both convolutions take a 4-D input and a 4-D filter
 // [rows, cols, in_depth, <last>]; `last` names the filter's last dimension.
-Status CheckFourDimensional(const Tensor& input, const Tensor& filter,
+Status CheckFourDimensional(const TensorShape& input, const TensorShape& filter,
                             const char* last) {
   if (input.dims() != 4) {
     return errors::InvalidArgument("input must be 4-dimensional but has shape ",
-                                   input.shape().DebugString());
+                                   input.DebugString());
   }
   if (filter.dims() != 4) {
     return errors::InvalidArgument(
         "filter must be 4-dimensional [rows, cols, in_depth, ", last,
-        "] but has shape ", filter.shape().DebugString());
+        "] but has shape ", filter.DebugString());
   }
   return Status();
 }
@@ -26,7 +26,8 @@ Status CheckFourDimensional(const Tensor& input, const Tensor& filter,
 
 Status MakeConv2DGeometry(const WindowAttrs& attrs, const Tensor& input,
                           const Tensor& filter, Conv2DGeometry* geometry) {
-  WEFT_RETURN_IF_ERROR(CheckFourDimensional(input, filter, "out_depth"));
+  WEFT_RETURN_IF_ERROR(
+      CheckFourDimensional(input.shape(), filter.shape(), "out_depth"));
   Conv2DGeometry s;
   s.batch = input.dim_size(attrs.index('N'));
   s.in_depth = input.dim_size(attrs.index('C'));
@@ -63,8 +64,9 @@ Status MakeConv2DGeometry(const WindowAttrs& attrs, const Tensor& input,
   return Status();
 }
 
-Status ComputeDepthwiseGeometry(const WindowAttrs& attrs, const Tensor& input,
-                                const Tensor& filter,
+Status ComputeDepthwiseGeometry(const WindowAttrs& attrs,
+                                const TensorShape& input,
+                                const TensorShape& filter,
                                 DepthwiseGeometry* geometry) {
   WEFT_RETURN_IF_ERROR(CheckFourDimensional(input, filter, "multiplier"));
   DepthwiseGeometry g;
@@ -73,9 +75,9 @@ Status ComputeDepthwiseGeometry(const WindowAttrs& attrs, const Tensor& input,
   g.multiplier = filter.dim_size(3);
   if (filter.dim_size(2) != g.depth) {
     return errors::InvalidArgument(
-        "input depth ", g.depth, " of input ", input.shape().DebugString(),
+        "input depth ", g.depth, " of input ", input.DebugString(),
         " must equal the filter's in_depth (dimension 2 of filter ",
-        filter.shape().DebugString(), ")");
+        filter.DebugString(), ")");
   }
   WEFT_ASSIGN_OR_RETURN(
       g.rows, ComputeWindowDim(attrs, 'H', input.dim_size(attrs.index('H')),

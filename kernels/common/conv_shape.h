@@ -54,9 +54,17 @@ struct DepthwiseGeometry {
 // The geometry of a depthwise convolution of `input` (4-D, in attrs.format)
 // with `filter` ([rows, cols, C, M]) into *geometry. InvalidArgument, naming
 // the shapes, when the ranks or depths do not fit or the window does not.
-Status ComputeDepthwiseGeometry(const WindowAttrs& attrs, const Tensor& input,
-                                const Tensor& filter,
+Status ComputeDepthwiseGeometry(const WindowAttrs& attrs,
+                                const TensorShape& input,
+                                const TensorShape& filter,
                                 DepthwiseGeometry* geometry);
+inline Status ComputeDepthwiseGeometry(const WindowAttrs& attrs,
+                                       const Tensor& input,
+                                       const Tensor& filter,
+                                       DepthwiseGeometry* geometry) {
+  return ComputeDepthwiseGeometry(attrs, input.shape(), filter.shape(),
+                                  geometry);
+}
 
 }  // namespace weft
 

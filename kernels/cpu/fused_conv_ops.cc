@@ -16,7 +16,9 @@
 //
 // _FusedSeparableConv2D is both, a depthwise convolution and the 1x1
 // convolution of its output, band by band (separable_conv.h), with the 1x1
-// filter packed once when it is a constant (the optimizer fuses only such).
+// filter packed once when it is a constant (the optimizer fuses only such);
+// _FusedExpandSeparableConv2D computes a 1x1 expansion of its input first,
+// band by band too.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -139,38 +141,128 @@ class FusedDepthwiseConv2dNativeOp : public OpKernel {
   bool has_bias_ = false;
 };
 
+// A constant 1x1 filter ([1, 1, C, K]) packed once at construction, or a
+// fed one packed per run.
+class OneByOneFilter {
+ public:
+  // `name` and `index` name the input in errors.
+  OneByOneFilter(const char* name, int index) : name_(name), index_(index) {}
+
+  // Packs the constant, when the input is one, after checking its shape.
+  Status PackConstant(OpKernelConstruction* ctx) {
+    const Tensor* f = ctx->constant_input(index_);
+    if (f == nullptr) return Status();
+    WEFT_RETURN_IF_ERROR(Check(*f, -1));
+    packed_ = std::make_unique<GemmPackedRhs>(
+        f->dim_size(2), f->dim_size(3),
+        GemmOperand<float>{f->data<float>(), f->dim_size(3)});
+    constant_ = *f;
+    return Status();
+  }
+
+  // The filter `f` ([1, 1, depth, K], depth -1: any, never 0) packed:
+  // the constant's packing when `f` is that constant, else *per_call.
+  StatusOr<const GemmPackedRhs*> For(
+      const Tensor& f, int64_t depth,
+      std::unique_ptr<GemmPackedRhs>* per_call) const {
+    WEFT_RETURN_IF_ERROR(Check(f, depth));
+    if (packed_ != nullptr && ConstantInputMatches(f, constant_)) {
+      return packed_.get();
+    }
+    *per_call = std::make_unique<GemmPackedRhs>(
+        f.dim_size(2), f.dim_size(3),
+        GemmOperand<float>{f.data<float>(), f.dim_size(3)});
+    return per_call->get();
+  }
+
+ private:
+  Status Check(const Tensor& f, int64_t depth) const {
+    if (f.dtype() != DT_FLOAT || f.dims() != 4 || f.dim_size(0) != 1 ||
+        f.dim_size(1) != 1 || f.dim_size(2) == 0 ||
+        (depth >= 0 && f.dim_size(2) != depth)) {
+      return errors::InvalidArgument(
+          name_, " filter (input ", index_, ") has shape ",
+          f.shape().DebugString(), " but must be a float [1, 1, ",
+          depth >= 0 ? absl::StrCat(depth) : std::string("C"),
+          ", K], C the depth of what it multiplies (not 0)");
+    }
+    return Status();
+  }
+
+  const char* name_;
+  int index_;
+  Tensor constant_;                        // what packed_ holds
+  std::unique_ptr<GemmPackedRhs> packed_;  // null: packed per call
+};
+
+// _FusedSeparableConv2D, and _FusedExpandSeparableConv2D: the same with a
+// 1x1 expansion first (input 1 its filter, then the others one later; its
+// bias comes before the depthwise args).
 class FusedSeparableConv2DOp : public OpKernel {
  public:
-  explicit FusedSeparableConv2DOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    // data_format is NHWC: the op admits no other.
+  explicit FusedSeparableConv2DOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx),
+        expand_(ctx->def().op == "_FusedExpandSeparableConv2D"),
+        expand_filter_("expansion", 1),
+        pointwise_("pointwise", expand_ ? 3 : 2) {
+    // data_format is NHWC: the ops admit no other.
     OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
+    if (expand_) {
+      OP_REQUIRES_OK(ctx, ReadFusedOps(ctx, &expand_epilogue_,
+                                       &expand_has_bias_, nullptr, "expand_"));
+      OP_REQUIRES_OK(ctx, expand_filter_.PackConstant(ctx));
+    }
     OP_REQUIRES_OK(ctx,
                    ReadFusedOps(ctx, &depthwise_epilogue_, &depthwise_has_bias_,
                                 nullptr, "depthwise_"));
     OP_REQUIRES_OK(ctx,
                    ReadFusedOps(ctx, &epilogue_, &has_bias_, &has_residual_));
-    if (const Tensor* f = ctx->constant_input(2)) {
-      OP_REQUIRES_OK(ctx, CheckPointwise(*f, -1));
-      packed_ = std::make_unique<GemmPackedRhs>(
-          f->dim_size(2), f->dim_size(3),
-          GemmOperand<float>{f->data<float>(), f->dim_size(3)});
-      packed_filter_ = *f;
-    }
+    OP_REQUIRES_OK(ctx, pointwise_.PackConstant(ctx));
   }
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
+    const int e = expand_ ? 1 : 0;
+    // The args: the expansion's bias, the depthwise one's, then the 1x1
+    // convolution's (ReadFusedOps checked each num_*args against its ops).
+    const int depthwise_arg = 3 + e + (expand_has_bias_ ? 1 : 0);
+    const int first_arg = depthwise_arg + (depthwise_has_bias_ ? 1 : 0);
+    std::unique_ptr<GemmPackedRhs> expand_per_call;
+    SeparableExpansion expansion;
+    // The shape of what the depthwise convolution reads: the input's, or
+    // its expansion's (the expansion filter's depth at the input's size).
+    TensorShape x = input.shape();
+    if (expand_) {
+      OP_REQUIRES(ctx, input.dims() == 4,
+                  errors::InvalidArgument("input (input 0) has shape ",
+                                          input.shape().DebugString(),
+                                          " but must be 4-D (NHWC)"));
+      auto packed = expand_filter_.For(ctx->input(1), input.dim_size(3),
+                                       &expand_per_call);
+      OP_REQUIRES_OK(ctx, packed.status());
+      expansion.filter = *packed;
+      if (expand_has_bias_) {
+        OP_REQUIRES_OK(ctx, CheckBias(*ctx, expansion.filter->n(), 3 + e));
+      }
+      expansion.epilogue = expand_epilogue_;
+      expansion.epilogue.bias =
+          expand_has_bias_ ? ctx->input(3 + e).data<float>() : nullptr;
+      auto expanded =
+          TensorShape::Build({input.dim_size(0), input.dim_size(1),
+                              input.dim_size(2), expansion.filter->n()});
+      OP_REQUIRES_OK(ctx, expanded.status());
+      x = *expanded;
+    }
     DepthwiseGeometry s;
-    OP_REQUIRES_OK(ctx,
-                   ComputeDepthwiseGeometry(attrs_, input, ctx->input(1), &s));
-    const Tensor& pointwise = ctx->input(2);
-    OP_REQUIRES_OK(ctx, CheckPointwise(pointwise, s.out_depth()));
-    const int64_t k = pointwise.dim_size(3);
-    // The pointwise args follow the depthwise bias, its only arg
-    // (ReadFusedOps checked num_depthwise_args against it).
-    const int first_arg = depthwise_has_bias_ ? 4 : 3;
+    OP_REQUIRES_OK(ctx, ComputeDepthwiseGeometry(
+                            attrs_, x, ctx->input(1 + e).shape(), &s));
+    std::unique_ptr<GemmPackedRhs> per_call;
+    auto pointwise =
+        pointwise_.For(ctx->input(2 + e), s.out_depth(), &per_call);
+    OP_REQUIRES_OK(ctx, pointwise.status());
+    const int64_t k = (*pointwise)->n();
     if (depthwise_has_bias_) {
-      OP_REQUIRES_OK(ctx, CheckBias(*ctx, s.out_depth(), 3));
+      OP_REQUIRES_OK(ctx, CheckBias(*ctx, s.out_depth(), depthwise_arg));
     }
     if (has_bias_) OP_REQUIRES_OK(ctx, CheckBias(*ctx, k, first_arg));
     Tensor* output = nullptr;
@@ -187,46 +279,25 @@ class FusedSeparableConv2DOp : public OpKernel {
     epilogue.bias = has_bias_ ? ctx->input(first_arg).data<float>() : nullptr;
     GemmEpilogue depthwise = depthwise_epilogue_;
     depthwise.bias =
-        depthwise_has_bias_ ? ctx->input(3).data<float>() : nullptr;
-    // A filter that is not the constant packed at construction (a fed one)
-    // is packed for this run.
-    std::unique_ptr<GemmPackedRhs> per_call;
-    const GemmPackedRhs* packed = packed_.get();
-    if (packed == nullptr || !ConstantInputMatches(pointwise, packed_filter_)) {
-      per_call = std::make_unique<GemmPackedRhs>(
-          s.out_depth(), k, GemmOperand<float>{pointwise.data<float>(), k});
-      packed = per_call.get();
-    }
+        depthwise_has_bias_ ? ctx->input(depthwise_arg).data<float>() : nullptr;
     SeparableConvNhwc(ContextParallelFor(*ctx), s, input.data<float>(),
-                      ctx->input(1).data<float>(), &depthwise, *packed,
+                      expand_ ? &expansion : nullptr,
+                      ctx->input(1 + e).data<float>(), &depthwise, **pointwise,
                       epilogue, output->data<float>());
   }
 
  private:
-  // The pointwise filter (input 2): [1, 1, depth, K], depth the depthwise
-  // output's (-1: any) and not 0 (as Conv2D's filter must have input
-  // channels).
-  static Status CheckPointwise(const Tensor& f, int64_t depth) {
-    if (f.dtype() != DT_FLOAT || f.dims() != 4 || f.dim_size(0) != 1 ||
-        f.dim_size(1) != 1 || f.dim_size(2) == 0 ||
-        (depth >= 0 && f.dim_size(2) != depth)) {
-      return errors::InvalidArgument(
-          "pointwise filter (input 2) has shape ", f.shape().DebugString(),
-          " but must be a float [1, 1, ",
-          depth >= 0 ? absl::StrCat(depth) : std::string("C * M"),
-          ", K], C * M the depthwise output's depth (not 0)");
-    }
-    return Status();
-  }
-
+  const bool expand_;
   WindowAttrs attrs_;
+  GemmEpilogue expand_epilogue_;
   GemmEpilogue depthwise_epilogue_;
   GemmEpilogue epilogue_;
+  bool expand_has_bias_ = false;
   bool depthwise_has_bias_ = false;
   bool has_bias_ = false;
   bool has_residual_ = false;
-  Tensor packed_filter_;                   // what packed_ holds
-  std::unique_ptr<GemmPackedRhs> packed_;  // null: packed per call
+  OneByOneFilter expand_filter_;
+  OneByOneFilter pointwise_;
 };
 
 REGISTER_KERNEL_BUILDER(
@@ -239,6 +310,10 @@ REGISTER_KERNEL_BUILDER(Name("_FusedDepthwiseConv2dNative")
 REGISTER_KERNEL_BUILDER(
     Name("_FusedSeparableConv2D").Device(DEVICE_CPU).TypeConstraint<float>("T"),
     FusedSeparableConv2DOp);
+REGISTER_KERNEL_BUILDER(Name("_FusedExpandSeparableConv2D")
+                            .Device(DEVICE_CPU)
+                            .TypeConstraint<float>("T"),
+                        FusedSeparableConv2DOp);
 
 }  // namespace
 }  // namespace weft

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "device/cpu_isa.h"
 #include "kernels/cpu/depthwise_conv.h"
@@ -29,11 +30,65 @@ constexpr int64_t kWholeFloats = 2 * kBandFloats;
 // shares (as conv2d_winograd.cc's units).
 constexpr int64_t kUnitMultiple = 4;
 
+// Input rows [begin, end) of one image that a band of output rows reads.
+struct RowSpan {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
+// The input rows output rows [first, last) of an image read through `d`
+// (their windows' first to last tap), clamped to the input.
+RowSpan InputRows(const WindowDim& d, int64_t first, int64_t last) {
+  const int64_t lo = first * d.stride - d.pad_before;
+  const int64_t hi =
+      (last - 1) * d.stride - d.pad_before + (d.window - 1) * d.dilation + 1;
+  RowSpan s;
+  s.begin = std::clamp<int64_t>(lo, 0, d.input);
+  s.end = std::clamp<int64_t>(hi, s.begin, d.input);
+  return s;
+}
+
+// Output rows per band with an expansion: the band's expanded input rows
+// (its window's reach) take at most kBandFloats, or one output row's.
+int64_t ExpandedBandRows(const DepthwiseGeometry& g, int64_t band_rows) {
+  const int64_t row_floats = g.cols.input * g.depth;
+  const int64_t reach = (g.rows.window - 1) * g.rows.dilation + 1;
+  const int64_t fit = kBandFloats / std::max<int64_t>(1, row_floats);
+  const int64_t rows =
+      fit <= reach ? 1
+                   : (fit - reach) / std::max<int64_t>(1, g.rows.stride) + 1;
+  return std::clamp<int64_t>(rows, 1, band_rows);
+}
+
+// The whole of each half, one after the other (see below).
+void Whole(const ParallelForFn& parallel, const DepthwiseGeometry& g,
+           const float* in, const SeparableExpansion* expand,
+           const float* filter, const GemmEpilogue* depthwise_epilogue,
+           const GemmPackedRhs& pointwise,
+           const GemmEpilogue& pointwise_epilogue, float* out) {
+  const int64_t pixels = g.batch * g.rows.output * g.cols.output;
+  const int64_t cm = g.out_depth();
+  const int64_t in_pixels = g.batch * g.rows.input * g.cols.input;
+  const int64_t expanded = expand != nullptr ? in_pixels * g.depth : 0;
+  ScratchLease mid(expanded + pixels * cm, /*slot=*/1);
+  const float* x = in;
+  if (expand != nullptr) {
+    Gemm(parallel, in_pixels, GemmOperand<float>{in, expand->filter->k()},
+         *expand->filter, mid.data(), g.depth, expand->epilogue,
+         GemmRhsLocality::kMemory);
+    x = mid.data();
+  }
+  float* depthwise = mid.data() + expanded;
+  DepthwiseConvNhwc(parallel, g, x, filter, depthwise_epilogue, depthwise);
+  Gemm(parallel, pixels, GemmOperand<float>{depthwise, cm}, pointwise, out,
+       pointwise.n(), pointwise_epilogue, GemmRhsLocality::kMemory);
+}
+
 }  // namespace
 
 void SeparableConvNhwc(const ParallelForFn& parallel,
                        const DepthwiseGeometry& g, const float* in,
-                       const float* filter,
+                       const SeparableExpansion* expand, const float* filter,
                        const GemmEpilogue* depthwise_epilogue,
                        const GemmPackedRhs& pointwise,
                        const GemmEpilogue& pointwise_epilogue, float* out) {
@@ -44,42 +99,119 @@ void SeparableConvNhwc(const ParallelForFn& parallel,
   if (rows == 0 || cols == 0 || k == 0) return;
   const int64_t band_pixels =
       std::clamp(kBandFloats / cm, kMinBandPixels, kMaxBandPixels);
-  const int64_t band_rows = std::max<int64_t>(1, band_pixels / cols);
-  int64_t bands = (rows + band_rows - 1) / band_rows;
-  // A multiple of kUnitMultiple where the rows allow, so that the static
-  // partition of ParallelFor gives two or four threads equal shares.
-  bands = std::min(rows,
-                   (bands + kUnitMultiple - 1) / kUnitMultiple * kUnitMultiple);
+  int64_t band_rows = std::max<int64_t>(1, band_pixels / cols);
+  // With an expansion a band stays inside one image (its expanded rows are
+  // that image's), so bands go per image; without, over all rows.
+  int64_t per_image = 0;
+  int64_t bands = 0;
+  if (expand != nullptr) {
+    band_rows = ExpandedBandRows(g, band_rows);
+    per_image = (g.rows.output + band_rows - 1) / band_rows;
+    if (g.batch % kUnitMultiple != 0) {
+      per_image = std::min(g.rows.output, (per_image + kUnitMultiple - 1) /
+                                              kUnitMultiple * kUnitMultiple);
+    }
+    bands = g.batch * per_image;
+  } else {
+    bands = (rows + band_rows - 1) / band_rows;
+    // A multiple of kUnitMultiple where the rows allow, so that the static
+    // partition of ParallelFor gives two or four threads equal shares.
+    bands = std::min(
+        rows, (bands + kUnitMultiple - 1) / kUnitMultiple * kUnitMultiple);
+  }
   // On the baseline path the product's blocking (Eigen's) follows its
   // shape, so a band's bits could differ from the whole product's: whole
-  // there, always.
-  if (rows * cols * cm <= kWholeFloats || bands < 2 ||
-      ActiveCpuIsa() == CpuIsa::kBaseline) {
-    // A depthwise output this small stays in cache anyway: both halves over
-    // all of it, each split its own way (the product by columns when it has
-    // few rows), as the separate kernels would.
-    ScratchLease mid(rows * cols * cm, /*slot=*/1);
-    DepthwiseConvNhwc(parallel, g, in, filter, depthwise_epilogue, mid.data());
-    Gemm(parallel, rows * cols, GemmOperand<float>{mid.data(), cm}, pointwise,
-         out, k, pointwise_epilogue, GemmRhsLocality::kMemory);
+  // there, always. A depthwise output this small stays in cache anyway:
+  // both halves over all of it, each split its own way (the product by
+  // columns when it has few rows), as the separate kernels would.
+  const int64_t expanded_floats =
+      expand != nullptr ? g.batch * g.rows.input * g.cols.input * g.depth : 0;
+  if ((rows * cols * cm <= kWholeFloats && expanded_floats <= kWholeFloats) ||
+      bands < 2 || ActiveCpuIsa() == CpuIsa::kBaseline) {
+    Whole(parallel, g, in, expand, filter, depthwise_epilogue, pointwise,
+          pointwise_epilogue, out);
     return;
   }
   const int64_t band_cost =
       (rows / bands) * cols * cm * (g.rows.window * g.cols.window + 2 * k);
-  parallel(bands, band_cost, [&](int64_t begin, int64_t end) {
-    ScratchLease mid(band_rows * cols * cm);
+  if (expand == nullptr) {
+    parallel(bands, band_cost, [&](int64_t begin, int64_t end) {
+      ScratchLease mid(band_rows * cols * cm);
+      for (int64_t b = begin; b < end; ++b) {
+        // Bands of nearly equal rows: no short last band that would stream
+        // the 1x1 filter for a few pixels.
+        const int64_t first = b * rows / bands;
+        const int64_t last = (b + 1) * rows / bands;
+        DepthwiseConvRows(g, in, filter, depthwise_epilogue, mid.data(), first,
+                          last);
+        const int64_t pixel = first * cols;
+        // A thread's first band reads the 1x1 filter from memory; its later
+        // bands find it in cache (it is read whole by every band).
+        GemmSerial(
+            (last - first) * cols, GemmOperand<float>{mid.data(), cm},
+            pointwise, out + pixel * k, k,
+            EpilogueAt(pointwise_epilogue, pixel, 0),
+            b == begin ? GemmRhsLocality::kMemory : GemmRhsLocality::kCached);
+      }
+    });
+    return;
+  }
+  const int64_t in_depth = expand->filter->k();
+  const int64_t row_floats = g.cols.input * g.depth;
+  const int64_t max_band = (g.rows.output + per_image - 1) / per_image;
+  // The most input rows a band reads.
+  const int64_t span_rows =
+      std::min(g.rows.input, (max_band - 1) * g.rows.stride +
+                                 (g.rows.window - 1) * g.rows.dilation + 1);
+  const int64_t expand_cost = g.rows.input * row_floats * in_depth / per_image;
+  parallel(bands, band_cost + expand_cost, [&](int64_t begin, int64_t end) {
+    ScratchLease lease(span_rows * row_floats + max_band * cols * cm);
+    float* expanded = lease.data();
+    float* mid = expanded + span_rows * row_floats;
+    // The expanded input rows in the buffer: image `held_image`, rows
+    // `held`. The next band of the image reads the last of them again.
+    int64_t held_image = -1;
+    RowSpan held;
     for (int64_t b = begin; b < end; ++b) {
-      // Bands of nearly equal rows: no short last band that would stream
-      // the 1x1 filter for a few pixels.
-      const int64_t first = b * rows / bands;
-      const int64_t last = (b + 1) * rows / bands;
-      DepthwiseConvRows(g, in, filter, depthwise_epilogue, mid.data(), first,
-                        last);
-      const int64_t pixel = first * cols;
-      // A thread's first band reads the 1x1 filter from memory; its later
-      // bands find it in cache (it is read whole by every band).
+      const int64_t n = b / per_image;
+      const int64_t j = b % per_image;
+      const int64_t first = j * g.rows.output / per_image;
+      const int64_t last = (j + 1) * g.rows.output / per_image;
+      const RowSpan need = InputRows(g.rows, first, last);
+      int64_t have = need.begin;
+      if (held_image == n && held.begin <= need.begin &&
+          need.begin < held.end) {
+        have = std::min(held.end, need.end);
+        std::memmove(expanded,
+                     expanded + (need.begin - held.begin) * row_floats,
+                     (have - need.begin) * row_floats * sizeof(float));
+      }
+      if (have < need.end) {
+        GemmSerial(
+            (need.end - have) * g.cols.input,
+            GemmOperand<float>{
+                in + (n * g.rows.input + have) * g.cols.input * in_depth,
+                in_depth},
+            *expand->filter, expanded + (have - need.begin) * row_floats,
+            g.depth, expand->epilogue,
+            b == begin ? GemmRhsLocality::kMemory : GemmRhsLocality::kCached);
+      }
+      held_image = n;
+      held = need;
+      // The band as a convolution of its own: one image whose input is the
+      // held rows, padded above by what falls before them (the same taps,
+      // in the same order, as in the whole image).
+      DepthwiseGeometry band = g;
+      band.batch = 1;
+      band.rows.input = need.end - need.begin;
+      band.rows.output = last - first;
+      band.rows.pad_before =
+          g.rows.pad_before + need.begin - first * g.rows.stride;
+      DepthwiseConvRows(band, expanded, filter, depthwise_epilogue, mid, 0,
+                        last - first);
+      const int64_t pixel = (n * g.rows.output + first) * cols;
       GemmSerial(
-          (last - first) * cols, GemmOperand<float>{mid.data(), cm}, pointwise,
+          (last - first) * cols, GemmOperand<float>{mid, cm}, pointwise,
           out + pixel * k, k, EpilogueAt(pointwise_epilogue, pixel, 0),
           b == begin ? GemmRhsLocality::kMemory : GemmRhsLocality::kCached);
     }

@@ -25,17 +25,36 @@
 
 namespace weft {
 
-// out = pointwise_epilogue(depthwise_epilogue(depthwise(in)) * pointwise)
-// for NHWC float `in` of geometry `g` ([batch, rows.input, cols.input, C]),
+// A 1x1 convolution at unit strides before the depthwise one (an inverted
+// residual's expansion: MobileNetV2's and EfficientNet's blocks):
+// the depthwise convolution's input is epilogue(x * filter) for the NHWC
+// tensor x it is given, computed a band of input rows at a time into a
+// per-thread buffer beside the band's depthwise output instead of being
+// written out whole (what _FusedExpandSeparableConv2D computes). `filter` is
+// the packed [Cx, C] matrix of the 1x1 filter; `epilogue`'s bias has C
+// values and it adds no residual. The expanded values are the 1x1
+// convolution's bits (a band's product is GemmSerial's on its rows; the
+// rows two bands read are computed once per thread and kept), so the result
+// is again the separate kernels', bit for bit.
+struct SeparableExpansion {
+  const GemmPackedRhs* filter = nullptr;
+  GemmEpilogue epilogue;
+};
+
+// out = pointwise_epilogue(depthwise_epilogue(depthwise(x)) * pointwise)
+// for NHWC float x of geometry `g` ([batch, rows.input, cols.input, C]),
 // the depthwise `filter` ([rows, cols, C, M]), `pointwise` the 1x1 filter
 // as a packed [C * M, K] matrix, and `out` [batch, rows.output,
 // cols.output, K], C * M > 0 (as for a 1x1 Conv2D, whose filter must have
-// input channels). `depthwise_epilogue` may be null (none); the pointwise
-// epilogue's bias has K values and its residual, when set, has the output's
-// shape (residual_ld = K). `out` must not overlap the operands.
+// input channels). x is `in` when `expand` is null, else the expansion of
+// `in` ([batch, rows.input, cols.input, expand->filter->k()]), C =
+// expand->filter->n(). `depthwise_epilogue` may be null (none); the
+// pointwise epilogue's bias has K values and its residual, when set, has
+// the output's shape (residual_ld = K). `out` must not overlap the
+// operands.
 void SeparableConvNhwc(const ParallelForFn& parallel,
                        const DepthwiseGeometry& g, const float* in,
-                       const float* filter,
+                       const SeparableExpansion* expand, const float* filter,
                        const GemmEpilogue* depthwise_epilogue,
                        const GemmPackedRhs& pointwise,
                        const GemmEpilogue& pointwise_epilogue, float* out);

@@ -38,6 +38,12 @@ std::shared_ptr<OptimizedGraph> RunRule(const RewriteRule& rule,
                                         const Graph& graph, const Feeds& feeds,
                                         const std::vector<std::string>& fetches,
                                         bool cpu) {
+  return RunRules({&rule}, graph, feeds, fetches, cpu);
+}
+
+std::shared_ptr<OptimizedGraph> RunRules(
+    const std::vector<const RewriteRule*>& rules, const Graph& graph,
+    const Feeds& feeds, const std::vector<std::string>& fetches, bool cpu) {
   std::vector<std::string> feed_names;
   absl::flat_hash_set<std::string> fed;
   for (const auto& f : feeds) {
@@ -72,7 +78,7 @@ std::shared_ptr<OptimizedGraph> RunRule(const RewriteRule& rule,
   options.cpu = cpu ? device : nullptr;
   options.place = [](const Node*) -> Device* { return device; };
   auto optimized = OptimizeGraphWithRules(graph, live, feed_names, fetches, {},
-                                          options, {&rule});
+                                          options, rules);
   EXPECT_TRUE(optimized.ok()) << optimized.status();
   if (!optimized.ok()) return nullptr;
   return std::shared_ptr<OptimizedGraph>(std::move(*optimized));

@@ -34,6 +34,11 @@ std::shared_ptr<OptimizedGraph> RunRule(const RewriteRule& rule,
                                         const Graph& graph, const Feeds& feeds,
                                         const std::vector<std::string>& fetches,
                                         bool cpu = true);
+// The same for `rules` in order (a rule and those it builds on).
+std::shared_ptr<OptimizedGraph> RunRules(
+    const std::vector<const RewriteRule*>& rules, const Graph& graph,
+    const Feeds& feeds, const std::vector<std::string>& fetches,
+    bool cpu = true);
 
 // The fetched values of `graph` run as it is (optimizer off).
 std::vector<Tensor> RunUnoptimized(std::shared_ptr<const Graph> graph,

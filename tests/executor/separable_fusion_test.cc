@@ -4,7 +4,11 @@
 // after both chains, standing in for the last node, with the constant 1x1
 // filter packed once (kernels/cpu/separable_conv.h), and the values of the
 // same graph optimized without the pair fusion, bit for bit; pairs that
-// must stay apart stay two fused nodes.
+// must stay apart stay two fused nodes. A 1x1 expansion before the
+// depthwise convolution (MobileNetV2's inverted residual, its Pad folded
+// by the Pad-folding rule, or its residual add of the block's input) joins
+// them in one _FusedExpandSeparableConv2D, with the same bits as the graph
+// optimized without it; expansions that must stay apart stay out.
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -13,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "executor/graph_optimizer.h"
 #include "executor/optimizer/fusion_rule.h"
+#include "executor/optimizer/pad_folding_rule.h"
 #include "gtest/gtest.h"
 #include "tests/executor/rewrite_rule_testutil.h"
 
@@ -30,6 +35,7 @@ using rewrite_rule_test::FloatPlaceholderText;
 using rewrite_rule_test::GraphFromText;
 using rewrite_rule_test::RunOptimized;
 using rewrite_rule_test::RunRule;
+using rewrite_rule_test::RunRules;
 using rewrite_rule_test::RunUnoptimized;
 using rewrite_rule_test::Values;
 
@@ -89,20 +95,101 @@ Feeds PairFeeds() {
           {"r", Values(TensorShape({2, 9, 8, 5}), -1, 1, 82)}};
 }
 
-// The optimized graph with the pair fusion off (WEFT_SEPARABLE_FUSION=0),
-// restoring the variable after.
-std::shared_ptr<OptimizedGraph> WithoutPairs(
-    const Graph& g, const Feeds& feeds, const std::vector<std::string>& f) {
-  const char* old = std::getenv("WEFT_SEPARABLE_FUSION");
+// The graph optimized by Pad folding and fusion with the environment
+// variable `off` (WEFT_SEPARABLE_FUSION, WEFT_EXPAND_FUSION) set to 0,
+// restoring it after.
+std::shared_ptr<OptimizedGraph> With(const char* off, const Graph& g,
+                                     const Feeds& feeds,
+                                     const std::vector<std::string>& f) {
+  const char* old = std::getenv(off);
   const std::string saved = old == nullptr ? "" : old;
-  setenv("WEFT_SEPARABLE_FUSION", "0", 1);
-  auto optimized = RunRule(FusionRule(), g, feeds, f);
+  setenv(off, "0", 1);
+  const PadFoldingRule pads;
+  const FusionRule fusion;
+  auto optimized = RunRules({&pads, &fusion}, g, feeds, f);
   if (old == nullptr) {
-    unsetenv("WEFT_SEPARABLE_FUSION");
+    unsetenv(off);
   } else {
-    setenv("WEFT_SEPARABLE_FUSION", saved.c_str(), 1);
+    setenv(off, saved.c_str(), 1);
   }
   return optimized;
+}
+
+// The optimized graph with the pair fusion off.
+std::shared_ptr<OptimizedGraph> WithoutPairs(
+    const Graph& g, const Feeds& feeds, const std::vector<std::string>& f) {
+  return With("WEFT_SEPARABLE_FUSION", g, feeds, f);
+}
+
+// An int32 constant of `shape` holding `values`, as GraphDef text.
+std::string IntConstText(const std::string& name,
+                         const std::vector<int64_t>& shape,
+                         const std::vector<int>& values) {
+  std::string dims;
+  for (int64_t d : shape) absl::StrAppend(&dims, "dim { size: ", d, " } ");
+  std::string vals;
+  for (int v : values) absl::StrAppend(&vals, "int_val: ", v, " ");
+  return absl::StrCat("node { name: \"", name, "\" op: \"Const\" ",
+                      "attr { key: \"dtype\" value { type: DT_INT32 } } ",
+                      "attr { key: \"value\" value { tensor { dtype: DT_INT32 ",
+                      "tensor_shape { ", dims, "} ", vals, "} } } }\n");
+}
+
+// An inverted residual: x [2, 11, 10, 6] -> `expand` (a Conv2D of
+// `ex_filter` at stride `ex_stride`) -> FusedBatchNormV3 -> Relu6 ->
+// (stride 2: a Pad of one row and column after, as Keras writes it) ->
+// depthwise 3x3 at `stride` (VALID after the Pad, else SAME) -> BiasAdd ->
+// Relu6 -> pointwise 1x1 to 6 channels -> BiasAdd -> (stride 1: AddV2 of
+// x, the residual). The last node is "out"; `extra` is appended.
+std::string BlockText(int stride, const std::string& ex_filter = "ex",
+                      int ex_stride = 1, const std::string& extra = "") {
+  const std::string bn_attrs =
+      "attr { key: \"U\" value { type: DT_FLOAT } } "
+      "attr { key: \"is_training\" value { b: false } } "
+      "attr { key: \"epsilon\" value { f: 0.001 } } ";
+  std::string text = absl::StrCat(
+      FloatPlaceholderText("x", TensorShape({2, 11, 10, 6})),
+      FloatPlaceholderText("fed_ex", TensorShape({1, 1, 6, 24})),
+      FloatConstText("ex", Values(TensorShape({1, 1, 6, 24}), -1, 1, 91)),
+      FloatConstText("ex3", Values(TensorShape({3, 3, 6, 24}), -1, 1, 92)),
+      FloatConstText("scale", Values(TensorShape({24}), 0.5, 1.5, 93)),
+      FloatConstText("offset", Values(TensorShape({24}), -1, 1, 94)),
+      FloatConstText("mean", Values(TensorShape({24}), -1, 1, 95)),
+      FloatConstText("var", Values(TensorShape({24}), 0.5, 2, 96)),
+      FloatConstText("dw", Values(TensorShape({3, 3, 24, 1}), -1, 1, 97)),
+      FloatConstText("db", Values(TensorShape({24}), -1, 1, 98)),
+      FloatConstText("pw", Values(TensorShape({1, 1, 24, 6}), -1, 1, 99)),
+      FloatConstText("pb", Values(TensorShape({6}), -1, 1, 100)),
+      IntConstText("p", {4, 2}, {0, 0, 0, 1, 0, 1, 0, 0}),
+      NodeText("expand", "Conv2D", {"x", ex_filter},
+               ConvAttrs(ex_stride, "SAME")),
+      NodeText("bn", "FusedBatchNormV3",
+               {"expand", "scale", "offset", "mean", "var"}, bn_attrs),
+      NodeText("relu6", "Relu6", {"bn"}));
+  if (stride == 2) {
+    absl::StrAppend(
+        &text,
+        NodeText("pad", "Pad", {"relu6", "p"},
+                 "attr { key: \"Tpaddings\" value { type: DT_INT32 } } "),
+        NodeText("depthwise", "DepthwiseConv2dNative", {"pad", "dw"},
+                 ConvAttrs(2, "VALID")));
+  } else {
+    absl::StrAppend(&text, NodeText("depthwise", "DepthwiseConv2dNative",
+                                    {"relu6", "dw"}, ConvAttrs(1, "SAME")));
+  }
+  absl::StrAppend(
+      &text, NodeText("dbias", "BiasAdd", {"depthwise", "db"}),
+      NodeText("drelu6", "Relu6", {"dbias"}),
+      NodeText("pointwise", "Conv2D", {"drelu6", "pw"}, ConvAttrs(1, "SAME")),
+      stride == 1 ? NodeText("pbias", "BiasAdd", {"pointwise", "pb"}) +
+                        NodeText("out", "AddV2", {"pbias", "x"})
+                  : NodeText("out", "BiasAdd", {"pointwise", "pb"}),
+      extra);
+  return text;
+}
+
+Feeds BlockFeeds() {
+  return {{"x", Values(TensorShape({2, 11, 10, 6}), -2, 2, 101)}};
 }
 
 std::vector<std::string> StringList(const Node* n, const std::string& attr) {
@@ -184,6 +271,104 @@ TEST(SeparableFusionTest, PairsThatMustStayApart) {
     const std::vector<Tensor> want = RunUnoptimized(g, p.feeds, p.fetches);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) ExpectNear(got[i], want[i], 1e-5f);
+  }
+}
+
+TEST(SeparableFusionTest, ExpansionJoinsThePair) {
+  ASSERT_EQ(unsetenv("WEFT_SEPARABLE_FUSION"), 0);
+  ASSERT_EQ(unsetenv("WEFT_EXPAND_FUSION"), 0);
+  for (int stride : {1, 2}) {
+    SCOPED_TRACE(absl::StrCat("stride ", stride));
+    auto g = GraphFromText(BlockText(stride));
+    ASSERT_NE(g, nullptr);
+    const Feeds feeds = BlockFeeds();
+    const PadFoldingRule pads;
+    const FusionRule fusion;
+    auto optimized = RunRules({&pads, &fusion}, *g, feeds, {"out"});
+    ASSERT_NE(optimized, nullptr);
+    const std::string name = absl::StrCat(
+        "expand+FusedBatchNormV3+Relu6+depthwise+BiasAdd+Relu6+pointwise+",
+        stride == 1 ? "BiasAdd+AddV2" : "BiasAdd");
+    EXPECT_EQ(optimized->fetches(), std::vector<std::string>{name});
+    EXPECT_EQ(optimized->stats().fused, 1);
+    const Node* fused = FindNode(*optimized, name);
+    ASSERT_NE(fused, nullptr);
+    EXPECT_EQ(fused->op(), "_FusedExpandSeparableConv2D");
+    for (const char* op : {"_FusedConv2D", "_FusedDepthwiseConv2dNative",
+                           "_FusedSeparableConv2D", "Pad"}) {
+      EXPECT_EQ(CountOps(*optimized, op), 0) << op;
+    }
+    EXPECT_EQ(StringList(fused, "expand_fused_ops"),
+              (std::vector<std::string>{"BiasAdd", "Relu6"}));
+    EXPECT_EQ(StringList(fused, "depthwise_fused_ops"),
+              (std::vector<std::string>{"BiasAdd", "Relu6"}));
+    EXPECT_EQ(StringList(fused, "fused_ops"),
+              stride == 1 ? (std::vector<std::string>{"BiasAdd", "Add"})
+                          : (std::vector<std::string>{"BiasAdd"}));
+    std::vector<std::string> originals = {"expand", "bn", "relu6"};
+    if (stride == 2) originals.push_back("pad");
+    for (const char* n : {"depthwise", "dbias", "drelu6", "pointwise"}) {
+      originals.push_back(n);
+    }
+    if (stride == 1) originals.push_back("pbias");
+    originals.push_back("out");
+    EXPECT_EQ(StringList(fused, kFusedNodesAttr), originals);
+
+    // Without the expansion: the expansion's fused node and the pair, the
+    // same bits.
+    auto apart = With("WEFT_EXPAND_FUSION", *g, feeds, {"out"});
+    ASSERT_NE(apart, nullptr);
+    EXPECT_EQ(CountOps(*apart, "_FusedExpandSeparableConv2D"), 0);
+    EXPECT_EQ(CountOps(*apart, "_FusedSeparableConv2D"), 1);
+    EXPECT_EQ(CountOps(*apart, "_FusedConv2D"), 1);
+    const Tensor got = RunOptimized(optimized, feeds)[0];
+    ExpectSameBits(got, RunOptimized(apart, feeds)[0]);
+    ExpectNear(got, RunUnoptimized(g, feeds, {"out"})[0], 1e-4f);
+  }
+}
+
+TEST(SeparableFusionTest, ExpansionsThatMustStayApart) {
+  ASSERT_EQ(unsetenv("WEFT_SEPARABLE_FUSION"), 0);
+  ASSERT_EQ(unsetenv("WEFT_EXPAND_FUSION"), 0);
+  struct Block {
+    const char* why;
+    std::string text;
+    Feeds feeds;
+    std::vector<std::string> fetches;
+  };
+  Feeds fed = BlockFeeds();
+  fed.push_back({"fed_ex", Values(TensorShape({1, 1, 6, 24}), -1, 1, 102)});
+  const std::vector<Block> blocks = {
+      {"a 3x3 expansion", BlockText(1, "ex3"), BlockFeeds(), {"out"}},
+      {"a strided expansion", BlockText(2, "ex", 2), BlockFeeds(), {"out"}},
+      {"a fed expansion filter", BlockText(1, "fed_ex"), fed, {"out"}},
+      {"the expansion fetched too",
+       BlockText(2),
+       BlockFeeds(),
+       {"out", "relu6"}},
+      {"the expansion read twice",
+       BlockText(1, "ex", 1, NodeText("peek", "Identity", {"relu6"})),
+       BlockFeeds(),
+       {"out", "peek"}},
+      {"the padded expansion read twice",
+       BlockText(2, "ex", 1, NodeText("peek", "Identity", {"pad"})),
+       BlockFeeds(),
+       {"out", "peek"}},
+  };
+  for (const Block& b : blocks) {
+    SCOPED_TRACE(b.why);
+    auto g = GraphFromText(b.text);
+    ASSERT_NE(g, nullptr);
+    const PadFoldingRule pads;
+    const FusionRule fusion;
+    auto optimized = RunRules({&pads, &fusion}, *g, b.feeds, b.fetches);
+    ASSERT_NE(optimized, nullptr);
+    EXPECT_EQ(CountOps(*optimized, "_FusedExpandSeparableConv2D"), 0);
+    EXPECT_EQ(CountOps(*optimized, "_FusedSeparableConv2D"), 1);
+    const std::vector<Tensor> got = RunOptimized(optimized, b.feeds);
+    const std::vector<Tensor> want = RunUnoptimized(g, b.feeds, b.fetches);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) ExpectNear(got[i], want[i], 1e-4f);
   }
 }
 

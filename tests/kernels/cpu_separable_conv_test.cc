@@ -1,11 +1,13 @@
 // _FusedSeparableConv2D (kernels/cpu/separable_conv.h) against the two
 // kernels it stands for, _FusedDepthwiseConv2dNative and then _FusedConv2D
-// with a 1x1 filter: the same bits for every shape, epilogue and thread
-// count, whether the depthwise output is computed whole (small layers) or
-// band by band (beyond 2^17 floats), NaN and infinities included; empty
-// shapes; and clear errors for the operands it does not take. Here the
-// pointwise filter is an ordinary input, packed per call; the constant one
-// packed once is tests/executor/separable_fusion_test.cc's.
+// with a 1x1 filter, and _FusedExpandSeparableConv2D against the three (a
+// 1x1 _FusedConv2D first): the same bits for every shape, window, padding,
+// epilogue and thread count, whether the depthwise output is computed whole
+// (small layers) or band by band (beyond 2^17 floats, or an expansion
+// beyond that), NaN and infinities included; empty shapes; and clear
+// errors for the operands they do not take. Here the 1x1 filters are
+// ordinary inputs, packed per call; the constants packed once are
+// tests/executor/separable_fusion_test.cc's.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -40,35 +42,56 @@ struct Case {
   std::vector<std::string> depthwise_ops = {"BiasAdd", "Relu6"};
   std::vector<std::string> pointwise_ops = {"BiasAdd"};
   int window = 3;
+  // With x > 0, an expansion from x channels to c first (the input has x).
+  int64_t x = 0;
+  std::vector<std::string> expand_ops = {"BiasAdd", "Relu6"};
+  int64_t dilation = 1;
+  // Rows before and after, columns before and after, for padding EXPLICIT.
+  std::vector<int64_t> pads = {0, 0, 0, 0};
 };
 
 std::string Name(const Case& c) {
-  return absl::StrCat(c.n, "x", c.h, "x", c.w, "x", c.c, " M", c.m, " K", c.k,
-                      " s", c.stride, " ", c.padding, " ", c.window, "x",
-                      c.window, " dw[", absl::StrJoin(c.depthwise_ops, ","),
-                      "] pw[", absl::StrJoin(c.pointwise_ops, ","), "]");
+  return absl::StrCat(
+      c.n, "x", c.h, "x", c.w, "x", c.x > 0 ? absl::StrCat(c.x, "->") : "", c.c,
+      " M", c.m, " K", c.k, " s", c.stride, " d", c.dilation, " ", c.padding,
+      " [", absl::StrJoin(c.pads, ","), "] ", c.window, "x", c.window, " ex[",
+      absl::StrJoin(c.expand_ops, ","), "] dw[",
+      absl::StrJoin(c.depthwise_ops, ","), "] pw[",
+      absl::StrJoin(c.pointwise_ops, ","), "]");
 }
 
-// The operands of a case: input, both filters, then the depthwise args and
-// the pointwise args as the fused ops list them.
+// The operands of a case: input, the filters, then the expansion's, the
+// depthwise and the pointwise args as the fused ops list them.
 struct Operands {
-  Tensor input, depthwise, pointwise;
-  std::vector<Tensor> depthwise_args, pointwise_args;
+  Tensor input, expand, depthwise, pointwise;
+  std::vector<Tensor> expand_args, depthwise_args, pointwise_args;
 };
 
 // The output shape of the depthwise half.
 TensorShape DepthwiseShape(const Case& c) {
-  auto out = [&](int64_t size) {
+  const int64_t reach = (c.window - 1) * c.dilation + 1;
+  auto out = [&](int64_t size, int64_t pad) {
     return std::string(c.padding) == "SAME"
                ? (size + c.stride - 1) / c.stride
-               : (size - c.window + c.stride) / c.stride;
+               : (size + pad - reach + c.stride) / c.stride;
   };
-  return TensorShape({c.n, out(c.h), out(c.w), c.c * c.m});
+  const bool explicit_pads = std::string(c.padding) == "EXPLICIT";
+  return TensorShape({c.n, out(c.h, explicit_pads ? c.pads[0] + c.pads[1] : 0),
+                      out(c.w, explicit_pads ? c.pads[2] + c.pads[3] : 0),
+                      c.c * c.m});
 }
 
 Operands Make(const Case& c, unsigned seed) {
   Operands o;
-  o.input = Random(TensorShape({c.n, c.h, c.w, c.c}), seed);
+  o.input = Random(TensorShape({c.n, c.h, c.w, c.x > 0 ? c.x : c.c}), seed);
+  if (c.x > 0) {
+    o.expand = Random(TensorShape({1, 1, c.x, c.c}), seed + 6);
+    for (const std::string& op : c.expand_ops) {
+      if (op == "BiasAdd") {
+        o.expand_args.push_back(Random(TensorShape({c.c}), seed + 7));
+      }
+    }
+  }
   o.depthwise = Random(TensorShape({c.window, c.window, c.c, c.m}), seed + 1);
   o.pointwise = Random(TensorShape({1, 1, c.c * c.m, c.k}), seed + 2);
   for (const std::string& op : c.depthwise_ops) {
@@ -92,16 +115,34 @@ Operands Make(const Case& c, unsigned seed) {
 AttrMap WindowAttrs(const Case& c) {
   AttrMap a;
   a["strides"] = AttrValue::IntList({1, c.stride, c.stride, 1});
+  a["dilations"] = AttrValue::IntList({1, c.dilation, c.dilation, 1});
   a["padding"] = AttrValue::String(c.padding);
+  if (std::string(c.padding) == "EXPLICIT") {
+    a["explicit_paddings"] = AttrValue::IntList(
+        {0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3], 0, 0});
+  }
   return a;
 }
 
-// The two separate kernels.
+// The separate kernels.
 StatusOr<Tensor> Separately(const Case& c, const Operands& o, int threads) {
+  Tensor x = o.input;
+  if (c.x > 0) {
+    AttrMap e;
+    e["strides"] = AttrValue::IntList({1, 1, 1, 1});
+    e["padding"] = AttrValue::String("VALID");
+    e["fused_ops"] = AttrValue::StringList(c.expand_ops);
+    e["num_args"] = AttrValue::Int(static_cast<int64_t>(o.expand_args.size()));
+    std::vector<Tensor> in = {o.input, o.expand};
+    in.insert(in.end(), o.expand_args.begin(), o.expand_args.end());
+    OpRunner expand("_FusedConv2D", e, threads);
+    WEFT_ASSIGN_OR_RETURN(std::vector<Tensor> expanded, expand.Run(in));
+    x = expanded[0];
+  }
   AttrMap d = WindowAttrs(c);
   d["fused_ops"] = AttrValue::StringList(c.depthwise_ops);
   d["num_args"] = AttrValue::Int(static_cast<int64_t>(o.depthwise_args.size()));
-  std::vector<Tensor> in = {o.input, o.depthwise};
+  std::vector<Tensor> in = {x, o.depthwise};
   in.insert(in.end(), o.depthwise_args.begin(), o.depthwise_args.end());
   OpRunner depthwise("_FusedDepthwiseConv2dNative", d, threads);
   WEFT_ASSIGN_OR_RETURN(std::vector<Tensor> mid, depthwise.Run(in));
@@ -125,11 +166,20 @@ StatusOr<Tensor> Fused(const Case& c, const Operands& o, int threads,
       AttrValue::Int(static_cast<int64_t>(o.depthwise_args.size()));
   a["fused_ops"] = AttrValue::StringList(c.pointwise_ops);
   a["num_args"] = AttrValue::Int(static_cast<int64_t>(o.pointwise_args.size()));
-  for (auto& [key, value] : extra) a[key] = value;
   std::vector<Tensor> in = {o.input, o.depthwise, o.pointwise};
+  if (c.x > 0) {
+    a["expand_fused_ops"] = AttrValue::StringList(c.expand_ops);
+    a["num_expand_args"] =
+        AttrValue::Int(static_cast<int64_t>(o.expand_args.size()));
+    in.insert(in.begin() + 1, o.expand);
+    in.insert(in.end(), o.expand_args.begin(), o.expand_args.end());
+  }
+  for (auto& [key, value] : extra) a[key] = value;
   in.insert(in.end(), o.depthwise_args.begin(), o.depthwise_args.end());
   in.insert(in.end(), o.pointwise_args.begin(), o.pointwise_args.end());
-  OpRunner runner("_FusedSeparableConv2D", a, threads);
+  OpRunner runner(
+      c.x > 0 ? "_FusedExpandSeparableConv2D" : "_FusedSeparableConv2D", a,
+      threads);
   WEFT_ASSIGN_OR_RETURN(std::vector<Tensor> out, runner.Run(in));
   return out[0];
 }
@@ -157,6 +207,50 @@ std::vector<Case> Cases() {
        {"BiasAdd", "Swish"}},
       {1, 45, 45, 70, 1, 17, 1, "VALID", {"LeakyRelu"}, {"Add", "Relu6"}, 5},
   };
+  // With an expansion: whole (small) and banded (the expansion or the
+  // depthwise output beyond 2^17 floats), bands of one image at batch 1 and
+  // 3 (a batch that is not a multiple of 4), MobileNetV2's stride-2 block
+  // with its Pad folded (EXPLICIT), SAME at both strides, VALID, a
+  // dilation, a multiplier, a 5x5 window, paddings so wide that whole bands
+  // read only padding, and every epilogue on each of the three.
+  auto expanded = [](Case c, int64_t x,
+                     std::vector<std::string> ops = {"BiasAdd", "Relu6"}) {
+    c.x = x;
+    c.expand_ops = std::move(ops);
+    return c;
+  };
+  Case mobilenet_v2{2, 48, 48, 96, 1, 24, 2, "EXPLICIT"};
+  mobilenet_v2.pads = {0, 1, 0, 1};
+  Case dilated{1, 50, 44, 40, 1, 24, 1, "SAME", {"BiasAdd", "Relu"}};
+  dilated.dilation = 2;
+  Case padded{1, 20, 23, 96, 1, 20, 1, "EXPLICIT", {"BiasAdd"}, {"Relu"}};
+  padded.pads = {30, 41, 2, 5};
+  Case tall_window{3, 37, 29, 144, 1, 32, 2, "SAME", {"HardSwish"}};
+  tall_window.window = 5;
+  for (const Case& c : {
+           expanded({1, 7, 9, 13, 1, 21}, 5),
+           expanded({2, 6, 5, 8, 2, 3, 2, "VALID"}, 3, {"Relu"}),
+           expanded(mobilenet_v2, 16),
+           expanded({1, 48, 48, 96, 1, 24, 2, "SAME"}, 16),
+           expanded({1,
+                     60,
+                     52,
+                     48,
+                     1,
+                     24,
+                     1,
+                     "SAME",
+                     {"BiasAdd", "Relu6"},
+                     {"BiasAdd", "Add"}},
+                    24, {"BiasAdd", "Swish"}),
+           expanded({3, 30, 31, 64, 2, 40, 2, "VALID", {"Elu"}, {"BiasAdd"}}, 7,
+                    {"LeakyRelu"}),
+           expanded(dilated, 12, {"BiasAdd", "HardSwish"}),
+           expanded(padded, 9, {"BiasAdd", "Elu"}),
+           expanded(tall_window, 24, {}),
+       }) {
+    cases.push_back(c);
+  }
   return cases;
 }
 
@@ -182,7 +276,12 @@ TEST(SeparableConvTest, EqualsTheTwoKernelsBitForBit) {
 // A NaN or an infinity in the input reaches the outputs the two kernels let
 // it reach, in both the whole and the banded computation.
 TEST(SeparableConvTest, NanAndInfinitiesAsTheTwoKernels) {
-  for (Case c : {Case{1, 9, 8, 16, 1, 8}, Case{2, 40, 40, 48, 1, 24}}) {
+  Case small_expanded{1, 9, 8, 16, 1, 8};
+  small_expanded.x = 4;
+  Case banded_expanded{2, 40, 40, 48, 1, 24, 2};
+  banded_expanded.x = 8;
+  for (Case c : {Case{1, 9, 8, 16, 1, 8}, Case{2, 40, 40, 48, 1, 24},
+                 small_expanded, banded_expanded}) {
     SCOPED_TRACE(Name(c));
     Operands o = Make(c, 77);
     float* x = o.input.data<float>();
@@ -202,9 +301,17 @@ TEST(SeparableConvTest, NanAndInfinitiesAsTheTwoKernels) {
 }
 
 TEST(SeparableConvTest, EmptyShapes) {
-  // No images, or no output channels: an empty output, as the two kernels
-  // give.
-  for (Case c : {Case{0, 5, 5, 8, 1, 4}, Case{1, 5, 5, 8, 1, 0}}) {
+  // No images, no output channels or no rows: an empty output, as the
+  // separate kernels give.
+  Case no_rows{1, 0, 5, 8, 1, 4, 1, "VALID"};
+  no_rows.window = 1;
+  std::vector<Case> cases = {Case{0, 5, 5, 8, 1, 4}, Case{1, 5, 5, 8, 1, 0},
+                             no_rows};
+  for (int i = 0; i < 3; ++i) {
+    cases.push_back(cases[i]);
+    cases.back().x = 3;
+  }
+  for (Case c : cases) {
     SCOPED_TRACE(Name(c));
     c.pointwise_ops = {"BiasAdd", "Relu"};
     const Operands o = Make(c, 5);
@@ -255,6 +362,43 @@ TEST(SeparableConvTest, OperandsItDoesNotTakeAreErrors) {
   tanh.depthwise_ops = {"Tanh"};
   expect_error(Make(tanh, 3), "depthwise_fused_ops [Tanh] is not supported",
                {{"depthwise_fused_ops", AttrValue::StringList({"Tanh"})}});
+}
+
+TEST(SeparableConvTest, ExpansionOperandsItDoesNotTakeAreErrors) {
+  Case c{1, 6, 6, 8, 1, 4};
+  c.x = 5;
+  auto expect_error = [&](Operands o, const std::string& words) {
+    StatusOr<Tensor> got = Fused(c, o, 0);
+    ASSERT_FALSE(got.ok()) << words;
+    EXPECT_NE(std::string(got.status().message()).find(words),
+              std::string::npos)
+        << got.status();
+  };
+  Operands o = Make(c, 3);
+  o.expand = Random(TensorShape({1, 1, 4, 8}), 4);
+  expect_error(o, "expansion filter (input 1) has shape [1,1,4,8]");
+  o = Make(c, 3);
+  o.expand = Random(TensorShape({3, 1, 5, 8}), 4);
+  expect_error(o, "must be a float [1, 1, 5, K]");
+  o = Make(c, 3);
+  o.input = Random(TensorShape({6, 6, 5}), 4);
+  expect_error(o, "must be 4-D");
+  o = Make(c, 3);
+  o.expand_args[0] = Random(TensorShape({5}), 4);
+  expect_error(o, "bias (input 4)");
+  o = Make(c, 3);
+  o.depthwise_args[0] = Random(TensorShape({5}), 4);
+  expect_error(o, "bias (input 5)");
+  o = Make(c, 3);
+  o.pointwise = Random(TensorShape({1, 1, 7, 4}), 4);
+  expect_error(o, "pointwise filter (input 3)");
+  // An expansion without input channels, as the 1x1 convolution refuses.
+  Case empty = c;
+  empty.x = 1;
+  o = Make(empty, 3);
+  o.input = Tensor(DT_FLOAT, TensorShape({1, 6, 6, 0}));
+  o.expand = Tensor(DT_FLOAT, TensorShape({1, 1, 0, 8}));
+  expect_error(o, "(not 0)");
 }
 
 }  // namespace
