@@ -121,6 +121,29 @@ Status SeparableShape(shape_inference::InferenceContext* c,
   return Status();
 }
 
+// The value of the 1x1 expansion (filter: input 1) of input 0: [N, H, W,
+// C] for the filter [1, 1, Cx, C].
+Status ExpandedShape(shape_inference::InferenceContext* c,
+                     shape_inference::ShapeHandle* expanded) {
+  shape_inference::ShapeHandle input;
+  shape_inference::ShapeHandle filter;
+  WEFT_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
+  WEFT_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
+  shape_inference::DimensionHandle unused;
+  for (int d : {0, 1}) {
+    WEFT_RETURN_IF_ERROR_CTX(c->WithValue(c->Dim(filter, d), 1, &unused),
+                             "the expansion filter (input 1 ",
+                             c->DebugString(filter), ") must be 1x1");
+  }
+  WEFT_RETURN_IF_ERROR_CTX(
+      c->Merge(c->Dim(input, 3), c->Dim(filter, 2), &unused),
+      "dimension 2 of the expansion filter (input 1 ", c->DebugString(filter),
+      ") must equal the depth of input 0 ", c->DebugString(input));
+  *expanded = c->MakeShape({c->Dim(input, 0), c->Dim(input, 1),
+                            c->Dim(input, 2), c->Dim(filter, 3)});
+  return Status();
+}
+
 }  // namespace
 
 REGISTER_OP("_FusedSeparableConv2D")
@@ -186,25 +209,48 @@ REGISTER_OP("_FusedExpandSeparableConv2D")
     .Attr("leakyrelu_alpha: float = 0.2")
     .Attr("swish_beta: float = 1.0")
     .SetShapeFn([](shape_inference::InferenceContext* c) {
-      shape_inference::ShapeHandle input;
-      shape_inference::ShapeHandle filter;
-      WEFT_RETURN_IF_ERROR(c->WithRank(c->input(0), 4, &input));
-      WEFT_RETURN_IF_ERROR(c->WithRank(c->input(1), 4, &filter));
-      shape_inference::DimensionHandle unused;
-      for (int d : {0, 1}) {
-        WEFT_RETURN_IF_ERROR_CTX(c->WithValue(c->Dim(filter, d), 1, &unused),
-                                 "the expansion filter (input 1 ",
-                                 c->DebugString(filter), ") must be 1x1");
-      }
-      WEFT_RETURN_IF_ERROR_CTX(
-          c->Merge(c->Dim(input, 3), c->Dim(filter, 2), &unused),
-          "dimension 2 of the expansion filter (input 1 ",
-          c->DebugString(filter), ") must equal the depth of input 0 ",
-          c->DebugString(input));
-      const shape_inference::ShapeHandle expanded =
-          c->MakeShape({c->Dim(input, 0), c->Dim(input, 1), c->Dim(input, 2),
-                        c->Dim(filter, 3)});
+      shape_inference::ShapeHandle expanded;
+      WEFT_RETURN_IF_ERROR(ExpandedShape(c, &expanded));
       return SeparableShape(c, expanded, "the expansion", 2);
+    });
+
+// _FusedDepthwiseConv2dNative after a 1x1 expansion at unit strides whose
+// value went only to it, when the depthwise value goes elsewhere than one
+// 1x1 convolution (EfficientNet's squeeze-and-excitation reads it): the
+// optimizer's fusion of the two, the expansion computed band of rows by
+// band of rows as in _FusedExpandSeparableConv2D. `expand_filter` and the
+// `expand_` attrs are that op's; the window attrs, `fused_ops`, `num_args`,
+// `leakyrelu_alpha` and `swish_beta` the depthwise convolution's (as
+// _FusedDepthwiseConv2dNative's). No TensorFlow counterpart.
+REGISTER_OP("_FusedExpandDepthwiseConv2dNative")
+    .Input("input: T")
+    .Input("expand_filter: T")
+    .Input("filter: T")
+    .Input("expand_args: num_expand_args * T")
+    .Input("args: num_args * T")
+    .Output("output: T")
+    .Attr("T: {float}")
+    .Attr("num_expand_args: int >= 0")
+    .Attr("num_args: int >= 0")
+    .Attr("strides: list(int)")
+    .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+    .Attr("explicit_paddings: list(int) = []")
+    .Attr("data_format: {'NHWC'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .Attr("expand_fused_ops: list(string) = []")
+    .Attr("expand_leakyrelu_alpha: float = 0.2")
+    .Attr("expand_swish_beta: float = 1.0")
+    .Attr("fused_ops: list(string) = []")
+    .Attr("leakyrelu_alpha: float = 0.2")
+    .Attr("swish_beta: float = 1.0")
+    .SetShapeFn([](shape_inference::InferenceContext* c) {
+      shape_inference::ShapeHandle expanded;
+      shape_inference::ShapeHandle out;
+      WEFT_RETURN_IF_ERROR(ExpandedShape(c, &expanded));
+      WEFT_RETURN_IF_ERROR(shape_inference::DepthwiseConv2DShapeOf(
+          c, expanded, "the expansion", 2, &out));
+      c->set_output(0, out);
+      return Status();
     });
 
 // x * Sigmoid(beta * x) (Keras' swish, SiLU) in one pass: the optimizer's

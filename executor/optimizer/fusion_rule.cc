@@ -563,11 +563,22 @@ const Node* PointwiseAfter(const Node* end, int64_t depth,
 
 // The DepthwiseConv2dNative that reads `end` (a 1x1 expansion chain's last
 // value), directly or through a Pad folded into it, when that is where the
-// value goes and nowhere else. Null otherwise.
-const Node* DepthwiseAfter(const Node* end, const RewriteContext& ctx) {
+// value goes and nowhere else. Null otherwise. A Keras custom-gradient
+// IdentityN in between (its swish's: IdentityN(result, x) with only the
+// result read) is passed through and set in *identity, else null: the
+// fusion absorbs it.
+const Node* DepthwiseAfter(const Node* end, const RewriteContext& ctx,
+                           const Node** identity) {
   int slot = -1;
+  *identity = nullptr;
   const Node* reader = ctx.SoleConsumer(end, &slot);
   if (reader == nullptr || slot != 0) return nullptr;
+  if (reader->op() == "IdentityN" && ctx.IsUnrewrittenFloatNode(reader) &&
+      ctx.IsPruned(reader) && ctx.PrunedOutputIndex(reader, 0) == 0) {
+    *identity = reader;
+    reader = ctx.SoleConsumer(reader, &slot);
+    if (reader == nullptr || slot != 0) return nullptr;
+  }
   if (ctx.IsAbsorbed(reader)) {
     // A folded Pad: the convolution it was merged into reads it.
     const Node* pad = reader;
@@ -588,23 +599,44 @@ std::string ChainName(const Fusion& f) {
   return absl::StrJoin(parts, "+");
 }
 
-// The chains of a separable fusion: the depthwise `d` and the 1x1 `p` after
-// it, and when `expand` is set the 1x1 expansion `e` before it.
+// The chains of a separable fusion: the depthwise `d` and, when `pointwise`
+// is set, the 1x1 `p` after it; when `expand` is set the 1x1 expansion `e`
+// before it (at least one of the two is set).
 struct SeparableChains {
   bool expand = false;
+  bool pointwise = true;
   Fusion e;
   Fusion d;
   Fusion p;
+
+  const char* op() const {
+    if (!expand) return "_FusedSeparableConv2D";
+    return pointwise ? "_FusedExpandSeparableConv2D"
+                     : "_FusedExpandDepthwiseConv2dNative";
+  }
+  // The chain the fused node stands in for the last node of.
+  const Fusion& last() const { return pointwise ? p : d; }
 };
 
-// Writes the _FusedSeparableConv2D of chains `c` (or with an expansion the
-// _FusedExpandSeparableConv2D) in the first head's place, `n`.
+// The epilogue attrs of chain `f` with `num_args` args, named with `prefix`
+// as ReadFusedOps (kernels/cpu/fused_epilogue.h) reads them.
+void SetEpilogueAttrs(const Fusion& f, const std::string& prefix,
+                      int64_t num_args, NodeDef* def) {
+  def->attr["num_" + prefix + "args"] = AttrValue::Int(num_args);
+  def->attr[prefix + "fused_ops"] = AttrValue::StringList(FusedOps(f));
+  def->attr[prefix + "leakyrelu_alpha"] = AttrValue::Float(f.alpha);
+  if (f.activation == "Swish") {
+    def->attr[prefix + "swish_beta"] = AttrValue::Float(f.beta);
+  }
+}
+
+// Writes the fused node of chains `c` (SeparableChains::op) in the first
+// head's place, `n`.
 Status EmitSeparable(const SeparableChains& c, const std::string& name,
                      const Node* n, GraphRebuilder* rebuilder) {
   const Fusion& d = c.d;
   const Fusion& p = c.p;
-  const char* op =
-      c.expand ? "_FusedExpandSeparableConv2D" : "_FusedSeparableConv2D";
+  const char* op = c.op();
   auto reg = OpRegistry::Global()->LookUp(op);
   if (!reg.ok()) {
     return errors::Internal(rebuilder->context().options().source_name,
@@ -640,7 +672,7 @@ Status EmitSeparable(const SeparableChains& c, const std::string& name,
   };
   if (c.expand) data.push_back(filter_of(c.e, "/expand_filter"));
   data.push_back(filter_of(d, "/depthwise_filter"));
-  data.push_back(filter_of(p, "/pointwise_filter"));
+  if (c.pointwise) data.push_back(filter_of(p, "/pointwise_filter"));
   auto args_of = [&](const Fusion& f, const char* suffix) {
     int64_t count = 0;
     if (f.bias.IsInitialized()) {
@@ -655,32 +687,17 @@ Status EmitSeparable(const SeparableChains& c, const std::string& name,
     }
     return count;
   };
+  // The args in input order: the expansion's, the depthwise, the 1x1.
   if (c.expand) {
-    fused.attr["num_expand_args"] =
-        AttrValue::Int(args_of(c.e, "/expand_bias"));
-    fused.attr["expand_fused_ops"] = AttrValue::StringList(FusedOps(c.e));
-    fused.attr["expand_leakyrelu_alpha"] = AttrValue::Float(c.e.alpha);
-    if (c.e.activation == "Swish") {
-      fused.attr["expand_swish_beta"] = AttrValue::Float(c.e.beta);
-    }
+    SetEpilogueAttrs(c.e, "expand_", args_of(c.e, "/expand_bias"), &fused);
   }
-  fused.attr["num_depthwise_args"] =
-      AttrValue::Int(args_of(d, "/depthwise_bias"));
-  fused.attr["num_args"] = AttrValue::Int(args_of(p, "/bias"));
+  SetEpilogueAttrs(d, c.pointwise ? "depthwise_" : "",
+                   args_of(d, "/depthwise_bias"), &fused);
+  if (c.pointwise) SetEpilogueAttrs(p, "", args_of(p, "/bias"), &fused);
   fused.input.insert(fused.input.begin() + 1, data.begin(), data.end());
-  fused.attr["depthwise_fused_ops"] = AttrValue::StringList(FusedOps(d));
-  fused.attr["depthwise_leakyrelu_alpha"] = AttrValue::Float(d.alpha);
-  fused.attr["fused_ops"] = AttrValue::StringList(FusedOps(p));
-  fused.attr["leakyrelu_alpha"] = AttrValue::Float(p.alpha);
-  if (d.activation == "Swish") {
-    fused.attr["depthwise_swish_beta"] = AttrValue::Float(d.beta);
-  }
-  if (p.activation == "Swish") {
-    fused.attr["swish_beta"] = AttrValue::Float(p.beta);
-  }
   std::vector<std::string> originals;
   for (const Fusion* f : {&c.e, &d, &p}) {
-    if (f == &c.e && !c.expand) continue;
+    if ((f == &c.e && !c.expand) || (f == &p && !c.pointwise)) continue;
     for (const Node* m : rebuilder->context().merged_into(f->head)) {
       originals.push_back(m->name());
     }
@@ -688,7 +705,8 @@ Status EmitSeparable(const SeparableChains& c, const std::string& name,
     for (const Node* a : f->absorbed) originals.push_back(a->name());
   }
   fused.attr[kFusedNodesAttr] = AttrValue::StringList(originals);
-  const Node* last = p.absorbed.empty() ? p.head : p.last();
+  const Fusion& end = c.last();
+  const Node* last = end.absorbed.empty() ? end.head : end.last();
   rebuilder->AddNode(std::move(fused), rebuilder->OriginalShapes(last));
   return Status();
 }
@@ -697,16 +715,14 @@ Status EmitSeparable(const SeparableChains& c, const std::string& name,
 // comparing the two; read when a signature is optimized).
 bool SeparableFusionEnabled() {
   const char* v = std::getenv("WEFT_SEPARABLE_FUSION");
-  return (v == nullptr || std::string(v) != "0") &&
-         OpRegistry::Global()->LookUp("_FusedSeparableConv2D").ok();
+  return v == nullptr || std::string(v) != "0";
 }
 
 // WEFT_EXPAND_FUSION=0 leaves a 1x1 expansion out of the separable
 // convolution after it (as above).
 bool ExpandFusionEnabled() {
   const char* v = std::getenv("WEFT_EXPAND_FUSION");
-  return (v == nullptr || std::string(v) != "0") &&
-         OpRegistry::Global()->LookUp("_FusedExpandSeparableConv2D").ok();
+  return v == nullptr || std::string(v) != "0";
 }
 
 // The separable fusion that starts at `head`, whose chain is `f`: a
@@ -721,15 +737,17 @@ bool CollectSeparable(const Node* head, Fusion f, RewriteContext* ctx,
     // An expansion: no residual (its epilogue has none) and a reader that
     // is a depthwise convolution on the same device.
     const Node* depthwise = nullptr;
+    const Node* identity = nullptr;
     if (!ExpandFusionEnabled() || f.residual != nullptr ||
         !IsUnitOneByOne(head, -1, *ctx) ||
-        (depthwise = DepthwiseAfter(end, *ctx)) == nullptr ||
+        (depthwise = DepthwiseAfter(end, *ctx, &identity)) == nullptr ||
         !ctx->PlacedAlike(head, depthwise) ||
         !CollectChain(depthwise, ctx, &c->d)) {
       return false;
     }
     c->expand = true;
     c->e = std::move(f);
+    if (identity != nullptr) c->e.absorbed.push_back(identity);
   } else if (head->op() == "DepthwiseConv2dNative") {
     c->d = std::move(f);
   } else {
@@ -738,7 +756,11 @@ bool CollectSeparable(const Node* head, Fusion f, RewriteContext* ctx,
   const Node* d_end = c->d.absorbed.empty() ? c->d.head : c->d.last();
   const PartialTensorShape& shape = ctx->graph().output_shape(c->d.head, 0);
   const Node* conv = PointwiseAfter(d_end, shape.dim_size(3), *ctx);
-  return conv != nullptr && CollectChain(conv, ctx, &c->p);
+  c->pointwise = conv != nullptr && CollectChain(conv, ctx, &c->p);
+  // Without the 1x1 product, an expansion and the depthwise convolution
+  // alone (a selective build may leave any of the ops out).
+  return (c->pointwise || c->expand) &&
+         OpRegistry::Global()->LookUp(c->op()).ok();
 }
 
 }  // namespace
@@ -748,25 +770,29 @@ void FusionRule::Visit(const Node* head, RewriteContext* ctx) const {
   if (!CollectChain(head, ctx, &f)) return;
   // A depthwise convolution whose value (after its chain) goes only to a
   // 1x1 convolution: both in one node, band by band, with the 1x1
-  // expansion before it when there is one. (Not a scale head: its 1x1
-  // convolutions' filters are deep, 256 to 2048 channels in DenseNet and
-  // ResNetV2, and a band's product over them lost 1-3% in ResNet50V2
-  // against the whole product.)
+  // expansion before it when there is one; an expansion and the depthwise
+  // convolution it feeds alone when there is no such 1x1 convolution. (Not a
+  // scale head: its 1x1 convolutions' filters are deep, 256 to 2048 channels in
+  // DenseNet and ResNetV2, and a band's product over them lost 1-3% in
+  // ResNet50V2 against the whole product.)
   auto chains = std::make_shared<SeparableChains>();
   if (CollectSeparable(head, f, ctx, chains.get())) {
-    std::string name = ChainName(chains->d) + "+" + ChainName(chains->p);
+    std::string name = ChainName(chains->d);
     std::vector<const Node*> absorbed;
     if (chains->expand) {
       name = ChainName(chains->e) + "+" + name;
       absorbed = chains->e.absorbed;
       absorbed.push_back(chains->d.head);
     }
-    name = ctx->UniqueName(name);
     absorbed.insert(absorbed.end(), chains->d.absorbed.begin(),
                     chains->d.absorbed.end());
-    absorbed.push_back(chains->p.head);
-    absorbed.insert(absorbed.end(), chains->p.absorbed.begin(),
-                    chains->p.absorbed.end());
+    if (chains->pointwise) {
+      name += "+" + ChainName(chains->p);
+      absorbed.push_back(chains->p.head);
+      absorbed.insert(absorbed.end(), chains->p.absorbed.begin(),
+                      chains->p.absorbed.end());
+    }
+    name = ctx->UniqueName(name);
     for (const Node* n : absorbed) ctx->Absorb(n);
     ctx->StandIn(absorbed.back(), name);
     ctx->stats().fused_away += static_cast<int>(absorbed.size());

@@ -48,7 +48,12 @@
 // goes there and nowhere else (an inverted residual's expansion), the three
 // are one _FusedExpandSeparableConv2D, visited from the expansion, the
 // earliest: the expansion computed band by band too, the same bits as the
-// three fused nodes. WEFT_EXPAND_FUSION=0 keeps the expansion apart.
+// three fused nodes. An expansion whose depthwise convolution's value goes
+// elsewhere than such a 1x1 convolution joins it alone, one
+// _FusedExpandDepthwiseConv2dNative. The IdentityN that Keras' swish writes
+// after the expansion (only its result read) is passed through and
+// absorbed. WEFT_EXPAND_FUSION=0 keeps expansions apart;
+// WEFT_SEPARABLE_FUSION=0 all of these.
 //
 // The fused node is named "<head>+<op>+<op>" ("conv1/Conv2D+BiasAdd+Relu")
 // and lists the nodes it replaces (with a Pad folded into the head before)

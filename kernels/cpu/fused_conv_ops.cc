@@ -18,12 +18,14 @@
 // convolution of its output, band by band (separable_conv.h), with the 1x1
 // filter packed once when it is a constant (the optimizer fuses only such);
 // _FusedExpandSeparableConv2D computes a 1x1 expansion of its input first,
-// band by band too.
+// band by band too, and _FusedExpandDepthwiseConv2dNative the expansion and
+// the depthwise convolution alone.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/tensor.h"
 #include "kernels/cpu/context_parallel_for.h"
@@ -195,16 +197,19 @@ class OneByOneFilter {
   std::unique_ptr<GemmPackedRhs> packed_;  // null: packed per call
 };
 
-// _FusedSeparableConv2D, and _FusedExpandSeparableConv2D: the same with a
-// 1x1 expansion first (input 1 its filter, then the others one later; its
-// bias comes before the depthwise args).
+// _FusedSeparableConv2D; _FusedExpandSeparableConv2D, the same with a 1x1
+// expansion first (input 1 its filter, then the others one later; its bias
+// comes before the depthwise args); and _FusedExpandDepthwiseConv2dNative,
+// the expansion and the depthwise convolution without the 1x1 product (its
+// depthwise epilogue in the unprefixed attrs).
 class FusedSeparableConv2DOp : public OpKernel {
  public:
   explicit FusedSeparableConv2DOp(OpKernelConstruction* ctx)
       : OpKernel(ctx),
-        expand_(ctx->def().op == "_FusedExpandSeparableConv2D"),
+        expand_(absl::StartsWith(ctx->def().op, "_FusedExpand")),
+        pointwise_(ctx->def().op != "_FusedExpandDepthwiseConv2dNative"),
         expand_filter_("expansion", 1),
-        pointwise_("pointwise", expand_ ? 3 : 2) {
+        pointwise_filter_("pointwise", expand_ ? 3 : 2) {
     // data_format is NHWC: the ops admit no other.
     OP_REQUIRES_OK(ctx, ReadConvAttrs(ctx, &attrs_));
     if (expand_) {
@@ -214,18 +219,22 @@ class FusedSeparableConv2DOp : public OpKernel {
     }
     OP_REQUIRES_OK(ctx,
                    ReadFusedOps(ctx, &depthwise_epilogue_, &depthwise_has_bias_,
-                                nullptr, "depthwise_"));
-    OP_REQUIRES_OK(ctx,
-                   ReadFusedOps(ctx, &epilogue_, &has_bias_, &has_residual_));
-    OP_REQUIRES_OK(ctx, pointwise_.PackConstant(ctx));
+                                nullptr, pointwise_ ? "depthwise_" : ""));
+    if (pointwise_) {
+      OP_REQUIRES_OK(ctx,
+                     ReadFusedOps(ctx, &epilogue_, &has_bias_, &has_residual_));
+      OP_REQUIRES_OK(ctx, pointwise_filter_.PackConstant(ctx));
+    }
   }
 
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
     const int e = expand_ ? 1 : 0;
-    // The args: the expansion's bias, the depthwise one's, then the 1x1
-    // convolution's (ReadFusedOps checked each num_*args against its ops).
-    const int depthwise_arg = 3 + e + (expand_has_bias_ ? 1 : 0);
+    // The args follow the filters: the expansion's bias, the depthwise
+    // one's, then the 1x1 convolution's (ReadFusedOps checked each num_*args
+    // against its ops).
+    const int expand_arg = 2 + e + (pointwise_ ? 1 : 0);
+    const int depthwise_arg = expand_arg + (expand_has_bias_ ? 1 : 0);
     const int first_arg = depthwise_arg + (depthwise_has_bias_ ? 1 : 0);
     std::unique_ptr<GemmPackedRhs> expand_per_call;
     SeparableExpansion expansion;
@@ -242,11 +251,11 @@ class FusedSeparableConv2DOp : public OpKernel {
       OP_REQUIRES_OK(ctx, packed.status());
       expansion.filter = *packed;
       if (expand_has_bias_) {
-        OP_REQUIRES_OK(ctx, CheckBias(*ctx, expansion.filter->n(), 3 + e));
+        OP_REQUIRES_OK(ctx, CheckBias(*ctx, expansion.filter->n(), expand_arg));
       }
       expansion.epilogue = expand_epilogue_;
       expansion.epilogue.bias =
-          expand_has_bias_ ? ctx->input(3 + e).data<float>() : nullptr;
+          expand_has_bias_ ? ctx->input(expand_arg).data<float>() : nullptr;
       auto expanded =
           TensorShape::Build({input.dim_size(0), input.dim_size(1),
                               input.dim_size(2), expansion.filter->n()});
@@ -256,16 +265,32 @@ class FusedSeparableConv2DOp : public OpKernel {
     DepthwiseGeometry s;
     OP_REQUIRES_OK(ctx, ComputeDepthwiseGeometry(
                             attrs_, x, ctx->input(1 + e).shape(), &s));
-    std::unique_ptr<GemmPackedRhs> per_call;
-    auto pointwise =
-        pointwise_.For(ctx->input(2 + e), s.out_depth(), &per_call);
-    OP_REQUIRES_OK(ctx, pointwise.status());
-    const int64_t k = (*pointwise)->n();
     if (depthwise_has_bias_) {
       OP_REQUIRES_OK(ctx, CheckBias(*ctx, s.out_depth(), depthwise_arg));
     }
-    if (has_bias_) OP_REQUIRES_OK(ctx, CheckBias(*ctx, k, first_arg));
+    GemmEpilogue depthwise = depthwise_epilogue_;
+    depthwise.bias =
+        depthwise_has_bias_ ? ctx->input(depthwise_arg).data<float>() : nullptr;
+    const float* depthwise_filter = ctx->input(1 + e).data<float>();
     Tensor* output = nullptr;
+    if (!pointwise_) {
+      OP_REQUIRES_OK(
+          ctx, ctx->allocate_output(0,
+                                    TensorShape({s.batch, s.rows.output,
+                                                 s.cols.output, s.out_depth()}),
+                                    &output));
+      if (output->NumElements() == 0) return;
+      ExpandDepthwiseConvNhwc(ContextParallelFor(*ctx), s, input.data<float>(),
+                              expansion, depthwise_filter, &depthwise,
+                              output->data<float>());
+      return;
+    }
+    std::unique_ptr<GemmPackedRhs> per_call;
+    auto pointwise =
+        pointwise_filter_.For(ctx->input(2 + e), s.out_depth(), &per_call);
+    OP_REQUIRES_OK(ctx, pointwise.status());
+    const int64_t k = (*pointwise)->n();
+    if (has_bias_) OP_REQUIRES_OK(ctx, CheckBias(*ctx, k, first_arg));
     OP_REQUIRES_OK(
         ctx, ctx->allocate_output(
                  0, TensorShape({s.batch, s.rows.output, s.cols.output, k}),
@@ -277,17 +302,14 @@ class FusedSeparableConv2DOp : public OpKernel {
     }
     if (output->NumElements() == 0) return;
     epilogue.bias = has_bias_ ? ctx->input(first_arg).data<float>() : nullptr;
-    GemmEpilogue depthwise = depthwise_epilogue_;
-    depthwise.bias =
-        depthwise_has_bias_ ? ctx->input(depthwise_arg).data<float>() : nullptr;
     SeparableConvNhwc(ContextParallelFor(*ctx), s, input.data<float>(),
-                      expand_ ? &expansion : nullptr,
-                      ctx->input(1 + e).data<float>(), &depthwise, **pointwise,
-                      epilogue, output->data<float>());
+                      expand_ ? &expansion : nullptr, depthwise_filter,
+                      &depthwise, **pointwise, epilogue, output->data<float>());
   }
 
  private:
   const bool expand_;
+  const bool pointwise_;
   WindowAttrs attrs_;
   GemmEpilogue expand_epilogue_;
   GemmEpilogue depthwise_epilogue_;
@@ -297,7 +319,7 @@ class FusedSeparableConv2DOp : public OpKernel {
   bool has_bias_ = false;
   bool has_residual_ = false;
   OneByOneFilter expand_filter_;
-  OneByOneFilter pointwise_;
+  OneByOneFilter pointwise_filter_;
 };
 
 REGISTER_KERNEL_BUILDER(
@@ -311,6 +333,10 @@ REGISTER_KERNEL_BUILDER(
     Name("_FusedSeparableConv2D").Device(DEVICE_CPU).TypeConstraint<float>("T"),
     FusedSeparableConv2DOp);
 REGISTER_KERNEL_BUILDER(Name("_FusedExpandSeparableConv2D")
+                            .Device(DEVICE_CPU)
+                            .TypeConstraint<float>("T"),
+                        FusedSeparableConv2DOp);
+REGISTER_KERNEL_BUILDER(Name("_FusedExpandDepthwiseConv2dNative")
                             .Device(DEVICE_CPU)
                             .TypeConstraint<float>("T"),
                         FusedSeparableConv2DOp);

@@ -60,17 +60,18 @@ int64_t ExpandedBandRows(const DepthwiseGeometry& g, int64_t band_rows) {
   return std::clamp<int64_t>(rows, 1, band_rows);
 }
 
-// The whole of each half, one after the other (see below).
+// The whole of each part, one after the other (see below).
 void Whole(const ParallelForFn& parallel, const DepthwiseGeometry& g,
            const float* in, const SeparableExpansion* expand,
            const float* filter, const GemmEpilogue* depthwise_epilogue,
-           const GemmPackedRhs& pointwise,
+           const GemmPackedRhs* pointwise,
            const GemmEpilogue& pointwise_epilogue, float* out) {
   const int64_t pixels = g.batch * g.rows.output * g.cols.output;
   const int64_t cm = g.out_depth();
   const int64_t in_pixels = g.batch * g.rows.input * g.cols.input;
   const int64_t expanded = expand != nullptr ? in_pixels * g.depth : 0;
-  ScratchLease mid(expanded + pixels * cm, /*slot=*/1);
+  ScratchLease mid(expanded + (pointwise != nullptr ? pixels * cm : 0),
+                   /*slot=*/1);
   const float* x = in;
   if (expand != nullptr) {
     Gemm(parallel, in_pixels, GemmOperand<float>{in, expand->filter->k()},
@@ -78,28 +79,34 @@ void Whole(const ParallelForFn& parallel, const DepthwiseGeometry& g,
          GemmRhsLocality::kMemory);
     x = mid.data();
   }
+  if (pointwise == nullptr) {
+    DepthwiseConvNhwc(parallel, g, x, filter, depthwise_epilogue, out);
+    return;
+  }
   float* depthwise = mid.data() + expanded;
   DepthwiseConvNhwc(parallel, g, x, filter, depthwise_epilogue, depthwise);
-  Gemm(parallel, pixels, GemmOperand<float>{depthwise, cm}, pointwise, out,
-       pointwise.n(), pointwise_epilogue, GemmRhsLocality::kMemory);
+  Gemm(parallel, pixels, GemmOperand<float>{depthwise, cm}, *pointwise, out,
+       pointwise->n(), pointwise_epilogue, GemmRhsLocality::kMemory);
 }
 
-}  // namespace
-
-void SeparableConvNhwc(const ParallelForFn& parallel,
-                       const DepthwiseGeometry& g, const float* in,
-                       const SeparableExpansion* expand, const float* filter,
-                       const GemmEpilogue* depthwise_epilogue,
-                       const GemmPackedRhs& pointwise,
-                       const GemmEpilogue& pointwise_epilogue, float* out) {
+// SeparableConvNhwc, or without `pointwise` ExpandDepthwiseConvNhwc.
+void Compute(const ParallelForFn& parallel, const DepthwiseGeometry& g,
+             const float* in, const SeparableExpansion* expand,
+             const float* filter, const GemmEpilogue* depthwise_epilogue,
+             const GemmPackedRhs* pointwise,
+             const GemmEpilogue& pointwise_epilogue, float* out) {
   const int64_t rows = g.batch * g.rows.output;
   const int64_t cols = g.cols.output;
   const int64_t cm = g.out_depth();
-  const int64_t k = pointwise.n();
-  if (rows == 0 || cols == 0 || k == 0) return;
+  const int64_t k = pointwise != nullptr ? pointwise->n() : 0;
+  if (rows == 0 || cols == 0 || (pointwise != nullptr ? k : cm) == 0) return;
   const int64_t band_pixels =
       std::clamp(kBandFloats / cm, kMinBandPixels, kMaxBandPixels);
-  int64_t band_rows = std::max<int64_t>(1, band_pixels / cols);
+  // Without a product after it, the depthwise output goes straight out: its
+  // rows need no buffer, only the expanded rows bound a band.
+  int64_t band_rows = pointwise == nullptr
+                          ? g.rows.output
+                          : std::max<int64_t>(1, band_pixels / cols);
   // With an expansion a band stays inside one image (its expanded rows are
   // that image's), so bands go per image; without, over all rows.
   int64_t per_image = 0;
@@ -121,13 +128,15 @@ void SeparableConvNhwc(const ParallelForFn& parallel,
   }
   // On the baseline path the product's blocking (Eigen's) follows its
   // shape, so a band's bits could differ from the whole product's: whole
-  // there, always. A depthwise output this small stays in cache anyway:
-  // both halves over all of it, each split its own way (the product by
-  // columns when it has few rows), as the separate kernels would.
+  // there, always. An expansion and a depthwise output this small stay in
+  // cache anyway (the depthwise output is not kept when it goes out): each
+  // part over all of it, split its own way (a product by columns when it
+  // has few rows), as the separate kernels would.
   const int64_t expanded_floats =
       expand != nullptr ? g.batch * g.rows.input * g.cols.input * g.depth : 0;
-  if ((rows * cols * cm <= kWholeFloats && expanded_floats <= kWholeFloats) ||
-      bands < 2 || ActiveCpuIsa() == CpuIsa::kBaseline) {
+  const bool small = expanded_floats <= kWholeFloats &&
+                     (pointwise == nullptr || rows * cols * cm <= kWholeFloats);
+  if (small || bands < 2 || ActiveCpuIsa() == CpuIsa::kBaseline) {
     Whole(parallel, g, in, expand, filter, depthwise_epilogue, pointwise,
           pointwise_epilogue, out);
     return;
@@ -149,7 +158,7 @@ void SeparableConvNhwc(const ParallelForFn& parallel,
         // bands find it in cache (it is read whole by every band).
         GemmSerial(
             (last - first) * cols, GemmOperand<float>{mid.data(), cm},
-            pointwise, out + pixel * k, k,
+            *pointwise, out + pixel * k, k,
             EpilogueAt(pointwise_epilogue, pixel, 0),
             b == begin ? GemmRhsLocality::kMemory : GemmRhsLocality::kCached);
       }
@@ -165,7 +174,8 @@ void SeparableConvNhwc(const ParallelForFn& parallel,
                                  (g.rows.window - 1) * g.rows.dilation + 1);
   const int64_t expand_cost = g.rows.input * row_floats * in_depth / per_image;
   parallel(bands, band_cost + expand_cost, [&](int64_t begin, int64_t end) {
-    ScratchLease lease(span_rows * row_floats + max_band * cols * cm);
+    ScratchLease lease(span_rows * row_floats +
+                       (pointwise != nullptr ? max_band * cols * cm : 0));
     float* expanded = lease.data();
     float* mid = expanded + span_rows * row_floats;
     // The expanded input rows in the buffer: image `held_image`, rows
@@ -207,15 +217,41 @@ void SeparableConvNhwc(const ParallelForFn& parallel,
       band.rows.output = last - first;
       band.rows.pad_before =
           g.rows.pad_before + need.begin - first * g.rows.stride;
+      const int64_t pixel = (n * g.rows.output + first) * cols;
+      if (pointwise == nullptr) {
+        DepthwiseConvRows(band, expanded, filter, depthwise_epilogue,
+                          out + pixel * cm, 0, last - first);
+        continue;
+      }
       DepthwiseConvRows(band, expanded, filter, depthwise_epilogue, mid, 0,
                         last - first);
-      const int64_t pixel = (n * g.rows.output + first) * cols;
       GemmSerial(
-          (last - first) * cols, GemmOperand<float>{mid, cm}, pointwise,
+          (last - first) * cols, GemmOperand<float>{mid, cm}, *pointwise,
           out + pixel * k, k, EpilogueAt(pointwise_epilogue, pixel, 0),
           b == begin ? GemmRhsLocality::kMemory : GemmRhsLocality::kCached);
     }
   });
+}
+
+}  // namespace
+
+void SeparableConvNhwc(const ParallelForFn& parallel,
+                       const DepthwiseGeometry& g, const float* in,
+                       const SeparableExpansion* expand, const float* filter,
+                       const GemmEpilogue* depthwise_epilogue,
+                       const GemmPackedRhs& pointwise,
+                       const GemmEpilogue& pointwise_epilogue, float* out) {
+  Compute(parallel, g, in, expand, filter, depthwise_epilogue, &pointwise,
+          pointwise_epilogue, out);
+}
+
+void ExpandDepthwiseConvNhwc(const ParallelForFn& parallel,
+                             const DepthwiseGeometry& g, const float* in,
+                             const SeparableExpansion& expand,
+                             const float* filter, const GemmEpilogue* epilogue,
+                             float* out) {
+  Compute(parallel, g, in, &expand, filter, epilogue, nullptr, GemmEpilogue(),
+          out);
 }
 
 }  // namespace weft

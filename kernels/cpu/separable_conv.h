@@ -59,6 +59,19 @@ void SeparableConvNhwc(const ParallelForFn& parallel,
                        const GemmPackedRhs& pointwise,
                        const GemmEpilogue& pointwise_epilogue, float* out);
 
+// DepthwiseConvNhwc (depthwise_conv.h) of the expansion of `in` (above):
+// out = epilogue(depthwise(expand(in))), `out` [batch, rows.output,
+// cols.output, C * M], computed band by band as above but for the 1x1
+// product after it (what _FusedExpandDepthwiseConv2dNative computes: an
+// expansion whose depthwise output goes elsewhere than one 1x1
+// convolution, EfficientNet's squeeze-and-excitation). `epilogue` may be
+// null (none). The separate kernels' bits.
+void ExpandDepthwiseConvNhwc(const ParallelForFn& parallel,
+                             const DepthwiseGeometry& g, const float* in,
+                             const SeparableExpansion& expand,
+                             const float* filter, const GemmEpilogue* epilogue,
+                             float* out);
+
 }  // namespace weft
 
 #endif  // WEFT_KERNELS_CPU_SEPARABLE_CONV_H_

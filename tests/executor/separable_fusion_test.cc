@@ -8,7 +8,11 @@
 // depthwise convolution (MobileNetV2's inverted residual, its Pad folded
 // by the Pad-folding rule, or its residual add of the block's input) joins
 // them in one _FusedExpandSeparableConv2D, with the same bits as the graph
-// optimized without it; expansions that must stay apart stay out.
+// optimized without it; without such a 1x1 convolution after it (the
+// depthwise value read twice), or through the IdentityN of Keras' swish,
+// the expansion and the depthwise convolution are one
+// _FusedExpandDepthwiseConv2dNative; expansions that must stay apart stay
+// out.
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -135,6 +139,18 @@ std::string IntConstText(const std::string& name,
                       "tensor_shape { ", dims, "} ", vals, "} } } }\n");
 }
 
+// Keras' swish of `x` as its custom gradient writes it, named `name`:
+// x * Sigmoid(x), then IdentityN(result, x) of which only the result is
+// read.
+std::string KerasSwishText(const std::string& name, const std::string& x) {
+  return absl::StrCat(
+      NodeText(name + "_sig", "Sigmoid", {x}),
+      NodeText(name + "_mul", "Mul", {x, name + "_sig"}), "node { name: \"",
+      name, "\" op: \"IdentityN\" input: \"", name, "_mul\" input: \"", x,
+      "\" attr { key: \"T\" value { list { type: DT_FLOAT type: DT_FLOAT } "
+      "} } }\n");
+}
+
 // An inverted residual: x [2, 11, 10, 6] -> `expand` (a Conv2D of
 // `ex_filter` at stride `ex_stride`) -> FusedBatchNormV3 -> Relu6 ->
 // (stride 2: a Pad of one row and column after, as Keras writes it) ->
@@ -142,7 +158,8 @@ std::string IntConstText(const std::string& name,
 // Relu6 -> pointwise 1x1 to 6 channels -> BiasAdd -> (stride 1: AddV2 of
 // x, the residual). The last node is "out"; `extra` is appended.
 std::string BlockText(int stride, const std::string& ex_filter = "ex",
-                      int ex_stride = 1, const std::string& extra = "") {
+                      int ex_stride = 1, const std::string& extra = "",
+                      bool keras_swish = false) {
   const std::string bn_attrs =
       "attr { key: \"U\" value { type: DT_FLOAT } } "
       "attr { key: \"is_training\" value { b: false } } "
@@ -165,7 +182,8 @@ std::string BlockText(int stride, const std::string& ex_filter = "ex",
                ConvAttrs(ex_stride, "SAME")),
       NodeText("bn", "FusedBatchNormV3",
                {"expand", "scale", "offset", "mean", "var"}, bn_attrs),
-      NodeText("relu6", "Relu6", {"bn"}));
+      keras_swish ? KerasSwishText("relu6", "bn")
+                  : NodeText("relu6", "Relu6", {"bn"}));
   if (stride == 2) {
     absl::StrAppend(
         &text,
@@ -324,6 +342,55 @@ TEST(SeparableFusionTest, ExpansionJoinsThePair) {
     const Tensor got = RunOptimized(optimized, feeds)[0];
     ExpectSameBits(got, RunOptimized(apart, feeds)[0]);
     ExpectNear(got, RunUnoptimized(g, feeds, {"out"})[0], 1e-4f);
+  }
+}
+
+// The depthwise value read by a second node: no 1x1 convolution to take
+// in, so the expansion and the depthwise convolution alone; and Keras'
+// swish as the expansion's activation, its IdentityN absorbed too.
+TEST(SeparableFusionTest, ExpansionJoinsTheDepthwiseConvolutionAlone) {
+  ASSERT_EQ(unsetenv("WEFT_SEPARABLE_FUSION"), 0);
+  ASSERT_EQ(unsetenv("WEFT_EXPAND_FUSION"), 0);
+  for (bool keras_swish : {false, true}) {
+    SCOPED_TRACE(keras_swish ? "Keras' swish" : "Relu6");
+    auto g = GraphFromText(BlockText(
+        2, "ex", 1, NodeText("peek", "Neg", {"drelu6"}), keras_swish));
+    ASSERT_NE(g, nullptr);
+    const Feeds feeds = BlockFeeds();
+    const std::vector<std::string> fetches = {"out", "peek"};
+    const PadFoldingRule pads;
+    const FusionRule fusion;
+    auto optimized = RunRules({&pads, &fusion}, *g, feeds, fetches);
+    ASSERT_NE(optimized, nullptr);
+    EXPECT_EQ(CountOps(*optimized, "_FusedExpandDepthwiseConv2dNative"), 1);
+    EXPECT_EQ(CountOps(*optimized, "_FusedExpandSeparableConv2D"), 0);
+    EXPECT_EQ(CountOps(*optimized, "_FusedConv2D"), 1);  // the 1x1 product
+    EXPECT_EQ(CountOps(*optimized, "IdentityN"), 0);
+    const std::string name =
+        keras_swish ? "expand+FusedBatchNormV3+Sigmoid+Mul+IdentityN+depthwise+"
+                      "BiasAdd+Relu6"
+                    : "expand+FusedBatchNormV3+Relu6+depthwise+BiasAdd+Relu6";
+    const Node* fused = FindNode(*optimized, name);
+    ASSERT_NE(fused, nullptr);
+    EXPECT_EQ(fused->op(), "_FusedExpandDepthwiseConv2dNative");
+    EXPECT_EQ(
+        StringList(fused, "expand_fused_ops"),
+        (std::vector<std::string>{"BiasAdd", keras_swish ? "Swish" : "Relu6"}));
+    EXPECT_EQ(StringList(fused, "fused_ops"),
+              (std::vector<std::string>{"BiasAdd", "Relu6"}));
+    auto apart = With("WEFT_EXPAND_FUSION", *g, feeds, fetches);
+    ASSERT_NE(apart, nullptr);
+    EXPECT_EQ(CountOps(*apart, "_FusedExpandDepthwiseConv2dNative"), 0);
+    const std::vector<Tensor> got = RunOptimized(optimized, feeds);
+    const std::vector<Tensor> want = RunOptimized(apart, feeds);
+    const std::vector<Tensor> plain = RunUnoptimized(g, feeds, fetches);
+    ASSERT_EQ(got.size(), 2u);
+    ASSERT_EQ(want.size(), 2u);
+    ASSERT_EQ(plain.size(), 2u);
+    for (int i = 0; i < 2; ++i) {
+      ExpectSameBits(got[i], want[i]);
+      ExpectNear(got[i], plain[i], 1e-4f);
+    }
   }
 }
 

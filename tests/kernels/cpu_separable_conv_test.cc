@@ -1,7 +1,9 @@
 // _FusedSeparableConv2D (kernels/cpu/separable_conv.h) against the two
 // kernels it stands for, _FusedDepthwiseConv2dNative and then _FusedConv2D
-// with a 1x1 filter, and _FusedExpandSeparableConv2D against the three (a
-// 1x1 _FusedConv2D first): the same bits for every shape, window, padding,
+// with a 1x1 filter, _FusedExpandSeparableConv2D against the three (a 1x1
+// _FusedConv2D first) and _FusedExpandDepthwiseConv2dNative against the
+// expansion and the depthwise kernel: the same bits for every shape,
+// window, padding,
 // epilogue and thread count, whether the depthwise output is computed whole
 // (small layers) or band by band (beyond 2^17 floats, or an expansion
 // beyond that), NaN and infinities included; empty shapes; and clear
@@ -48,6 +50,9 @@ struct Case {
   int64_t dilation = 1;
   // Rows before and after, columns before and after, for padding EXPLICIT.
   std::vector<int64_t> pads = {0, 0, 0, 0};
+  // False (with an expansion): no 1x1 product after the depthwise
+  // convolution, _FusedExpandDepthwiseConv2dNative.
+  bool pointwise = true;
 };
 
 std::string Name(const Case& c) {
@@ -56,8 +61,10 @@ std::string Name(const Case& c) {
       " M", c.m, " K", c.k, " s", c.stride, " d", c.dilation, " ", c.padding,
       " [", absl::StrJoin(c.pads, ","), "] ", c.window, "x", c.window, " ex[",
       absl::StrJoin(c.expand_ops, ","), "] dw[",
-      absl::StrJoin(c.depthwise_ops, ","), "] pw[",
-      absl::StrJoin(c.pointwise_ops, ","), "]");
+      absl::StrJoin(c.depthwise_ops, ","), "] ",
+      c.pointwise
+          ? absl::StrCat("pw[", absl::StrJoin(c.pointwise_ops, ","), "]")
+          : "no pw");
 }
 
 // The operands of a case: input, the filters, then the expansion's, the
@@ -146,6 +153,7 @@ StatusOr<Tensor> Separately(const Case& c, const Operands& o, int threads) {
   in.insert(in.end(), o.depthwise_args.begin(), o.depthwise_args.end());
   OpRunner depthwise("_FusedDepthwiseConv2dNative", d, threads);
   WEFT_ASSIGN_OR_RETURN(std::vector<Tensor> mid, depthwise.Run(in));
+  if (!c.pointwise) return mid[0];
   AttrMap p;
   p["strides"] = AttrValue::IntList({1, 1, 1, 1});
   p["padding"] = AttrValue::String("VALID");
@@ -160,6 +168,23 @@ StatusOr<Tensor> Separately(const Case& c, const Operands& o, int threads) {
 
 StatusOr<Tensor> Fused(const Case& c, const Operands& o, int threads,
                        AttrMap extra = {}) {
+  if (!c.pointwise) {
+    // The expansion and the depthwise convolution: its epilogue unprefixed.
+    AttrMap a = WindowAttrs(c);
+    a["expand_fused_ops"] = AttrValue::StringList(c.expand_ops);
+    a["num_expand_args"] =
+        AttrValue::Int(static_cast<int64_t>(o.expand_args.size()));
+    a["fused_ops"] = AttrValue::StringList(c.depthwise_ops);
+    a["num_args"] =
+        AttrValue::Int(static_cast<int64_t>(o.depthwise_args.size()));
+    for (auto& [key, value] : extra) a[key] = value;
+    std::vector<Tensor> in = {o.input, o.expand, o.depthwise};
+    in.insert(in.end(), o.expand_args.begin(), o.expand_args.end());
+    in.insert(in.end(), o.depthwise_args.begin(), o.depthwise_args.end());
+    OpRunner runner("_FusedExpandDepthwiseConv2dNative", a, threads);
+    WEFT_ASSIGN_OR_RETURN(std::vector<Tensor> out, runner.Run(in));
+    return out[0];
+  }
   AttrMap a = WindowAttrs(c);
   a["depthwise_fused_ops"] = AttrValue::StringList(c.depthwise_ops);
   a["num_depthwise_args"] =
@@ -250,6 +275,9 @@ std::vector<Case> Cases() {
            expanded(tall_window, 24, {}),
        }) {
     cases.push_back(c);
+    // And without the 1x1 product after it.
+    cases.push_back(c);
+    cases.back().pointwise = false;
   }
   return cases;
 }
@@ -280,8 +308,10 @@ TEST(SeparableConvTest, NanAndInfinitiesAsTheTwoKernels) {
   small_expanded.x = 4;
   Case banded_expanded{2, 40, 40, 48, 1, 24, 2};
   banded_expanded.x = 8;
+  Case banded_alone = banded_expanded;
+  banded_alone.pointwise = false;
   for (Case c : {Case{1, 9, 8, 16, 1, 8}, Case{2, 40, 40, 48, 1, 24},
-                 small_expanded, banded_expanded}) {
+                 small_expanded, banded_expanded, banded_alone}) {
     SCOPED_TRACE(Name(c));
     Operands o = Make(c, 77);
     float* x = o.input.data<float>();
@@ -308,8 +338,11 @@ TEST(SeparableConvTest, EmptyShapes) {
   std::vector<Case> cases = {Case{0, 5, 5, 8, 1, 4}, Case{1, 5, 5, 8, 1, 0},
                              no_rows};
   for (int i = 0; i < 3; ++i) {
-    cases.push_back(cases[i]);
-    cases.back().x = 3;
+    for (bool pointwise : {true, false}) {
+      cases.push_back(cases[i]);
+      cases.back().x = 3;
+      cases.back().pointwise = pointwise;
+    }
   }
   for (Case c : cases) {
     SCOPED_TRACE(Name(c));
@@ -392,6 +425,19 @@ TEST(SeparableConvTest, ExpansionOperandsItDoesNotTakeAreErrors) {
   o = Make(c, 3);
   o.pointwise = Random(TensorShape({1, 1, 7, 4}), 4);
   expect_error(o, "pointwise filter (input 3)");
+  // Without the 1x1 product: the depthwise bias comes right after the
+  // expansion's.
+  c.pointwise = false;
+  o = Make(c, 3);
+  o.depthwise_args[0] = Random(TensorShape({5}), 4);
+  expect_error(o, "bias (input 4)");
+  o = Make(c, 3);
+  o.expand_args[0] = Random(TensorShape({5}), 4);
+  expect_error(o, "bias (input 3)");
+  o = Make(c, 3);
+  o.expand = Random(TensorShape({1, 1, 4, 8}), 4);
+  expect_error(o, "expansion filter (input 1) has shape [1,1,4,8]");
+  c.pointwise = true;
   // An expansion without input channels, as the 1x1 convolution refuses.
   Case empty = c;
   empty.x = 1;
