@@ -15,6 +15,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -367,15 +368,21 @@ TEST(SeparableConvTest, EmptyShapes) {
       << fused.status();
 }
 
+// The fused kernel of case `c` refuses operands `o` (with attrs `extra`)
+// with an error that says `words`.
+void ExpectError(const Case& c, const Operands& o, const std::string& words,
+                 AttrMap extra = {}) {
+  StatusOr<Tensor> got = Fused(c, o, 0, std::move(extra));
+  ASSERT_FALSE(got.ok()) << words;
+  EXPECT_NE(std::string(got.status().message()).find(words), std::string::npos)
+      << got.status();
+}
+
 TEST(SeparableConvTest, OperandsItDoesNotTakeAreErrors) {
   const Case c{1, 6, 6, 8, 1, 4};
-  auto expect_error = [&](Operands o, const std::string& words,
+  auto expect_error = [&](const Operands& o, const std::string& words,
                           AttrMap extra = {}) {
-    StatusOr<Tensor> got = Fused(c, o, 0, extra);
-    ASSERT_FALSE(got.ok()) << words;
-    EXPECT_NE(std::string(got.status().message()).find(words),
-              std::string::npos)
-        << got.status();
+    ExpectError(c, o, words, std::move(extra));
   };
   Operands o = Make(c, 3);
   o.pointwise = Random(TensorShape({3, 3, 8, 4}), 4);
@@ -400,12 +407,8 @@ TEST(SeparableConvTest, OperandsItDoesNotTakeAreErrors) {
 TEST(SeparableConvTest, ExpansionOperandsItDoesNotTakeAreErrors) {
   Case c{1, 6, 6, 8, 1, 4};
   c.x = 5;
-  auto expect_error = [&](Operands o, const std::string& words) {
-    StatusOr<Tensor> got = Fused(c, o, 0);
-    ASSERT_FALSE(got.ok()) << words;
-    EXPECT_NE(std::string(got.status().message()).find(words),
-              std::string::npos)
-        << got.status();
+  auto expect_error = [&](const Operands& o, const std::string& words) {
+    ExpectError(c, o, words);
   };
   Operands o = Make(c, 3);
   o.expand = Random(TensorShape({1, 1, 4, 8}), 4);
