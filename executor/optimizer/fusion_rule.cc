@@ -729,7 +729,7 @@ bool ExpandFusionEnabled() {
 // depthwise chain and the 1x1 chain after it, or a 1x1 expansion chain, the
 // depthwise chain it feeds and the 1x1 chain after that. False when there
 // is none.
-bool CollectSeparable(const Node* head, Fusion f, RewriteContext* ctx,
+bool CollectSeparable(const Node* head, const Fusion& f, RewriteContext* ctx,
                       SeparableChains* c) {
   if (!SeparableFusionEnabled() || !ctx->PlacedOnCpu(head)) return false;
   const Node* end = f.absorbed.empty() ? head : f.last();
@@ -746,10 +746,10 @@ bool CollectSeparable(const Node* head, Fusion f, RewriteContext* ctx,
       return false;
     }
     c->expand = true;
-    c->e = std::move(f);
+    c->e = f;
     if (identity != nullptr) c->e.absorbed.push_back(identity);
   } else if (head->op() == "DepthwiseConv2dNative") {
-    c->d = std::move(f);
+    c->d = f;
   } else {
     return false;
   }
@@ -775,8 +775,9 @@ void FusionRule::Visit(const Node* head, RewriteContext* ctx) const {
   // scale head: its 1x1 convolutions' filters are deep, 256 to 2048 channels in
   // DenseNet and ResNetV2, and a band's product over them lost 1-3% in
   // ResNet50V2 against the whole product.)
-  auto chains = std::make_shared<SeparableChains>();
-  if (CollectSeparable(head, f, ctx, chains.get())) {
+  SeparableChains separable;
+  if (CollectSeparable(head, f, ctx, &separable)) {
+    auto chains = std::make_shared<const SeparableChains>(std::move(separable));
     std::string name = ChainName(chains->d);
     std::vector<const Node*> absorbed;
     if (chains->expand) {
@@ -797,10 +798,10 @@ void FusionRule::Visit(const Node* head, RewriteContext* ctx) const {
     ctx->StandIn(absorbed.back(), name);
     ctx->stats().fused_away += static_cast<int>(absorbed.size());
     ++ctx->stats().fused;
-    ctx->Replace(head, [chains = std::shared_ptr<const SeparableChains>(chains),
-                        name](const Node* n, GraphRebuilder* rebuilder) {
-      return EmitSeparable(*chains, name, n, rebuilder);
-    });
+    ctx->Replace(head,
+                 [chains, name](const Node* n, GraphRebuilder* rebuilder) {
+                   return EmitSeparable(*chains, name, n, rebuilder);
+                 });
     return;
   }
   if (f.absorbed.empty()) return;

@@ -36,12 +36,14 @@ struct RowSpan {
   int64_t end = 0;
 };
 
+// The input rows one output row's window spans, first tap to last.
+int64_t Reach(const WindowDim& d) { return (d.window - 1) * d.dilation + 1; }
+
 // The input rows output rows [first, last) of an image read through `d`
 // (their windows' first to last tap), clamped to the input.
 RowSpan InputRows(const WindowDim& d, int64_t first, int64_t last) {
   const int64_t lo = first * d.stride - d.pad_before;
-  const int64_t hi =
-      (last - 1) * d.stride - d.pad_before + (d.window - 1) * d.dilation + 1;
+  const int64_t hi = (last - 1) * d.stride - d.pad_before + Reach(d);
   RowSpan s;
   s.begin = std::clamp<int64_t>(lo, 0, d.input);
   s.end = std::clamp<int64_t>(hi, s.begin, d.input);
@@ -52,7 +54,7 @@ RowSpan InputRows(const WindowDim& d, int64_t first, int64_t last) {
 // (its window's reach) take at most kBandFloats, or one output row's.
 int64_t ExpandedBandRows(const DepthwiseGeometry& g, int64_t band_rows) {
   const int64_t row_floats = g.cols.input * g.depth;
-  const int64_t reach = (g.rows.window - 1) * g.rows.dilation + 1;
+  const int64_t reach = Reach(g.rows);
   const int64_t fit = kBandFloats / std::max<int64_t>(1, row_floats);
   const int64_t rows =
       fit <= reach ? 1
@@ -170,8 +172,7 @@ void Compute(const ParallelForFn& parallel, const DepthwiseGeometry& g,
   const int64_t max_band = (g.rows.output + per_image - 1) / per_image;
   // The most input rows a band reads.
   const int64_t span_rows =
-      std::min(g.rows.input, (max_band - 1) * g.rows.stride +
-                                 (g.rows.window - 1) * g.rows.dilation + 1);
+      std::min(g.rows.input, (max_band - 1) * g.rows.stride + Reach(g.rows));
   const int64_t expand_cost = g.rows.input * row_floats * in_depth / per_image;
   parallel(bands, band_cost + expand_cost, [&](int64_t begin, int64_t end) {
     ScratchLease lease(span_rows * row_floats +
