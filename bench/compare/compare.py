@@ -76,11 +76,13 @@ ATOL_SCALE = 5e-5
 class Worker:
     """One engine's process and its line protocol."""
 
-    def __init__(self, engine, command, log_path):
+    def __init__(self, engine, command, log_path, settings=None):
+        """`settings`: environment variables set for this process only."""
         self.engine = engine
         self.log = open(log_path, "w")
         env = dict(os.environ)
         env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+        env.update(settings or {})
         self.proc = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,

@@ -2,24 +2,26 @@
 """One graph under several weft environment settings, interleaved.
 
     bench/compare/env_ab.py --worker build/bench/weft_compare_worker
-        [--worker OTHER_BUILD/bench/weft_compare_worker ...] --graph G.pb --input NAME=IN.npy --output NAME [--output ...]
-        [--onnx G.onnx] [--threads 1] [--rounds 10] [--runs 4]
-        [--gap-ms 100] SETTING [SETTING ...]
+        [--worker OTHER_BUILD/bench/weft_compare_worker ...] --graph G.pb
+        --input NAME=IN.npy --output NAME [--output ...] [--onnx G.onnx]
+        [--threads 1] [--rounds 10] [--runs 4] [--gap-ms 100]
+        [--write-chain L:NxHxWxC] SETTING [SETTING ...]
 
 A SETTING is a space-separated list of VAR=VALUE ("WEFT_CPU_ISA=avx2
 WEFT_SEPARABLE_FUSION=0"); "-" is the environment as it is. Each worker
 (two builds, to compare a change) under each setting is one engine, a
-weft_compare_worker process of its own (the protocol of
-weft_worker.cc), loaded and warmed once; then every round times --runs
-runs of each worker in turn, and of ONNX Runtime on --onnx when given (in
-this process: set PYTHONPATH to ort_without_avx512.py's copy for its AVX2
-code), pausing --gap-ms before each so that the previous engine's spinning
-threads have gone to sleep. Each round keeps each engine's fastest run;
-the report gives per engine the median of those, the fastest of all, and
-the median over rounds of its round's fastest divided by the first
-engine's: the ratio of one interleaved run, which on a machine whose
-speed moves from minute to minute (bench/RESULTS.md section 36) is the
-figure to compare, with the rounds' spread beside it.
+weft_compare_worker process of its own (compare.py's Worker; its stderr in
+a log under a temporary directory), loaded and warmed once; then every
+round times --runs runs of each worker in turn, and of ONNX Runtime on
+--onnx when given (in this process: set PYTHONPATH to
+ort_without_avx512.py's copy for its AVX2 code), pausing --gap-ms before
+each so that the previous engine's spinning threads have gone to sleep.
+Each round keeps each engine's fastest run; the report gives per engine the
+median of those, the fastest of all, and the median over rounds of its
+round's fastest divided by the first engine's: the ratio of one interleaved
+run, which on a machine whose speed moves from minute to minute
+(bench/RESULTS.md section 36) is the figure to compare, with the rounds'
+spread beside it.
 
 With --write-chain L:NxHxWxC it first writes (under --graph, --onnx and
 --input's file) a frozen chain of L separable layers (Relu, 3x3 depthwise,
@@ -29,14 +31,15 @@ without the residuals, whose weights (L x C x C floats) do not stay in
 cache from one run to the next as a single layer's do.
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
+
+import compare
 
 
 def write_chain(spec, pb_path, onnx_path, input_path):
@@ -71,40 +74,32 @@ def write_chain(spec, pb_path, onnx_path, input_path):
     onnx.save(model, onnx_path)
 
 
-class Worker:
-    def __init__(self, args, worker, setting):
-        env = dict(os.environ)
-        if setting != "-":
-            env.update(kv.split("=", 1) for kv in setting.split())
-        cmd = [worker, "--graph", args.graph, "--threads",
-               str(args.threads)]
+class WeftEngine:
+    """One weft_compare_worker under one setting (compare.py's Worker)."""
+
+    def __init__(self, args, worker, setting, log_dir):
+        settings = {}
+        for item in [] if setting == "-" else setting.split():
+            name, eq, value = item.partition("=")
+            if not eq or not name:
+                raise RuntimeError(f"setting {setting!r}: {item!r} is not "
+                                   "VAR=VALUE")
+            settings[name] = value
+        cmd = [worker, "--graph", args.graph, "--threads", str(args.threads)]
         for spec in args.input:
             cmd += ["--input", spec]
         for name in args.output:
             cmd += ["--output", name]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True,
-                                     env=env)
-        self.ask(None)  # {"ready": true}
-        self.ask("load")
-        self.ask("warm 2000")
-
-    def ask(self, command):
-        if command is not None:
-            self.proc.stdin.write(command + "\n")
-            self.proc.stdin.flush()
-        answer = json.loads(self.proc.stdout.readline())
-        if "error" in answer:
-            sys.exit(f"env_ab.py: weft: {answer['error']}")
-        return answer
+        log = os.path.join(log_dir, f"weft{len(os.listdir(log_dir))}.log")
+        self.worker = compare.Worker("weft", cmd, log, settings)
+        self.worker.ask("load")
+        self.worker.ask("warm 2000")
 
     def fastest(self, runs):
-        return min(self.ask(f"run {runs}")["times"])
+        return min(self.worker.ask(f"run {runs}")["times"])
 
     def close(self):
-        self.proc.stdin.write("quit\n")
-        self.proc.stdin.flush()
-        self.proc.wait()
+        self.worker.close()
 
 
 class OnnxRuntime:
@@ -152,7 +147,9 @@ def main():
             sys.exit("env_ab.py: --write-chain needs --onnx and one --input")
         write_chain(args.write_chain, args.graph, args.onnx,
                     args.input[0].split("=", 1)[1])
-    engines = [Worker(args, w, s) for w in args.worker for s in args.settings]
+    log_dir = tempfile.mkdtemp(prefix="env_ab-")
+    engines = [WeftEngine(args, w, s, log_dir) for w in args.worker
+               for s in args.settings]
     names = [(f"{w} " if len(args.worker) > 1 else "") + s
              for w in args.worker for s in args.settings]
     if args.onnx:
@@ -175,4 +172,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (OSError, RuntimeError) as e:  # no worker; its error; it exited
+        sys.exit(f"env_ab.py: {e}")
