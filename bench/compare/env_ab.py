@@ -10,12 +10,13 @@
 A SETTING is a space-separated list of VAR=VALUE ("WEFT_CPU_ISA=avx2
 WEFT_SEPARABLE_FUSION=0"); "-" is the environment as it is. Each worker
 (two builds, to compare a change) under each setting is one engine, a
-weft_compare_worker process of its own (compare.py's Worker; its stderr in
-a log under a temporary directory), loaded and warmed once; then every
-round times --runs runs of each worker in turn, and of ONNX Runtime on
---onnx when given (in this process: set PYTHONPATH to
-ort_without_avx512.py's copy for its AVX2 code), pausing --gap-ms before
-each so that the previous engine's spinning threads have gone to sleep.
+weft_compare_worker process of its own, and ONNX Runtime on --onnx, when
+given, another (workers.py's, as compare.py runs it; set PYTHONPATH to
+ort_without_avx512.py's copy for its AVX2 code); each is compare.py's
+Worker, its stderr in a log under a temporary directory, loaded and warmed
+once. Then every round times --runs runs of each engine in turn, pausing
+--gap-ms before each so that the previous engine's spinning threads have
+gone to sleep.
 Each round keeps each engine's fastest run; the report gives per engine the
 median of those, the fastest of all, and the median over rounds of its
 round's fastest divided by the first engine's: the ratio of one interleaved
@@ -74,58 +75,31 @@ def write_chain(spec, pb_path, onnx_path, input_path):
     onnx.save(model, onnx_path)
 
 
-class WeftEngine:
-    """One weft_compare_worker under one setting (compare.py's Worker)."""
-
-    def __init__(self, args, worker, setting, log_dir):
-        settings = {}
-        for item in [] if setting == "-" else setting.split():
-            name, eq, value = item.partition("=")
-            if not eq or not name:
-                raise RuntimeError(f"setting {setting!r}: {item!r} is not "
-                                   "VAR=VALUE")
-            settings[name] = value
-        cmd = [worker, "--graph", args.graph, "--threads", str(args.threads)]
-        for spec in args.input:
-            cmd += ["--input", spec]
-        for name in args.output:
-            cmd += ["--output", name]
-        log = os.path.join(log_dir, f"weft{len(os.listdir(log_dir))}.log")
-        self.worker = compare.Worker("weft", cmd, log, settings)
-        self.worker.ask("load")
-        self.worker.ask("warm 2000")
-
-    def fastest(self, runs):
-        return min(self.worker.ask(f"run {runs}")["times"])
-
-    def close(self):
-        self.worker.close()
+def settings_of(setting):
+    """The environment variables of one SETTING ("-": none)."""
+    settings = {}
+    for item in [] if setting == "-" else setting.split():
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            raise RuntimeError(f"setting {setting!r}: {item!r} is not "
+                               "VAR=VALUE")
+        settings[name] = value
+    return settings
 
 
-class OnnxRuntime:
-    def __init__(self, args):
-        import onnxruntime as ort
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = args.threads
-        options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(
-            args.onnx, options, providers=["CPUExecutionProvider"])
-        names = [i.name for i in self.session.get_inputs()]
-        self.feeds = {name: np.load(spec.split("=", 1)[1])
-                      for name, spec in zip(names, args.input)}
-        for _ in range(5):
-            self.session.run(None, self.feeds)
-
-    def fastest(self, runs):
-        times = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            self.session.run(None, self.feeds)
-            times.append(time.perf_counter() - start)
-        return min(times)
-
-    def close(self):
-        pass
+def start(name, command, args, log_dir, outputs, settings=None):
+    """compare.py's Worker for `command` fetching `outputs`, loaded and
+    warmed."""
+    for spec in args.input:
+        command += ["--input", spec]
+    for output in outputs:
+        command += ["--output", output]
+    command += ["--threads", str(args.threads)]
+    log = os.path.join(log_dir, f"{len(os.listdir(log_dir))}.log")
+    worker = compare.Worker(name, command, log, settings)
+    worker.ask("load")
+    worker.ask("warm 2000")
+    return worker
 
 
 def main():
@@ -148,18 +122,25 @@ def main():
         write_chain(args.write_chain, args.graph, args.onnx,
                     args.input[0].split("=", 1)[1])
     log_dir = tempfile.mkdtemp(prefix="env_ab-")
-    engines = [WeftEngine(args, w, s, log_dir) for w in args.worker
-               for s in args.settings]
-    names = [(f"{w} " if len(args.worker) > 1 else "") + s
-             for w in args.worker for s in args.settings]
+    engines, names = [], []
+    for worker in args.worker:
+        for setting in args.settings:
+            engines.append(start("weft", [worker, "--graph", args.graph], args,
+                                 log_dir, args.output, settings_of(setting)))
+            names.append((f"{worker} " if len(args.worker) > 1 else "") +
+                         setting)
     if args.onnx:
-        engines.append(OnnxRuntime(args))
+        workers_py = os.path.join(os.path.dirname(__file__), "workers.py")
+        # All of its outputs: tf2onnx does not always keep the graph's
+        # output names, and only the time is compared.
+        engines.append(start("ort", [sys.executable, workers_py, "ort",
+                                     "--model", args.onnx], args, log_dir, []))
         names.append("ONNX Runtime")
     fastest = [[] for _ in engines]
     for _ in range(args.rounds):
         for engine, times in zip(engines, fastest):
             time.sleep(args.gap_ms / 1000)
-            times.append(engine.fastest(args.runs))
+            times.append(min(engine.ask(f"run {args.runs}")["times"]))
     for engine in engines:
         engine.close()
     width = max(len(n) for n in names)
