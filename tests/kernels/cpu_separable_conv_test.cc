@@ -380,66 +380,59 @@ void ExpectError(const Case& c, const Operands& o, const std::string& words,
 
 TEST(SeparableConvTest, OperandsItDoesNotTakeAreErrors) {
   const Case c{1, 6, 6, 8, 1, 4};
-  auto expect_error = [&](const Operands& o, const std::string& words,
-                          AttrMap extra = {}) {
-    ExpectError(c, o, words, std::move(extra));
-  };
   Operands o = Make(c, 3);
   o.pointwise = Random(TensorShape({3, 3, 8, 4}), 4);
-  expect_error(o, "must be a float [1, 1, 8, K]");
+  ExpectError(c, o, "must be a float [1, 1, 8, K]");
   o = Make(c, 3);
   o.pointwise = Random(TensorShape({1, 1, 7, 4}), 4);
-  expect_error(o, "must be a float [1, 1, 8, K]");
+  ExpectError(c, o, "must be a float [1, 1, 8, K]");
   o = Make(c, 3);
   o.depthwise_args[0] = Random(TensorShape({5}), 4);
-  expect_error(o, "bias (input 3)");
+  ExpectError(c, o, "bias (input 3)");
   o = Make(c, 3);
   o.pointwise_args[0] = Random(TensorShape({5}), 4);
-  expect_error(o, "bias (input 4)");
-  expect_error(Make(c, 3), "NHWC",
-               {{"data_format", AttrValue::String("NCHW")}});
+  ExpectError(c, o, "bias (input 4)");
+  ExpectError(c, Make(c, 3), "NHWC",
+              {{"data_format", AttrValue::String("NCHW")}});
   Case tanh = c;
   tanh.depthwise_ops = {"Tanh"};
-  expect_error(Make(tanh, 3), "depthwise_fused_ops [Tanh] is not supported",
-               {{"depthwise_fused_ops", AttrValue::StringList({"Tanh"})}});
+  ExpectError(c, Make(tanh, 3), "depthwise_fused_ops [Tanh] is not supported",
+              {{"depthwise_fused_ops", AttrValue::StringList({"Tanh"})}});
 }
 
 TEST(SeparableConvTest, ExpansionOperandsItDoesNotTakeAreErrors) {
   Case c{1, 6, 6, 8, 1, 4};
   c.x = 5;
-  auto expect_error = [&](const Operands& o, const std::string& words) {
-    ExpectError(c, o, words);
-  };
   Operands o = Make(c, 3);
   o.expand = Random(TensorShape({1, 1, 4, 8}), 4);
-  expect_error(o, "expansion filter (input 1) has shape [1,1,4,8]");
+  ExpectError(c, o, "expansion filter (input 1) has shape [1,1,4,8]");
   o = Make(c, 3);
   o.expand = Random(TensorShape({3, 1, 5, 8}), 4);
-  expect_error(o, "must be a float [1, 1, 5, K]");
+  ExpectError(c, o, "must be a float [1, 1, 5, K]");
   o = Make(c, 3);
   o.input = Random(TensorShape({6, 6, 5}), 4);
-  expect_error(o, "must be 4-D");
+  ExpectError(c, o, "must be 4-D");
   o = Make(c, 3);
   o.expand_args[0] = Random(TensorShape({5}), 4);
-  expect_error(o, "bias (input 4)");
+  ExpectError(c, o, "bias (input 4)");
   o = Make(c, 3);
   o.depthwise_args[0] = Random(TensorShape({5}), 4);
-  expect_error(o, "bias (input 5)");
+  ExpectError(c, o, "bias (input 5)");
   o = Make(c, 3);
   o.pointwise = Random(TensorShape({1, 1, 7, 4}), 4);
-  expect_error(o, "pointwise filter (input 3)");
+  ExpectError(c, o, "pointwise filter (input 3)");
   // Without the 1x1 product: the depthwise bias comes right after the
   // expansion's.
   c.pointwise = false;
   o = Make(c, 3);
   o.depthwise_args[0] = Random(TensorShape({5}), 4);
-  expect_error(o, "bias (input 4)");
+  ExpectError(c, o, "bias (input 4)");
   o = Make(c, 3);
   o.expand_args[0] = Random(TensorShape({5}), 4);
-  expect_error(o, "bias (input 3)");
+  ExpectError(c, o, "bias (input 3)");
   o = Make(c, 3);
   o.expand = Random(TensorShape({1, 1, 4, 8}), 4);
-  expect_error(o, "expansion filter (input 1) has shape [1,1,4,8]");
+  ExpectError(c, o, "expansion filter (input 1) has shape [1,1,4,8]");
   c.pointwise = true;
   // An expansion without input channels, as the 1x1 convolution refuses.
   Case empty = c;
@@ -447,7 +440,7 @@ TEST(SeparableConvTest, ExpansionOperandsItDoesNotTakeAreErrors) {
   o = Make(empty, 3);
   o.input = Tensor(DT_FLOAT, TensorShape({1, 6, 6, 0}));
   o.expand = Tensor(DT_FLOAT, TensorShape({1, 1, 0, 8}));
-  expect_error(o, "(not 0)");
+  ExpectError(c, o, "(not 0)");
 }
 
 }  // namespace
