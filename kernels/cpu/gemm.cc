@@ -331,6 +331,8 @@ struct Isa {
   }
   static V Zero() { return _mm512_setzero_ps(); }
   static V LoadAligned(const float* p) { return _mm512_load_ps(p); }
+  static V LoadUnaligned(const float* p) { return _mm512_loadu_ps(p); }
+  static void StoreUnaligned(float* p, V v) { _mm512_storeu_ps(p, v); }
   static V LoadMasked(Mask m, const float* p) {
     return _mm512_maskz_loadu_ps(m, p);
   }
@@ -388,6 +390,8 @@ struct Isa {
   }
   static V Zero() { return _mm256_setzero_ps(); }
   static V LoadAligned(const float* p) { return _mm256_load_ps(p); }
+  static V LoadUnaligned(const float* p) { return _mm256_loadu_ps(p); }
+  static void StoreUnaligned(float* p, V v) { _mm256_storeu_ps(p, v); }
   static V LoadMasked(Mask m, const float* p) {
     return _mm256_maskload_ps(p, m);
   }
