@@ -14,8 +14,9 @@
 // small enough to stay in cache whole is computed whole and multiplied
 // whole (Gemm: the same bits again), and so is every layer on the baseline
 // path, where a band's product may round differently from the whole one
-// (gemm.h). Bands and splits follow the shapes
-// alone, so results do not depend on the thread count either.
+// (gemm.h). Bands and splits follow the shapes alone (a thread may multiply
+// several consecutive bands in one product: GemmSerial's bits again), so
+// results do not depend on the thread count either.
 #ifndef WEFT_KERNELS_CPU_SEPARABLE_CONV_H_
 #define WEFT_KERNELS_CPU_SEPARABLE_CONV_H_
 

@@ -211,14 +211,19 @@ StatusOr<Tensor> Fused(const Case& c, const Operands& o, int threads,
 }
 
 // Small layers (computed whole) and large ones (banded: the depthwise output
-// beyond 2^17 floats), with channel tails on every vector path, a
-// multiplier, stride 2, VALID, 5x5, and every epilogue on either side.
+// beyond 2^17 floats; in groups on one thread when the 1x1 filter has 2^18
+// floats or more), with
+// channel tails on every vector path, a multiplier, stride 2, VALID, 5x5, and
+// every epilogue on either side.
 std::vector<Case> Cases() {
   std::vector<Case> cases = {
       {1, 7, 9, 13, 1, 21},
       {2, 6, 5, 8, 2, 3, 2, "VALID"},
       {1, 12, 10, 32, 1, 16, 1, "SAME", {}, {}},
       {2, 40, 40, 48, 1, 24},  // banded: 153600 floats, 80 rows
+      // A 1x1 filter of 2^18 floats: 16 bands, in 4 groups of 4 on one
+      // thread.
+      {1, 40, 40, 512, 1, 512, 1, "SAME", {"Relu"}, {"BiasAdd"}},
       {1, 61, 47, 51, 1, 37, 1, "SAME", {"Relu"}, {"BiasAdd", "Add", "Relu"}},
       {3, 33, 30, 24, 2, 40, 2, "SAME", {"BiasAdd", "Elu"}, {"LeakyRelu"}},
       {2,
