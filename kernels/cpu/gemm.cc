@@ -325,6 +325,9 @@ struct Isa {
   static constexpr int kVec = 16;
   static constexpr int kMr = 14;
   static constexpr int kNr = 32;
+  // Masked loads and stores cost what plain ones do: full tiles use the
+  // masked code too (one Finish per micro-kernel, less to compile).
+  static constexpr bool kSlowMaskedMoves = false;
   static Mask MakeMask(int valid) {
     return valid >= kVec ? Mask(0xFFFF)
                          : (valid <= 0 ? Mask(0) : Mask((1u << valid) - 1));
@@ -384,6 +387,9 @@ struct Isa {
   static constexpr int kVec = 8;
   static constexpr int kMr = 6;
   static constexpr int kNr = 16;
+  // vmaskmovps takes a vector ALU micro-op beside the load or store: full
+  // tiles use plain moves (gemm_packed.inc's Tile).
+  static constexpr bool kSlowMaskedMoves = true;
   static Mask MakeMask(int valid) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(valid),
                               _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
