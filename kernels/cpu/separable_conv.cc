@@ -177,8 +177,10 @@ void Compute(const ParallelForFn& parallel, const DepthwiseGeometry& g,
         DepthwiseConvRows(g, in, filter, depthwise_epilogue, mid.data(), first,
                           last);
         const int64_t pixel = first * cols;
-        // A thread's first band reads the 1x1 filter from memory; its later
-        // bands find it in cache (it is read whole by every band).
+        // A thread's first band (or group) reads the 1x1 filter from
+        // memory; its later ones find it in cache, or part of it when the
+        // filter is larger than L2 (prefetched as from memory for them too:
+        // 0.99-1.03 of the time, bench/RESULTS.md section 39).
         GemmSerial(
             (last - first) * cols, GemmOperand<float>{mid.data(), cm},
             *pointwise, out + pixel * k, k,
