@@ -185,6 +185,13 @@ class GemmPackedRhs {
 // an op(b) already in cache costs instructions for nothing.
 enum class GemmRhsLocality { kCached, kMemory };
 
+// An op(b) of at least this many floats (1 MiB: more than a core's L2 on
+// the machines measured) is taken not to stay in cache from one product to
+// the next: a product over it with kMemory prefetches its panels, and a
+// caller that multiplies it piece by piece (separable_conv.cc's bands)
+// reads it from memory each time.
+constexpr int64_t kGemmLargeRhsFloats = int64_t{1} << 18;
+
 // c = epilogue(op(a) * op(b)) for op(a) m x b.k(), on the calling thread:
 // bit for bit what GemmSerial(m, b.k(), b.n(), a, b.operand(), c, ldc,
 // epilogue) gives.

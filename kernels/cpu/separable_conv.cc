@@ -25,19 +25,16 @@ constexpr int64_t kMaxBandPixels = 256;
 // separate splits share two threads better than a few bands do (batch-1
 // layers).
 constexpr int64_t kWholeFloats = 2 * kBandFloats;
-// A 1x1 filter of at least this many floats (1 MiB, the size from which the
-// GEMM streams a filter from memory: kStreamedRhsMinFloats in
-// gemm_packed.inc) does not stay in L2 from one band to the next, so every
-// band reads all of it from memory again. Without an expansion, when one
-// thread computes every band, consecutive bands whose depthwise output
-// takes at most kGroupFloats (1 MiB) go as one: their depthwise rows, then
-// one product over all of them, which reads each k block of the filter from
-// memory once. Xception's 728 x 728 layers at batch 8 on one thread
-// (bench/RESULTS.md section 39): the model 0.986 of the banded time on the
-// AVX-512 path, a chain of 24 such layers 0.972 (AVX-512) and 0.976 (AVX2).
-// Not on two threads, where each takes half the bands: level or 1% slower
-// there (AVX-512, 12 rounds).
-constexpr int64_t kLargeFilterFloats = int64_t{1} << 18;
+// A 1x1 filter of kGemmLargeRhsFloats or more (gemm.h) does not stay in L2 from
+// one band to the next, so every band reads all of it from memory again.
+// Without an expansion, when one thread computes every band, consecutive bands
+// whose depthwise output takes at most kGroupFloats (1 MiB) go as one: their
+// depthwise rows, then one product over all of them, which reads each k block
+// of the filter from memory once. Xception's 728 x 728 layers at batch 8 on one
+// thread (bench/RESULTS.md section 39): the model 0.986 of the banded time on
+// the AVX-512 path, a chain of 24 such layers 0.972 (AVX-512) and 0.976 (AVX2).
+// Not on two threads, where each takes half the bands: level or 1% slower there
+// (AVX-512, 12 rounds).
 constexpr int64_t kGroupFloats = int64_t{1} << 18;
 // At least this many bands where the rows allow (and a multiple of it), so
 // that the static partition of ParallelFor gives two or four threads equal
@@ -153,7 +150,7 @@ void Compute(const ParallelForFn& parallel, const DepthwiseGeometry& g,
   const bool small = expanded_floats <= kWholeFloats &&
                      (pointwise == nullptr || rows * cols * cm <= kWholeFloats);
   const bool large_filter = expand == nullptr && pointwise != nullptr &&
-                            pointwise->k() * k >= kLargeFilterFloats;
+                            pointwise->k() * k >= kGemmLargeRhsFloats;
   if (small || bands < 2 || ActiveCpuIsa() == CpuIsa::kBaseline) {
     Whole(parallel, g, in, expand, filter, depthwise_epilogue, pointwise,
           pointwise_epilogue, out);

@@ -212,9 +212,8 @@ StatusOr<Tensor> Fused(const Case& c, const Operands& o, int threads,
 
 // Small layers (computed whole) and large ones (banded: the depthwise output
 // beyond 2^17 floats; in groups on one thread when the 1x1 filter has 2^18
-// floats or more), with
-// channel tails on every vector path, a multiplier, stride 2, VALID, 5x5, and
-// every epilogue on either side.
+// floats or more), with channel tails on every vector path, a multiplier,
+// stride 2, VALID, 5x5, and every epilogue on either side.
 std::vector<Case> Cases() {
   std::vector<Case> cases = {
       {1, 7, 9, 13, 1, 21},
