@@ -6,9 +6,13 @@
 
 A LAYER is NxHxWxC:OUT:kK:dD[:sS], e.g. 1x33x33x256:256:k3:d12 (batch 1,
 33x33x256 input, 256 output channels, a KxK filter dilated by D, stride S,
-SAME padding, bias and Relu after). For each one the script writes, under
+SAME padding, bias and Relu after); OUT `dw` makes it a depthwise layer
+(tf.nn.depthwise_conv2d, multiplier 1; an ONNX Conv with one group per
+channel), e.g. 1x33x33x1024:dw:k3:d2. For each one the script writes, under
 DIR (default ~/.cache/weft-compare/conv_layers), a frozen TensorFlow
-GraphDef (NHWC, tf.nn.conv2d with dilations: one Conv2D node) and the same
+GraphDef (NHWC, tf.nn.conv2d with dilations: one Conv2D node; a dilated
+depthwise layer is TensorFlow's SpaceToBatchND pair, which weft's optimizer
+makes one dilated convolution) and the same
 convolution as an NCHW ONNX model (Conv + Relu, no transposes), with one
 random input; checks weft's output against TensorFlow's (the model tests'
 bound, |a - b| <= 1e-4 |b| + 5e-5 max|B|); then times `weft bench --runs
@@ -35,11 +39,14 @@ DEFAULT_LAYERS = [
 
 
 def parse(spec):
-    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)x(\d+):(\d+):k(\d+):d(\d+)(?::s(\d+))?",
-                     spec)
+    m = re.fullmatch(
+        r"(\d+)x(\d+)x(\d+)x(\d+):(\d+|dw):k(\d+):d(\d+)(?::s(\d+))?", spec)
     if not m:
-        raise SystemExit("bad layer %r: want NxHxWxC:OUT:kK:dD[:sS]" % spec)
-    n, h, w, c, o, k, d = (int(v) for v in m.groups()[:7])
+        raise SystemExit("bad layer %r: want NxHxWxC:OUT:kK:dD[:sS], OUT a "
+                         "channel count or dw" % spec)
+    n, h, w, c = (int(v) for v in m.groups()[:4])
+    o = 0 if m.group(5) == "dw" else int(m.group(5))
+    k, d = int(m.group(6)), int(m.group(7))
     return n, h, w, c, o, k, d, int(m.group(8) or 1)
 
 
@@ -52,15 +59,23 @@ def write(spec, out):
     base = os.path.join(out, spec.replace(":", "_"))
     if os.path.exists(base + ".onnx"):
         return base
+    depthwise = o == 0
+    if depthwise:
+        o = c
     rng = np.random.default_rng(0)
-    f = (rng.standard_normal((k, k, c, o)) / np.sqrt(k * k * c)).astype(
-        np.float32)
+    fan_in = k * k * (1 if depthwise else c)
+    f = (rng.standard_normal((k, k, c, 1 if depthwise else o)) /
+         np.sqrt(fan_in)).astype(np.float32)
     b = (rng.standard_normal(o) * 0.1).astype(np.float32)
     x = rng.standard_normal((n, h, w, c)).astype(np.float32)
 
     @tf.function(input_signature=[tf.TensorSpec((n, h, w, c), tf.float32)])
     def layer(t):
-        y = tf.nn.conv2d(t, f, s, "SAME", dilations=d)
+        if depthwise:
+            y = tf.nn.depthwise_conv2d(t, f, [1, s, s, 1], "SAME",
+                                       dilations=[d, d])
+        else:
+            y = tf.nn.conv2d(t, f, s, "SAME", dilations=d)
         return tf.nn.relu(tf.nn.bias_add(y, b))
 
     graph = layer.get_concrete_function().graph.as_graph_def()
@@ -76,7 +91,7 @@ def write(spec, out):
         pads.append((total // 2, total - total // 2))
     conv = helper.make_node(
         "Conv", ["x", "w", "b"], ["c"], dilations=[d, d], strides=[s, s],
-        kernel_shape=[k, k],
+        kernel_shape=[k, k], group=c if depthwise else 1,
         pads=[pads[0][0], pads[1][0], pads[0][1], pads[1][1]])
     model = helper.make_model(
         helper.make_graph(
@@ -84,7 +99,11 @@ def write(spec, out):
             [helper.make_tensor_value_info("x", TensorProto.FLOAT,
                                            [n, c, h, w])],
             [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-            [numpy_helper.from_array(f.transpose(3, 2, 0, 1).copy(), "w"),
+            # [out, in / groups, k, k]; a depthwise filter's one input
+            # channel per group is TensorFlow's multiplier axis.
+            [numpy_helper.from_array(
+                f.transpose((2, 3, 0, 1) if depthwise else (3, 2, 0, 1))
+                .copy(), "w"),
              numpy_helper.from_array(b, "b")]),
         opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8

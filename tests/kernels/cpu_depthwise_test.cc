@@ -230,6 +230,17 @@ TEST(DepthwiseKernelTest, MatchesSequentialSumOnEdgeShapes) {
     c.sh = c.sw = 2, c.m = 2, c.padding = "VALID";
     cases.push_back(c);
   }
+  // Dilated rows go in chains of rows `dilation / gcd(stride, dilation)`
+  // apart: several bands of chains over two images, a band ending inside
+  // a chain (29 rows), stride 2 with dilation 3 (chains 3 rows apart) and
+  // 4 (2 apart), a 5-row filter.
+  for (int64_t d : {2, 3, 4}) {
+    Case c;
+    c.n = 2, c.h = 29, c.w = 11, c.c = 20, c.dh = d, c.dw = 2;
+    cases.push_back(c);
+    c.sh = 2, c.kh = 5;
+    cases.push_back(c);
+  }
   // Channel groups (rows too wide for L1 go a group of channels at a time,
   // band by band of output rows, when the input stays in L2): 263 channels
   // in groups of 96 (AVX-512), the last one ending in narrow blocks; two
@@ -259,6 +270,10 @@ TEST(DepthwiseKernelTest, MatchesSequentialSumOnEdgeShapes) {
     c.n = 1, c.h = 11, c.w = 14, c.kh = c.kw = 5, c.sh = c.sw = 2;
     cases.push_back(c);
     c.kh = c.kw = 3, c.sh = c.sw = 1, c.dh = 3, c.dw = 2;
+    cases.push_back(c);
+    // Dilated by 2 over two images of 21 rows: chains of copied rows,
+    // copies kept from one band to the next.
+    c.n = 2, c.h = 21, c.w = 7, c.dh = c.dw = 2;
     cases.push_back(c);
   }
   // MobileNet's explicit stride-2 padding (a folded Keras Pad).
