@@ -1,12 +1,15 @@
 // Matrix products: MatMul on square float32 matrices and BatchMatMulV2 on
 // the shapes of attention and batched dense layers, each against OpenBLAS's
-// cblas_sgemm on the same shapes and thread count.
+// cblas_sgemm on the same shapes and thread count; and the packed GEMM
+// alone against an op(b) packed ahead, as a 1x1 convolution's filter is.
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "bench/blas_reference.h"
 #include "bench/kernel_runner.h"
+#include "kernels/cpu/gemm.h"
 
 namespace weft::bench {
 namespace {
@@ -61,6 +64,32 @@ void RegisterBatchMatMul(int64_t batch, int64_t m, int64_t k, int64_t n,
   ReferencePairs().push_back({name, FmaPeakReference(threads), kGflops});
 }
 
+// GemmSerial of an m x k op(a) by a k x n op(b) packed ahead (GemmPackedRhs),
+// on the calling thread: the product of a 1x1 convolution over m pixels
+// with its filter packed at Prepare, without the op's dispatch or a
+// per-call packing of op(b) (which MatMul/n above includes). `locality`
+// as the caller would say it: kCached for an op(b) read again run after
+// run, kMemory for one streamed from memory.
+void RegisterPackedRhsGemm(int64_t m, int64_t k, int64_t n,
+                           GemmRhsLocality locality) {
+  const std::string name = absl::StrCat(
+      "GemmPackedRhs/m:", m, "/k:", k, "/n:", n,
+      locality == GemmRhsLocality::kMemory ? "/memory" : "", "/threads:1");
+  Register(name, [=](benchmark::State& state) {
+    const Tensor a = RandomFloatTensor(TensorShape({m, k}), 1);
+    const Tensor b = RandomFloatTensor(TensorShape({k, n}), 2);
+    const GemmPackedRhs packed(k, n, GemmOperand<float>{b.data<float>(), n});
+    std::vector<float> c(m * n);
+    for (auto _ : state) {
+      GemmSerial(m, GemmOperand<float>{a.data<float>(), k}, packed, c.data(), n,
+                 GemmEpilogue(), locality);
+      benchmark::DoNotOptimize(c.data());
+    }
+    SetGflops(state, 2.0 * m * k * n);
+  });
+  ReferencePairs().push_back({name, FmaPeakReference(1), kGflops});
+}
+
 }  // namespace
 
 void RegisterMatMulBenchmarks() {
@@ -75,6 +104,14 @@ void RegisterMatMulBenchmarks() {
     RegisterBatchMatMul(8, 256, 256, 256, false, threads);
     RegisterBatchMatMul(8, 128, 256, 256, true, threads);
   }
+  // In L2 (a row block of 12 micro-tiles against 256 columns); a 1x1
+  // convolution of 1024 channels over a band of 231 pixels (Xception's exit
+  // flow and DeepLab's at 33 x 33), its 4 MiB filter read from L3 or
+  // memory; the same with 256 output channels.
+  RegisterPackedRhsGemm(168, 256, 256, GemmRhsLocality::kCached);
+  RegisterPackedRhsGemm(231, 1024, 1024, GemmRhsLocality::kCached);
+  RegisterPackedRhsGemm(231, 1024, 1024, GemmRhsLocality::kMemory);
+  RegisterPackedRhsGemm(231, 1024, 256, GemmRhsLocality::kCached);
 }
 
 }  // namespace weft::bench

@@ -76,16 +76,17 @@ WEFT_ISA_END
 
 void DepthwiseConvRows(const DepthwiseGeometry& g, const float* in,
                        const float* filter, const GemmEpilogue* epilogue,
-                       float* out, int64_t first, int64_t last) {
+                       float* out, int64_t first, int64_t last,
+                       bool continues) {
   switch (ActiveCpuIsa()) {
     case CpuIsa::kAvx512:
-      return avx512::Rows(g, in, filter, epilogue, out, first, last);
+      return avx512::Rows(g, in, filter, epilogue, out, first, last, continues);
     case CpuIsa::kAvx2:
-      return avx2::Rows(g, in, filter, epilogue, out, first, last);
+      return avx2::Rows(g, in, filter, epilogue, out, first, last, continues);
     case CpuIsa::kBaseline:
       break;
   }
-  baseline::Rows(g, in, filter, epilogue, out, first, last);
+  baseline::Rows(g, in, filter, epilogue, out, first, last, continues);
 }
 
 void DepthwiseConvNhwc(const ParallelForFn& parallel,

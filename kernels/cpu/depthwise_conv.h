@@ -41,9 +41,16 @@ void DepthwiseConvNhwc(const ParallelForFn& parallel,
 // r % rows.output) of DepthwiseConvNhwc, on the calling thread, into `out`,
 // which holds row `first` (rows cols.output * C * M floats apart): the whole
 // output at its row `first`, or a buffer of last - first rows.
+//
+// `continues`: the caller's previous call on this thread read the same `in`
+// (unchanged since) with the same `g`, and no other call ran on the thread
+// in between (the bands of one task, each followed by serial work). Input
+// rows that call copied for itself (channel counts a multiple of 1024) are
+// then reused instead of copied again. The result is the same either way.
 void DepthwiseConvRows(const DepthwiseGeometry& g, const float* in,
                        const float* filter, const GemmEpilogue* epilogue,
-                       float* out, int64_t first, int64_t last);
+                       float* out, int64_t first, int64_t last,
+                       bool continues = false);
 
 }  // namespace weft
 

@@ -171,8 +171,10 @@ void Compute(const ParallelForFn& parallel, const DepthwiseGeometry& g,
         // the 1x1 filter for a few pixels.
         const int64_t first = b * rows / bands;
         const int64_t last = std::min(b + group, end) * rows / bands;
+        // The task's later bands continue its first: input rows copied
+        // for one band (1024 channels) serve the next.
         DepthwiseConvRows(g, in, filter, depthwise_epilogue, mid.data(), first,
-                          last);
+                          last, /*continues=*/b != begin);
         const int64_t pixel = first * cols;
         // A thread's first band (or group) reads the 1x1 filter from
         // memory; its later ones find it in cache, or part of it when the

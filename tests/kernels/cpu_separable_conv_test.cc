@@ -236,7 +236,14 @@ std::vector<Case> Cases() {
        {"BiasAdd", "Swish"},
        {"BiasAdd", "Swish"}},
       {1, 45, 45, 70, 1, 17, 1, "VALID", {"LeakyRelu"}, {"Add", "Relu6"}, 5},
+      // 1024 channels (input rows read from copies): bands of 3 rows over
+      // two images, a thread's later bands reusing its earlier bands'
+      // copies.
+      {2, 12, 17, 1024, 1, 16},
   };
+  Case dilated_1024{1, 20, 9, 1024, 1, 8, 1, "SAME", {"Relu"}, {}};
+  dilated_1024.dilation = 2;
+  cases.push_back(dilated_1024);
   // With an expansion: whole (small) and banded (the expansion or the
   // depthwise output beyond 2^17 floats), bands of one image at batch 1 and
   // 3 (a batch that is not a multiple of 4), MobileNetV2's stride-2 block
