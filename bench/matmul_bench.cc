@@ -2,6 +2,7 @@
 // the shapes of attention and batched dense layers, each against OpenBLAS's
 // cblas_sgemm on the same shapes and thread count; and the packed GEMM
 // alone against an op(b) packed ahead, as a 1x1 convolution's filter is.
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,6 +91,35 @@ void RegisterPackedRhsGemm(int64_t m, int64_t k, int64_t n,
   ReferencePairs().push_back({name, FmaPeakReference(1), kGflops});
 }
 
+// The same product against `copies` different filters in turn, so that
+// each call reads its filter from memory, as a batch-1 network reads its
+// layers' weights one after the other (copies x k x n floats are meant to
+// exceed the caches).
+void RegisterStreamedRhsGemm(int64_t m, int64_t k, int64_t n, int copies) {
+  const std::string name =
+      absl::StrCat("GemmPackedRhs/m:", m, "/k:", k, "/n:", n,
+                   "/filters:", copies, "/threads:1");
+  Register(name, [=](benchmark::State& state) {
+    const Tensor a = RandomFloatTensor(TensorShape({m, k}), 1);
+    std::vector<std::unique_ptr<GemmPackedRhs>> filters;
+    for (int i = 0; i < copies; ++i) {
+      const Tensor b = RandomFloatTensor(TensorShape({k, n}), 2 + i);
+      filters.push_back(std::make_unique<GemmPackedRhs>(
+          k, n, GemmOperand<float>{b.data<float>(), n}));
+    }
+    std::vector<float> c(m * n);
+    size_t next = 0;
+    for (auto _ : state) {
+      GemmSerial(m, GemmOperand<float>{a.data<float>(), k}, *filters[next],
+                 c.data(), n, GemmEpilogue(), GemmRhsLocality::kMemory);
+      benchmark::DoNotOptimize(c.data());
+      next = (next + 1) % filters.size();
+    }
+    SetGflops(state, 2.0 * m * k * n);
+  });
+  ReferencePairs().push_back({name, FmaPeakReference(1), kGflops});
+}
+
 }  // namespace
 
 void RegisterMatMulBenchmarks() {
@@ -112,6 +142,11 @@ void RegisterMatMulBenchmarks() {
   RegisterPackedRhsGemm(231, 1024, 1024, GemmRhsLocality::kCached);
   RegisterPackedRhsGemm(231, 1024, 1024, GemmRhsLocality::kMemory);
   RegisterPackedRhsGemm(231, 1024, 256, GemmRhsLocality::kCached);
+  // Few-row products against filters streamed from memory: Xception's
+  // middle flow at 6 x 6 pixels (36 rows, 728 x 728 filters, 85 MB in all)
+  // and its exit flow at 3 x 3 (9 rows, 1536 x 2048, 100 MB).
+  RegisterStreamedRhsGemm(36, 728, 728, 40);
+  RegisterStreamedRhsGemm(9, 1536, 2048, 8);
 }
 
 }  // namespace weft::bench
