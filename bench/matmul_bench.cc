@@ -101,11 +101,13 @@ void RegisterStreamedRhsGemm(int64_t m, int64_t k, int64_t n, int copies) {
                    "/filters:", copies, "/threads:1");
   Register(name, [=](benchmark::State& state) {
     const Tensor a = RandomFloatTensor(TensorShape({m, k}), 1);
+    // A GemmPackedRhs keeps its operand: the filters stay alive beside it.
+    std::vector<Tensor> originals;
     std::vector<std::unique_ptr<GemmPackedRhs>> filters;
     for (int i = 0; i < copies; ++i) {
-      const Tensor b = RandomFloatTensor(TensorShape({k, n}), 2 + i);
+      originals.push_back(RandomFloatTensor(TensorShape({k, n}), 2 + i));
       filters.push_back(std::make_unique<GemmPackedRhs>(
-          k, n, GemmOperand<float>{b.data<float>(), n}));
+          k, n, GemmOperand<float>{originals.back().data<float>(), n}));
     }
     std::vector<float> c(m * n);
     size_t next = 0;
