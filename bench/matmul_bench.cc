@@ -70,52 +70,35 @@ void RegisterBatchMatMul(int64_t batch, int64_t m, int64_t k, int64_t n,
 // with its filter packed at Prepare, without the op's dispatch or a
 // per-call packing of op(b) (which MatMul/n above includes). `locality`
 // as the caller would say it: kCached for an op(b) read again run after
-// run, kMemory for one streamed from memory.
+// run, kMemory for one streamed from memory. With `filters` > 1 the calls
+// take that many different filters in turn, so that each reads its filter
+// from memory, as a batch-1 network reads its layers' weights one after
+// the other (filters x k x n floats are meant to exceed the caches).
 void RegisterPackedRhsGemm(int64_t m, int64_t k, int64_t n,
-                           GemmRhsLocality locality) {
-  const std::string name = absl::StrCat(
-      "GemmPackedRhs/m:", m, "/k:", k, "/n:", n,
-      locality == GemmRhsLocality::kMemory ? "/memory" : "", "/threads:1");
-  Register(name, [=](benchmark::State& state) {
-    const Tensor a = RandomFloatTensor(TensorShape({m, k}), 1);
-    const Tensor b = RandomFloatTensor(TensorShape({k, n}), 2);
-    const GemmPackedRhs packed(k, n, GemmOperand<float>{b.data<float>(), n});
-    std::vector<float> c(m * n);
-    for (auto _ : state) {
-      GemmSerial(m, GemmOperand<float>{a.data<float>(), k}, packed, c.data(), n,
-                 GemmEpilogue(), locality);
-      benchmark::DoNotOptimize(c.data());
-    }
-    SetGflops(state, 2.0 * m * k * n);
-  });
-  ReferencePairs().push_back({name, FmaPeakReference(1), kGflops});
-}
-
-// The same product against `copies` different filters in turn, so that
-// each call reads its filter from memory, as a batch-1 network reads its
-// layers' weights one after the other (copies x k x n floats are meant to
-// exceed the caches).
-void RegisterStreamedRhsGemm(int64_t m, int64_t k, int64_t n, int copies) {
+                           GemmRhsLocality locality, int filters = 1) {
   const std::string name =
       absl::StrCat("GemmPackedRhs/m:", m, "/k:", k, "/n:", n,
-                   "/filters:", copies, "/threads:1");
+                   filters > 1 ? absl::StrCat("/filters:", filters)
+                   : locality == GemmRhsLocality::kMemory ? "/memory"
+                                                          : "",
+                   "/threads:1");
   Register(name, [=](benchmark::State& state) {
     const Tensor a = RandomFloatTensor(TensorShape({m, k}), 1);
-    // A GemmPackedRhs keeps its operand: the filters stay alive beside it.
+    // A GemmPackedRhs keeps its operand: the originals stay alive beside it.
     std::vector<Tensor> originals;
-    std::vector<std::unique_ptr<GemmPackedRhs>> filters;
-    for (int i = 0; i < copies; ++i) {
+    std::vector<std::unique_ptr<GemmPackedRhs>> packed;
+    for (int i = 0; i < filters; ++i) {
       originals.push_back(RandomFloatTensor(TensorShape({k, n}), 2 + i));
-      filters.push_back(std::make_unique<GemmPackedRhs>(
+      packed.push_back(std::make_unique<GemmPackedRhs>(
           k, n, GemmOperand<float>{originals.back().data<float>(), n}));
     }
     std::vector<float> c(m * n);
     size_t next = 0;
     for (auto _ : state) {
-      GemmSerial(m, GemmOperand<float>{a.data<float>(), k}, *filters[next],
-                 c.data(), n, GemmEpilogue(), GemmRhsLocality::kMemory);
+      GemmSerial(m, GemmOperand<float>{a.data<float>(), k}, *packed[next],
+                 c.data(), n, GemmEpilogue(), locality);
       benchmark::DoNotOptimize(c.data());
-      next = (next + 1) % filters.size();
+      next = (next + 1) % packed.size();
     }
     SetGflops(state, 2.0 * m * k * n);
   });
@@ -147,8 +130,8 @@ void RegisterMatMulBenchmarks() {
   // Few-row products against filters streamed from memory: Xception's
   // middle flow at 6 x 6 pixels (36 rows, 728 x 728 filters, 85 MB in all)
   // and its exit flow at 3 x 3 (9 rows, 1536 x 2048, 100 MB).
-  RegisterStreamedRhsGemm(36, 728, 728, 40);
-  RegisterStreamedRhsGemm(9, 1536, 2048, 8);
+  RegisterPackedRhsGemm(36, 728, 728, GemmRhsLocality::kMemory, 40);
+  RegisterPackedRhsGemm(9, 1536, 2048, GemmRhsLocality::kMemory, 8);
 }
 
 }  // namespace weft::bench
