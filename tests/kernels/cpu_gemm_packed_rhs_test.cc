@@ -14,8 +14,11 @@
 // each later tile fetching its own slice of the next panel), the few-rows
 // limit and one past it (56 and 57 rows: four tiles, then none), 100;
 // k = 1, 3 and 300 (two k blocks); n = 1, 17, 33 (not multiples of the
-// 16- or 32-column micro-kernels) and 2100 (two column blocks); b
-// transposed or not; with and without a bias + Relu epilogue.
+// 16- or 32-column micro-kernels), 96 (3 panels of AVX-512's: 100 rows in
+// 4 row blocks rather than 3, so that the units are a multiple of 4), 728
+// (46 panels of the AVX2 path's: 12 column parts rather than 11) and 2100
+// (two column blocks); b transposed or not; with and without a bias + Relu
+// epilogue.
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -107,7 +110,7 @@ TEST(CpuGemmPackedRhsTest, ParallelPackedEqualsUnpacked) {
   for (bool tb : {false, true}) {
     for (int64_t m : {0, 1, 9, 20, 36, 56, 57, 100}) {
       for (int64_t k : {1, 3, 300}) {
-        for (int64_t n : {1, 17, 33, 96, 2100}) {
+        for (int64_t n : {1, 17, 33, 96, 728, 2100}) {
           if (m * k * n > 70'000'000) continue;
           const std::string what =
               absl::StrCat("m=", m, " k=", k, " n=", n, tb ? " b^T" : "");
