@@ -280,9 +280,10 @@ class FusedSeparableConv2DOp : public OpKernel {
                                                  s.cols.output, s.out_depth()}),
                                     &output));
       if (output->NumElements() == 0) return;
-      ExpandDepthwiseConvNhwc(ContextParallelFor(*ctx), s, input.data<float>(),
-                              expansion, depthwise_filter, &depthwise,
-                              output->data<float>());
+      ExpandDepthwiseConvNhwc(ContextParallelFor(*ctx),
+                              ctx->device()->num_threads(), s,
+                              input.data<float>(), expansion, depthwise_filter,
+                              &depthwise, output->data<float>());
       return;
     }
     std::unique_ptr<GemmPackedRhs> per_call;
@@ -302,9 +303,10 @@ class FusedSeparableConv2DOp : public OpKernel {
     }
     if (output->NumElements() == 0) return;
     epilogue.bias = has_bias_ ? ctx->input(first_arg).data<float>() : nullptr;
-    SeparableConvNhwc(ContextParallelFor(*ctx), s, input.data<float>(),
-                      expand_ ? &expansion : nullptr, depthwise_filter,
-                      &depthwise, **pointwise, epilogue, output->data<float>());
+    SeparableConvNhwc(ContextParallelFor(*ctx), ctx->device()->num_threads(), s,
+                      input.data<float>(), expand_ ? &expansion : nullptr,
+                      depthwise_filter, &depthwise, **pointwise, epilogue,
+                      output->data<float>());
   }
 
  private:

@@ -40,6 +40,17 @@ constexpr int64_t kGroupFloats = int64_t{1} << 18;
 // that the static partition of ParallelFor gives two or four threads equal
 // shares (as conv2d_winograd.cc's units).
 constexpr int64_t kUnitMultiple = 4;
+// A small layer (kWholeFloats) on two or more threads goes band by band when
+// its 1x1 filters take at most this many floats (512 KiB) together, so that
+// each band finds them in L2: split whole, each of its three parts is cut
+// its own way (the products by columns, the depthwise part by rows), and
+// half of what one part writes is read by the other core in the next.
+// MobileNetV2 and EfficientNetB0 at 2 threads, batch 1, traced: 0.96-0.97 of
+// the nodes' time; at one thread the bands' smaller products lose (1.01 at
+// batch 8, up to 1.1 at batch 1), and against filters of a megabyte (the
+// 512- and 728-channel layers of MobileNet and Xception) every band would
+// stream them again (bench/RESULTS.md section 42).
+constexpr int64_t kThreadBandFilterFloats = int64_t{1} << 17;
 
 // Input rows [begin, end) of one image that a band of output rows reads.
 struct RowSpan {
@@ -103,9 +114,10 @@ void Whole(const ParallelForFn& parallel, const DepthwiseGeometry& g,
 }
 
 // SeparableConvNhwc, or without `pointwise` ExpandDepthwiseConvNhwc.
-void Compute(const ParallelForFn& parallel, const DepthwiseGeometry& g,
-             const float* in, const SeparableExpansion* expand,
-             const float* filter, const GemmEpilogue* depthwise_epilogue,
+void Compute(const ParallelForFn& parallel, int threads,
+             const DepthwiseGeometry& g, const float* in,
+             const SeparableExpansion* expand, const float* filter,
+             const GemmEpilogue* depthwise_epilogue,
              const GemmPackedRhs* pointwise,
              const GemmEpilogue& pointwise_epilogue, float* out) {
   const int64_t rows = g.batch * g.rows.output;
@@ -144,14 +156,21 @@ void Compute(const ParallelForFn& parallel, const DepthwiseGeometry& g,
   // there, always. An expansion and a depthwise output this small stay in
   // cache anyway (the depthwise output is not kept when it goes out): each
   // part over all of it, split its own way (a product by columns when it
-  // has few rows), as the separate kernels would.
+  // has few rows), as the separate kernels would; but on two or more
+  // threads band by band where kThreadBandFilterFloats says.
   const int64_t expanded_floats =
       expand != nullptr ? g.batch * g.rows.input * g.cols.input * g.depth : 0;
   const bool small = expanded_floats <= kWholeFloats &&
                      (pointwise == nullptr || rows * cols * cm <= kWholeFloats);
   const bool large_filter = expand == nullptr && pointwise != nullptr &&
                             pointwise->k() * k >= kGemmLargeRhsFloats;
-  if (small || bands < 2 || ActiveCpuIsa() == CpuIsa::kBaseline) {
+  const int64_t filter_floats =
+      (pointwise != nullptr ? pointwise->k() * k : 0) +
+      (expand != nullptr ? expand->filter->k() * expand->filter->n() : 0);
+  const bool thread_bands = threads >= 2 && bands % kUnitMultiple == 0 &&
+                            filter_floats <= kThreadBandFilterFloats;
+  if ((small && !thread_bands) || bands < 2 ||
+      ActiveCpuIsa() == CpuIsa::kBaseline) {
     Whole(parallel, g, in, expand, filter, depthwise_epilogue, pointwise,
           pointwise_epilogue, out);
     return;
@@ -258,23 +277,23 @@ void Compute(const ParallelForFn& parallel, const DepthwiseGeometry& g,
 
 }  // namespace
 
-void SeparableConvNhwc(const ParallelForFn& parallel,
+void SeparableConvNhwc(const ParallelForFn& parallel, int threads,
                        const DepthwiseGeometry& g, const float* in,
                        const SeparableExpansion* expand, const float* filter,
                        const GemmEpilogue* depthwise_epilogue,
                        const GemmPackedRhs& pointwise,
                        const GemmEpilogue& pointwise_epilogue, float* out) {
-  Compute(parallel, g, in, expand, filter, depthwise_epilogue, &pointwise,
-          pointwise_epilogue, out);
+  Compute(parallel, threads, g, in, expand, filter, depthwise_epilogue,
+          &pointwise, pointwise_epilogue, out);
 }
 
-void ExpandDepthwiseConvNhwc(const ParallelForFn& parallel,
+void ExpandDepthwiseConvNhwc(const ParallelForFn& parallel, int threads,
                              const DepthwiseGeometry& g, const float* in,
                              const SeparableExpansion& expand,
                              const float* filter, const GemmEpilogue* epilogue,
                              float* out) {
-  Compute(parallel, g, in, &expand, filter, epilogue, nullptr, GemmEpilogue(),
-          out);
+  Compute(parallel, threads, g, in, &expand, filter, epilogue, nullptr,
+          GemmEpilogue(), out);
 }
 
 }  // namespace weft

@@ -15,8 +15,10 @@
 // whole (Gemm: the same bits again), and so is every layer on the baseline
 // path, where a band's product may round differently from the whole one
 // (gemm.h). Bands and splits follow the shapes alone (a thread may multiply
-// several consecutive bands in one product: GemmSerial's bits again), so
-// results do not depend on the thread count either.
+// several consecutive bands in one product: GemmSerial's bits again), and a
+// small layer computed whole at one thread and band by band at two (below)
+// gets the same bits both ways, so results do not depend on the thread count
+// either.
 #ifndef WEFT_KERNELS_CPU_SEPARABLE_CONV_H_
 #define WEFT_KERNELS_CPU_SEPARABLE_CONV_H_
 
@@ -42,6 +44,13 @@ struct SeparableExpansion {
   GemmEpilogue epilogue;
 };
 
+// `threads` is how many threads `parallel` runs on (the device's; 1 for
+// SerialFor). It changes no bit, only how the work is cut: with two or more,
+// a layer small enough to be computed whole goes band by band as well when
+// its bands split evenly between the threads and its 1x1 filters are small
+// enough for every band to find them in L2, so that each thread keeps its
+// rows in its own cache from the expansion to the product.
+
 // out = pointwise_epilogue(depthwise_epilogue(depthwise(x)) * pointwise)
 // for NHWC float x of geometry `g` ([batch, rows.input, cols.input, C]),
 // the depthwise `filter` ([rows, cols, C, M]), `pointwise` the 1x1 filter
@@ -53,7 +62,7 @@ struct SeparableExpansion {
 // pointwise epilogue's bias has K values and its residual, when set, has
 // the output's shape (residual_ld = K). `out` must not overlap the
 // operands.
-void SeparableConvNhwc(const ParallelForFn& parallel,
+void SeparableConvNhwc(const ParallelForFn& parallel, int threads,
                        const DepthwiseGeometry& g, const float* in,
                        const SeparableExpansion* expand, const float* filter,
                        const GemmEpilogue* depthwise_epilogue,
@@ -67,7 +76,7 @@ void SeparableConvNhwc(const ParallelForFn& parallel,
 // expansion whose depthwise output goes elsewhere than one 1x1
 // convolution, EfficientNet's squeeze-and-excitation). `epilogue` may be
 // null (none). The separate kernels' bits.
-void ExpandDepthwiseConvNhwc(const ParallelForFn& parallel,
+void ExpandDepthwiseConvNhwc(const ParallelForFn& parallel, int threads,
                              const DepthwiseGeometry& g, const float* in,
                              const SeparableExpansion& expand,
                              const float* filter, const GemmEpilogue* epilogue,
