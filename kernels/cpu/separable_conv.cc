@@ -45,11 +45,12 @@ constexpr int64_t kUnitMultiple = 4;
 // each band finds them in L2: split whole, each of its three parts is cut
 // its own way (the products by columns, the depthwise part by rows), and
 // half of what one part writes is read by the other core in the next.
-// MobileNetV2 and EfficientNetB0 at 2 threads, batch 1, traced: 0.96-0.97 of
-// the nodes' time; at one thread the bands' smaller products lose (1.01 at
-// batch 8, up to 1.1 at batch 1), and against filters of a megabyte (the
-// 512- and 728-channel layers of MobileNet and Xception) every band would
-// stream them again (bench/RESULTS.md section 42).
+// MobileNetV2 and EfficientNetB0 at 2 threads, batch 1, traced: 0.89-1.05 of
+// the nodes' time from pass to pass, about 0.96 on the whole; at one thread
+// the bands' smaller products lose (1.01 at batch 8, up to 1.1 at batch 1),
+// and against filters of a megabyte (the 512- and 728-channel layers of
+// MobileNet and Xception) every band would stream them again
+// (bench/RESULTS.md section 42).
 constexpr int64_t kThreadBandFilterFloats = int64_t{1} << 17;
 
 // Input rows [begin, end) of one image that a band of output rows reads.

@@ -44,13 +44,6 @@ struct SeparableExpansion {
   GemmEpilogue epilogue;
 };
 
-// `threads` is how many threads `parallel` runs on (the device's; 1 for
-// SerialFor). It changes no bit, only how the work is cut: with two or more,
-// a layer small enough to be computed whole goes band by band as well when
-// its bands split evenly between the threads and its 1x1 filters are small
-// enough for every band to find them in L2, so that each thread keeps its
-// rows in its own cache from the expansion to the product.
-
 // out = pointwise_epilogue(depthwise_epilogue(depthwise(x)) * pointwise)
 // for NHWC float x of geometry `g` ([batch, rows.input, cols.input, C]),
 // the depthwise `filter` ([rows, cols, C, M]), `pointwise` the 1x1 filter
@@ -61,7 +54,12 @@ struct SeparableExpansion {
 // expand->filter->n(). `depthwise_epilogue` may be null (none); the
 // pointwise epilogue's bias has K values and its residual, when set, has
 // the output's shape (residual_ld = K). `out` must not overlap the
-// operands.
+// operands. `threads` is how many threads `parallel` runs on (the device's;
+// 1 for SerialFor): it changes no bit, only how the work is cut. With two or
+// more, a layer small enough to be computed whole goes band by band as well
+// when its bands split evenly between the threads and its 1x1 filters are
+// small enough for every band to find them in L2, so that each thread keeps
+// its rows in its own cache from the expansion to the product.
 void SeparableConvNhwc(const ParallelForFn& parallel, int threads,
                        const DepthwiseGeometry& g, const float* in,
                        const SeparableExpansion* expand, const float* filter,
