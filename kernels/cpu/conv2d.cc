@@ -295,9 +295,6 @@ constexpr int64_t kStridedMinOutputCols = 8;
 // there are that many output rows, so that threads share a small batch.
 constexpr int64_t kStridedItemPixels = 256;
 constexpr int64_t kStridedMinItems = 4;
-// Without channel parts, the count of units is made a multiple of this
-// where the output rows allow (see StridedConv2D).
-constexpr int64_t kStridedItemMultiple = 4;
 // A filter of more floats than this (4 MiB, about twice a core's L2 on the
 // machines of bench/RESULTS.md) does not stay in a core's caches from one
 // unit of output rows to the next, so units that each multiply all of it
@@ -316,10 +313,9 @@ constexpr int64_t kStridedItemMultiple = 4;
 constexpr int64_t kStridedFilterCacheFloats = int64_t{1} << 20;
 constexpr int64_t kStridedBandFloats = int64_t{1} << 18;
 // Parts are at least this many output channels wide (a panel of the
-// AVX-512 micro-kernel), and their count a multiple of this, so that 2 and
-// 4 threads get equal shares of the channels.
+// AVX-512 micro-kernel), and their count a multiple of kEqualShareUnits
+// (parallel_for.h).
 constexpr int64_t kStridedMinPartChannels = 32;
-constexpr int64_t kStridedPartMultiple = 4;
 
 bool UseStridedConv2D(const Conv2DGeometry& s) {
   return s.rows.pad_before >= 0 && s.cols.pad_before >= 0 &&
@@ -382,17 +378,17 @@ void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
     }
     parts =
         std::min(RoundUp(CeilDiv(filter_floats, kStridedFilterCacheFloats),
-                         kStridedPartMultiple),
+                         kEqualShareUnits),
                  std::max<int64_t>(1, s.out_depth / kStridedMinPartChannels));
   }
   // The items of an image share its output rows nearly equally (item i
   // rows [i * oh / items_per_image, (i + 1) * oh / items_per_image)), and
-  // without channel parts there are a multiple of kStridedItemMultiple
+  // without channel parts there are a multiple of kEqualShareUnits
   // items where the rows allow: the static partition of ParallelFor gives
   // each thread an equal count of units, and 9 items of 5 rows (InceptionV3's
   // 45-row maps at batch 1) left a thread of two with 25 of the 45 rows.
   int64_t items_per_image = CeilDiv(oh_count, rows_per_item);
-  while (parts == 1 && (s.batch * items_per_image) % kStridedItemMultiple &&
+  while (parts == 1 && (s.batch * items_per_image) % kEqualShareUnits &&
          items_per_image < oh_count) {
     ++items_per_image;
   }

@@ -27,11 +27,10 @@ constexpr int64_t kTapsMinOutputCols = 8;
 
 // About this many output pixels per unit of work (whole output rows), and
 // at least kMinItems units where the rows allow, a multiple of
-// kItemMultiple when they do, so that 2 and 4 threads get equal shares (as
-// conv2d.cc's StridedConv2D splits).
+// kEqualShareUnits (parallel_for.h) when they do, as conv2d.cc's
+// StridedConv2D splits.
 constexpr int64_t kItemPixels = 256;
 constexpr int64_t kMinItems = 4;
-constexpr int64_t kItemMultiple = 4;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // floor(a / b) for b > 0 and any a.
@@ -108,7 +107,7 @@ void TapConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
       std::max<int64_t>(1, std::min({oh_count, kItemPixels / ow_count,
                                      s.batch * oh_count / kMinItems}));
   int64_t items_per_image = CeilDiv(oh_count, rows_per_item);
-  while ((s.batch * items_per_image) % kItemMultiple != 0 &&
+  while ((s.batch * items_per_image) % kEqualShareUnits != 0 &&
          items_per_image < oh_count) {
     ++items_per_image;
   }

@@ -24,11 +24,10 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // the machines of bench/RESULTS.md, as conv2d.cc's strided path budgets its
 // filter), so that the units a thread runs one after another, which share
 // a part, find it in cache. Parts are at least kPartChannels wide (a panel
-// of the AVX-512 micro-kernel) and their count a multiple of kPartMultiple,
-// so that 2 and 4 threads get equal shares of the channels.
+// of the AVX-512 micro-kernel) and their count a multiple of
+// kEqualShareUnits (parallel_for.h).
 constexpr int64_t kPartFilterFloats = int64_t{1} << 20;
 constexpr int64_t kPartChannels = 32;
-constexpr int64_t kPartMultiple = 4;
 // A block's transformed input and products take about this many floats
 // (512 KiB): they stay in L2 from the transform to the product and from the
 // product to the transform back. Within [kMinBlockTiles, kMaxBlockTiles]
@@ -37,10 +36,6 @@ constexpr int64_t kPartMultiple = 4;
 constexpr int64_t kBlockFloats = int64_t{1} << 17;
 constexpr int64_t kMinBlockTiles = 16;
 constexpr int64_t kMaxBlockTiles = 128;
-// At least this many units where the tiles allow (and a multiple of it), so
-// that the static partition of ParallelFor gives two or four threads equal
-// shares.
-constexpr int64_t kUnitMultiple = 4;
 // Below this many tiles the convolution is left to the direct path.
 constexpr int64_t kMinTiles = 16;
 
@@ -147,7 +142,7 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(const Tensor& filter) {
   const int64_t cout = filter.dim_size(3);
   int64_t parts = CeilDiv(16 * cin * cout, kPartFilterFloats);
   if (parts > 1) {
-    parts = std::min(CeilDiv(parts, kPartMultiple) * kPartMultiple,
+    parts = std::min(CeilDiv(parts, kEqualShareUnits) * kEqualShareUnits,
                      std::max<int64_t>(1, cout / kPartChannels));
   }
   const int64_t panels = CeilDiv(cout, kPartChannels);
@@ -212,7 +207,7 @@ void WinogradConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
   const int64_t block_tiles = std::clamp(kBlockFloats / (16 * (cin + widest)),
                                          kMinBlockTiles, kMaxBlockTiles);
   int64_t blocks = CeilDiv(tiles, block_tiles);
-  while ((blocks * parts) % kUnitMultiple != 0 && blocks < tiles) ++blocks;
+  while ((blocks * parts) % kEqualShareUnits != 0 && blocks < tiles) ++blocks;
   const int64_t most_tiles = CeilDiv(tiles, blocks);
   const bool avx512 = ActiveCpuIsa() == CpuIsa::kAvx512;
   auto transform_input = [&](int64_t b, const float* zeros, float* v) {

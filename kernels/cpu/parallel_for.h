@@ -19,6 +19,15 @@ using ParallelForFn = std::function<void(
     int64_t n, int64_t cost_per_unit,
     const std::function<void(int64_t begin, int64_t end)>& fn)>;
 
+// The CPU device's ParallelFor cuts [0, n) once into one range of
+// consecutive units per thread (a static partition, device/cpu_device.cc),
+// so threads get equal shares only when the units cost alike and their count
+// divides evenly. The kernels that choose their own units make the count a
+// multiple of this where the shape allows: one, two or four threads then
+// share evenly (a product of 11 equal column parts left one of two threads
+// 6/11 of the work; bench/RESULTS.md section 42).
+inline constexpr int64_t kEqualShareUnits = 4;
+
 // A ParallelForFn that runs everything on the calling thread.
 inline const ParallelForFn& SerialFor() {
   static const ParallelForFn* const serial = new ParallelForFn(

@@ -36,10 +36,6 @@ constexpr int64_t kWholeFloats = 2 * kBandFloats;
 // Not on two threads, where each takes half the bands: level or 1% slower there
 // (AVX-512, 12 rounds).
 constexpr int64_t kGroupFloats = int64_t{1} << 18;
-// At least this many bands where the rows allow (and a multiple of it), so
-// that the static partition of ParallelFor gives two or four threads equal
-// shares (as conv2d_winograd.cc's units).
-constexpr int64_t kUnitMultiple = 4;
 // A small layer (kWholeFloats) on two or more threads goes band by band when
 // its 1x1 filters take at most this many floats (512 KiB) together, so that
 // each band finds them in L2: split whole, each of its three parts is cut
@@ -140,17 +136,18 @@ void Compute(const ParallelForFn& parallel, int threads,
   if (expand != nullptr) {
     band_rows = ExpandedBandRows(g, band_rows);
     per_image = (g.rows.output + band_rows - 1) / band_rows;
-    if (g.batch % kUnitMultiple != 0) {
-      per_image = std::min(g.rows.output, (per_image + kUnitMultiple - 1) /
-                                              kUnitMultiple * kUnitMultiple);
+    if (g.batch % kEqualShareUnits != 0) {
+      per_image =
+          std::min(g.rows.output, (per_image + kEqualShareUnits - 1) /
+                                      kEqualShareUnits * kEqualShareUnits);
     }
     bands = g.batch * per_image;
   } else {
     bands = (rows + band_rows - 1) / band_rows;
-    // A multiple of kUnitMultiple where the rows allow, so that the static
+    // A multiple of kEqualShareUnits where the rows allow, so that the static
     // partition of ParallelFor gives two or four threads equal shares.
-    bands = std::min(
-        rows, (bands + kUnitMultiple - 1) / kUnitMultiple * kUnitMultiple);
+    bands = std::min(rows, (bands + kEqualShareUnits - 1) / kEqualShareUnits *
+                               kEqualShareUnits);
   }
   // On the baseline path the product's blocking (Eigen's) follows its
   // shape, so a band's bits could differ from the whole product's: whole
@@ -168,7 +165,7 @@ void Compute(const ParallelForFn& parallel, int threads,
   const int64_t filter_floats =
       (pointwise != nullptr ? pointwise->k() * k : 0) +
       (expand != nullptr ? expand->filter->k() * expand->filter->n() : 0);
-  const bool thread_bands = threads >= 2 && bands % kUnitMultiple == 0 &&
+  const bool thread_bands = threads >= 2 && bands % kEqualShareUnits == 0 &&
                             filter_floats <= kThreadBandFilterFloats;
   if ((small && !thread_bands) || bands < 2 ||
       ActiveCpuIsa() == CpuIsa::kBaseline) {
