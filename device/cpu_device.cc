@@ -70,7 +70,7 @@ void CpuDevice::ParallelFor(
   // fork-join goes through oneTBB below.
   CpuSpinTeam* team = CpuSpinTeam::Current();
   if (team != nullptr && team->arena() == arena_ &&
-      team->ParallelFor(n, grain, fn)) {
+      team->ParallelFor(n, grain, n >= (kShareMinCost + cost - 1) / cost, fn)) {
     return;
   }
   // execute() joins the arena (running directly when this thread already

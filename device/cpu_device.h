@@ -35,6 +35,14 @@ class CpuDevice final : public Device {
   // Total cost (in cost_per_unit's cycles) below which ParallelFor does not
   // split: a few microseconds, well above the cost of spawning a TBB task.
   static constexpr int64_t kMinCostPerBlock = 10000;
+  // Total cost from which a fork-join served by the spin team lets a thread
+  // done with its block take units from the back of another's
+  // (CpuSpinTeam::ParallelFor's `share`; its rule of 4 units a block
+  // applies too): about 100 us, so that the extra calls of fn stay a small
+  // part of the work. A VM's vCPUs can run at different speeds for seconds
+  // (bench/RESULTS.md section 43: 15-20% apart), and an equal split then
+  // waits on the slower one.
+  static constexpr int64_t kShareMinCost = int64_t{1} << 18;
 
   // `arena` and `allocator` are not owned and must outlive the device and,
   // for the allocator, every tensor allocated through it. A null `arena`

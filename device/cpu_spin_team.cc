@@ -36,11 +36,34 @@ uint64_t JobWord(uint32_t generation, uint64_t blocks, uint64_t next) {
 }
 uint64_t NextBlock(uint64_t word) { return word & kBlockMask; }
 uint64_t NumBlocks(uint64_t word) { return (word >> 16) & kBlockMask; }
+uint32_t Generation(uint64_t word) { return static_cast<uint32_t>(word >> 32); }
+
+uint64_t UnitsWord(uint32_t generation, int64_t first, int64_t end) {
+  return (uint64_t{generation} << 32) | (static_cast<uint64_t>(first) << 16) |
+         static_cast<uint64_t>(end);
+}
+int64_t FirstUnit(uint64_t word) {
+  return static_cast<int64_t>((word >> 16) & kBlockMask);
+}
+int64_t EndUnit(uint64_t word) {
+  return static_cast<int64_t>(word & kBlockMask);
+}
+
+// Block b of `blocks` near-equal blocks of [0, n), without n * b
+// overflowing.
+void BlockRange(int64_t n, int64_t blocks, int64_t b, int64_t* begin,
+                int64_t* end) {
+  const int64_t size = n / blocks, extra = n % blocks;
+  *begin = b * size + std::min(b, extra);
+  *end = *begin + size + (b < extra ? 1 : 0);
+}
 
 }  // namespace
 
 CpuSpinTeam::CpuSpinTeam(tbb::task_arena* arena)
-    : arena_(arena), max_helpers_(std::max(0, arena->max_concurrency() - 1)) {}
+    : arena_(arena),
+      max_helpers_(std::max(0, arena->max_concurrency() - 1)),
+      units_(new Units[max_helpers_ + 1]) {}
 
 CpuSpinTeam::~CpuSpinTeam() {
   ending_.store(true, std::memory_order_release);
@@ -84,7 +107,7 @@ void CpuSpinTeam::StartHelpers() {
   }
 }
 
-bool CpuSpinTeam::ParallelFor(int64_t n, int64_t grain,
+bool CpuSpinTeam::ParallelFor(int64_t n, int64_t grain, bool share,
                               const std::function<void(int64_t, int64_t)>& fn) {
   if (job_owned_.exchange(true, std::memory_order_acquire)) return false;
   // As many blocks as threads, none below `grain` (but at least two: the
@@ -95,16 +118,44 @@ bool CpuSpinTeam::ParallelFor(int64_t n, int64_t grain,
              std::min<int64_t>(n / std::max<int64_t>(grain, 1), kBlockMask)));
   fn_ = &fn;
   n_ = n;
+  shared_ = share && n <= kMaxSharedUnits && n >= kMinSharedUnits * blocks;
   done_.store(0, std::memory_order_relaxed);
   ++generation_;
+  if (shared_) {
+    for (int64_t b = 0; b < blocks; ++b) {
+      int64_t begin, end;
+      BlockRange(n, blocks, b, &begin, &end);
+      units_[b].word.store(UnitsWord(generation_, begin, end),
+                           std::memory_order_relaxed);
+    }
+  }
   job_.store(JobWord(generation_, static_cast<uint64_t>(blocks), 0),
              std::memory_order_release);
   StartHelpers();
   RunBlocks();
   uint32_t steps = 0;
-  while (done_.load(std::memory_order_acquire) < blocks) SpinStep(&steps);
+  while (done_.load(std::memory_order_acquire) < n) SpinStep(&steps);
   job_owned_.store(false, std::memory_order_release);
   return true;
+}
+
+bool CpuSpinTeam::TakeUnits(int b, uint32_t generation, bool back,
+                            int64_t* begin, int64_t* end) {
+  uint64_t word = units_[b].word.load(std::memory_order_acquire);
+  for (;;) {
+    const int64_t first = FirstUnit(word), last = EndUnit(word);
+    if (Generation(word) != generation || first >= last) return false;
+    const int64_t take = back ? std::max<int64_t>(1, (last - first) / 2)
+                              : (last - first + 1) / 2;
+    const uint64_t next = back ? UnitsWord(generation, first, last - take)
+                               : UnitsWord(generation, first + take, last);
+    if (units_[b].word.compare_exchange_weak(
+            word, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
+      *begin = back ? last - take : first;
+      *end = back ? last : first + take;
+      return true;
+    }
+  }
 }
 
 bool CpuSpinTeam::RunBlocks() {
@@ -115,16 +166,47 @@ bool CpuSpinTeam::RunBlocks() {
                                     std::memory_order_acquire)) {
       continue;  // `word` reloaded: another claim, or a new job
     }
-    // Block b of `blocks` near-equal blocks, without n * b overflowing.
-    const int64_t b = static_cast<int64_t>(NextBlock(word));
+    // The claim holds the job open (its units are not done), so fn_, n_
+    // and shared_ are this job's.
+    const int b = static_cast<int>(NextBlock(word));
     const int64_t blocks = static_cast<int64_t>(NumBlocks(word));
-    const int64_t size = n_ / blocks, extra = n_ % blocks;
-    const int64_t begin = b * size + std::min(b, extra);
-    const int64_t end = begin + size + (b < extra ? 1 : 0);
-    (*fn_)(begin, end);
-    done_.fetch_add(1, std::memory_order_release);
+    if (shared_) {
+      int64_t begin, end;
+      while (TakeUnits(b, Generation(word), false, &begin, &end)) {
+        (*fn_)(begin, end);
+        done_.fetch_add(end - begin, std::memory_order_release);
+      }
+    } else {
+      int64_t begin, end;
+      BlockRange(n_, blocks, b, &begin, &end);
+      (*fn_)(begin, end);
+      done_.fetch_add(end - begin, std::memory_order_release);
+    }
     ran = true;
     word = job_.load(std::memory_order_acquire);
+  }
+  // Every block claimed: in a shared job, help with the fullest block. A
+  // units word of this generation with units left means the job is not
+  // done, so it (and fn_) lives until the units taken here are counted.
+  const uint32_t generation = Generation(word);
+  const int blocks = static_cast<int>(NumBlocks(word));
+  for (;;) {
+    int fullest = -1;
+    int64_t most = 0;
+    for (int b = 0; b < blocks; ++b) {
+      const uint64_t units = units_[b].word.load(std::memory_order_relaxed);
+      const int64_t left = EndUnit(units) - FirstUnit(units);
+      if (Generation(units) == generation && left > most) {
+        most = left;
+        fullest = b;
+      }
+    }
+    if (fullest < 0) break;
+    int64_t begin, end;
+    if (!TakeUnits(fullest, generation, true, &begin, &end)) continue;
+    (*fn_)(begin, end);
+    done_.fetch_add(end - begin, std::memory_order_release);
+    ran = true;
   }
   return ran;
 }

@@ -129,8 +129,9 @@ TEST(CpuSpinTeamTest, ParallelForCoversTheRangeOnceInBlocksPerThread) {
       SpinBlocks blocks(n);
       bool taken = false;
       run.Run([&](CpuSpinTeam* team) {
-        taken = team->ParallelFor(
-            n, grain, [&](int64_t b, int64_t e) { blocks.Record(b, e); });
+        taken = team->ParallelFor(n, grain, false, [&](int64_t b, int64_t e) {
+          blocks.Record(b, e);
+        });
       });
       ASSERT_TRUE(taken);
       EXPECT_TRUE(blocks.CoveredOnce()) << "n=" << n << " grain=" << grain;
@@ -140,6 +141,61 @@ TEST(CpuSpinTeamTest, ParallelForCoversTheRangeOnceInBlocksPerThread) {
       EXPECT_GE(blocks.min_block(), n / blocks.blocks());
     }
   }
+}
+
+TEST(CpuSpinTeamTest, ASharedForkJoinCoversTheRangeOnce) {
+  // Shared (4+ units a block) and the cases left as blocks (fewer units a
+  // block, more than kMaxSharedUnits units), at 2 and 3 threads.
+  for (int threads : {2, 3}) {
+    tbb::task_arena arena(threads);
+    CpuSpinTeam team(&arena);
+    TeamRun run(&team, &arena, 0);
+    for (int64_t n : {int64_t{2}, int64_t{7}, int64_t{8}, int64_t{12},
+                      int64_t{13}, int64_t{1000}, CpuSpinTeam::kMaxSharedUnits,
+                      CpuSpinTeam::kMaxSharedUnits + 1}) {
+      for (int repeat = 0; repeat < 20; ++repeat) {
+        SpinBlocks blocks(n);
+        run.Run([&](CpuSpinTeam* team) {
+          ASSERT_TRUE(team->ParallelFor(
+              n, 1, true, [&](int64_t b, int64_t e) { blocks.Record(b, e); }));
+        });
+        ASSERT_TRUE(blocks.CoveredOnce())
+            << "threads=" << threads << " n=" << n;
+        if (n < CpuSpinTeam::kMinSharedUnits * threads ||
+            n > CpuSpinTeam::kMaxSharedUnits) {
+          EXPECT_LE(blocks.blocks(), threads) << "n=" << n;
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuSpinTeamTest, ASharedForkJoinMovesUnitsToTheThreadAhead) {
+  // The first call of block 0 stalls; the other thread, done with block 1,
+  // takes what is left of block 0 from its back. As blocks, all of [0, 8)
+  // would wait for the stalled thread.
+  tbb::task_arena arena(2);
+  CpuSpinTeam team(&arena);
+  TeamRun run(&team, &arena, 0);
+  const int64_t n = 16;
+  std::vector<std::thread::id> ran_on(n);
+  std::vector<int> calls_at(n, 0);
+  std::mutex mu;
+  run.Run([&](CpuSpinTeam* team) {
+    ASSERT_TRUE(team->ParallelFor(n, 1, true, [&](int64_t b, int64_t e) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        for (int64_t i = b; i < e; ++i) ran_on[i] = std::this_thread::get_id();
+        ++calls_at[b];
+      }
+      // Long enough for a helper to arrive and finish everything else.
+      if (b == 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }));
+  });
+  // Block 0's owner took its front half, [0, 4), first.
+  EXPECT_EQ(calls_at[0], 1);
+  for (int64_t i = 1; i < 4; ++i) EXPECT_EQ(ran_on[i], ran_on[0]) << i;
+  for (int64_t i = 4; i < n; ++i) EXPECT_NE(ran_on[i], ran_on[0]) << i;
 }
 
 TEST(CpuSpinTeamTest, ManyForkJoinsInARowEachComplete) {
@@ -152,7 +208,7 @@ TEST(CpuSpinTeamTest, ManyForkJoinsInARowEachComplete) {
     for (int i = 0; i < 2000; ++i) {
       const int64_t n = 2 + i % 17;
       std::vector<std::atomic<int>> seen(n);
-      ASSERT_TRUE(team->ParallelFor(n, 1, [&](int64_t b, int64_t e) {
+      ASSERT_TRUE(team->ParallelFor(n, 1, false, [&](int64_t b, int64_t e) {
         for (int64_t k = b; k < e; ++k) seen[k].fetch_add(1);
       }));
       for (int64_t k = 0; k < n; ++k) ASSERT_EQ(seen[k].load(), 1) << i;
@@ -166,9 +222,9 @@ TEST(CpuSpinTeamTest, ANestedForkJoinIsLeftToTheCaller) {
   TeamRun run(&team, &arena, 0);
   std::atomic<int> nested_taken{0}, outer_blocks{0};
   run.Run([&](CpuSpinTeam* team) {
-    ASSERT_TRUE(team->ParallelFor(4, 1, [&](int64_t, int64_t) {
+    ASSERT_TRUE(team->ParallelFor(4, 1, false, [&](int64_t, int64_t) {
       outer_blocks.fetch_add(1);
-      if (team->ParallelFor(10, 1, [](int64_t, int64_t) {})) {
+      if (team->ParallelFor(10, 1, false, [](int64_t, int64_t) {})) {
         nested_taken.fetch_add(1);
       }
     }));
@@ -227,7 +283,7 @@ TEST(CpuSpinTeamTest, EndingWaitsForSpinningHelpers) {
     CpuSpinTeam team(&arena);
     TeamRun run(&team, &arena, 0);
     run.Run([&](CpuSpinTeam* t) {
-      ASSERT_TRUE(t->ParallelFor(4, 1, [&](int64_t b, int64_t e) {
+      ASSERT_TRUE(t->ParallelFor(4, 1, false, [&](int64_t b, int64_t e) {
         blocks.fetch_add(static_cast<int>(e - b));
       }));
     });
@@ -251,7 +307,7 @@ TEST(CpuSpinTeamTest, ACallerWaitingToEnterMakesBusyHelpersLeave) {
       const auto end =
           std::chrono::steady_clock::now() + std::chrono::seconds(30);
       while (!stop.load() && std::chrono::steady_clock::now() < end) {
-        ASSERT_TRUE(t->ParallelFor(2, 1, [&](int64_t, int64_t) {
+        ASSERT_TRUE(t->ParallelFor(2, 1, false, [&](int64_t, int64_t) {
           const auto until =
               std::chrono::steady_clock::now() + std::chrono::microseconds(10);
           while (std::chrono::steady_clock::now() < until) {
@@ -298,7 +354,7 @@ TEST(CpuSpinTeamTest, CpuDeviceSplitsThroughTheTeamOfItsArena) {
     std::atomic<int> inside_team_job{0};
     device.ParallelFor(n, cost, [&](int64_t b, int64_t e) {
       blocks.Record(b, e);
-      if (!team->ParallelFor(2, 1, [](int64_t, int64_t) {})) {
+      if (!team->ParallelFor(2, 1, false, [](int64_t, int64_t) {})) {
         inside_team_job.fetch_add(1);
       }
     });
