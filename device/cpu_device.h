@@ -40,7 +40,7 @@ class CpuDevice final : public Device {
   // (CpuSpinTeam::ParallelFor's `share`; its rule of 4 units a block
   // applies too): about 100 us, so that the extra calls of fn stay a small
   // part of the work. A VM's vCPUs can run at different speeds for seconds
-  // (bench/RESULTS.md section 43: 15-20% apart), and an equal split then
+  // (bench/RESULTS.md section 43: 10-20% apart), and an equal split then
   // waits on the slower one.
   static constexpr int64_t kShareMinCost = int64_t{1} << 18;
 

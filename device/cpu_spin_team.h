@@ -19,7 +19,7 @@
 // - Every pushed task runs exactly once, on a helper or in a Finish; no
 //   helper is needed for progress (Finish runs what helpers did not take),
 //   and a task's counter is decremented after its last access to `context`.
-// - ParallelFor's blocks each run once; it returns when all have finished.
+// - ParallelFor's units each run once; it returns when all have finished.
 // - Helpers leave after kSpinLimit without work, when a caller waits to
 //   enter the arena and they have no work, or when the team ends.
 #ifndef WEFT_DEVICE_CPU_SPIN_TEAM_H_
