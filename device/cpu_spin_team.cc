@@ -158,6 +158,12 @@ bool CpuSpinTeam::TakeUnits(int b, uint32_t generation, bool back,
   }
 }
 
+void CpuSpinTeam::RunUnits(int64_t begin, int64_t end) {
+  (*fn_)(begin, end);
+  // The last touch of the job: its owner may return once this lands.
+  done_.fetch_add(end - begin, std::memory_order_release);
+}
+
 bool CpuSpinTeam::RunBlocks() {
   bool ran = false;
   uint64_t word = job_.load(std::memory_order_acquire);
@@ -169,18 +175,14 @@ bool CpuSpinTeam::RunBlocks() {
     // The claim holds the job open (its units are not done), so fn_, n_
     // and shared_ are this job's.
     const int b = static_cast<int>(NextBlock(word));
-    const int64_t blocks = static_cast<int64_t>(NumBlocks(word));
+    int64_t begin, end;
     if (shared_) {
-      int64_t begin, end;
       while (TakeUnits(b, Generation(word), false, &begin, &end)) {
-        (*fn_)(begin, end);
-        done_.fetch_add(end - begin, std::memory_order_release);
+        RunUnits(begin, end);
       }
     } else {
-      int64_t begin, end;
-      BlockRange(n_, blocks, b, &begin, &end);
-      (*fn_)(begin, end);
-      done_.fetch_add(end - begin, std::memory_order_release);
+      BlockRange(n_, static_cast<int64_t>(NumBlocks(word)), b, &begin, &end);
+      RunUnits(begin, end);
     }
     ran = true;
     word = job_.load(std::memory_order_acquire);
@@ -204,8 +206,7 @@ bool CpuSpinTeam::RunBlocks() {
     if (fullest < 0) break;
     int64_t begin, end;
     if (!TakeUnits(fullest, generation, true, &begin, &end)) continue;
-    (*fn_)(begin, end);
-    done_.fetch_add(end - begin, std::memory_order_release);
+    RunUnits(begin, end);
     ran = true;
   }
   return ran;

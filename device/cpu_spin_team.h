@@ -140,6 +140,8 @@ class CpuSpinTeam {
   // none are left or the job is another.
   bool TakeUnits(int b, uint32_t generation, bool back, int64_t* begin,
                  int64_t* end);
+  // Runs fn_ over units [begin, end) of the posted job and counts them done.
+  void RunUnits(int64_t begin, int64_t end);
   // Runs one queued task; whether there was one.
   bool RunQueued();
 

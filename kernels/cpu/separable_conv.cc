@@ -144,8 +144,7 @@ void Compute(const ParallelForFn& parallel, int threads,
     bands = g.batch * per_image;
   } else {
     bands = (rows + band_rows - 1) / band_rows;
-    // A multiple of kEqualShareUnits where the rows allow, so that the static
-    // partition of ParallelFor gives two or four threads equal shares.
+    // A multiple of kEqualShareUnits where the rows allow (parallel_for.h).
     bands = std::min(rows, (bands + kEqualShareUnits - 1) / kEqualShareUnits *
                                kEqualShareUnits);
   }
