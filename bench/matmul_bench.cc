@@ -132,6 +132,12 @@ void RegisterMatMulBenchmarks() {
   // and its exit flow at 3 x 3 (9 rows, 1536 x 2048, 100 MB).
   RegisterPackedRhsGemm(36, 728, 728, GemmRhsLocality::kMemory, 40);
   RegisterPackedRhsGemm(9, 1536, 2048, GemmRhsLocality::kMemory, 8);
+  // Products of two row tiles against filters streamed from memory: a 4 x 4
+  // map (Inception-ResNetV2's 17-blocks at 96 x 96, batch 1: 16 rows, two
+  // tiles on the AVX-512 path) and 12 rows (two tiles on the AVX2 path),
+  // 1024 x 1024 filters, 84 MB in all.
+  RegisterPackedRhsGemm(16, 1024, 1024, GemmRhsLocality::kMemory, 20);
+  RegisterPackedRhsGemm(12, 1024, 1024, GemmRhsLocality::kMemory, 20);
 }
 
 }  // namespace weft::bench
