@@ -38,6 +38,17 @@ constexpr int64_t kMinBlockTiles = 16;
 constexpr int64_t kMaxBlockTiles = 128;
 // Below this many tiles the convolution is left to the direct path.
 constexpr int64_t kMinTiles = 16;
+// And on the AVX-512 path below this many when the filter is large
+// (kGemmLargeRhsFloats: read from memory at batch 1), where the direct
+// product is faster (its few-row products at ~110 GFLOP/s against ~65 on
+// the AVX2 path) and reads 9/16 of the transformed filter's bytes. Chains
+// of 20 convolutions taking their filters in turn, 1 thread, Winograd off
+// against on (bench/RESULTS.md section 44): AVX-512 7x7 512 -> 512 (16
+// tiles) 0.76, 9x9 256 -> 256 (25) 0.91-0.93, 12x12 256 -> 256 (36) 1.22;
+// AVX2 7x7 1.22, 9x9 1.19. Small filters keep Winograd at 16 tiles:
+// InceptionV3 at batch 1, whose 9x9 layers have 64 and 96 channels (filters
+// of 55k-83k floats), took 1.14 of the time with those direct.
+constexpr int64_t kMinTilesLargeFilterAvx512 = 32;
 
 namespace avx2 {
 WEFT_ISA_AVX2_BEGIN
@@ -194,7 +205,10 @@ WinogradFilter::~WinogradFilter() = default;
 bool WinogradApplies(const Conv2DGeometry& s) {
   return s.groups == 1 && s.in_depth >= WinogradFilter::kMinInDepth &&
          s.out_depth >= WinogradFilter::kMinOutDepth && UnitWindow(s.rows) &&
-         UnitWindow(s.cols) && TileCount(s) >= kMinTiles;
+         UnitWindow(s.cols) && TileCount(s) >= kMinTiles &&
+         !(ActiveCpuIsa() == CpuIsa::kAvx512 &&
+           TileCount(s) < kMinTilesLargeFilterAvx512 &&
+           9 * s.in_depth * s.out_depth >= kGemmLargeRhsFloats);
 }
 
 void WinogradConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,

@@ -95,7 +95,8 @@ class WinogradFilter {
 // window, no groups, unit strides and dilations, padding not negative, the
 // depths Eligible asks for, and enough output pixels that the tiles fill
 // the GEMM's rows (a few-pixel late layer is left to the direct path,
-// which reads the smaller filter once).
+// which reads the smaller filter once; on the AVX-512 path, whose direct
+// products are faster, more pixels for a filter too large for L2).
 bool WinogradApplies(const Conv2DGeometry& s);
 
 // out = epilogue(conv(in, filter)) for NHWC float `in` and `out` of

@@ -343,6 +343,14 @@ TEST_F(WinogradTest, AppliesOnlyToItsShapes) {
   EXPECT_TRUE(WinogradApplies(o.s));
   // Too few tiles: a 6x6 output has 9.
   EXPECT_FALSE(WinogradApplies(Make({1, 6, 6, 48, 16}, false, 121).s));
+  // A 9x9 output's 25 tiles: enough for a small filter; for a large one
+  // (2.4 MB) on the AVX2 path, not on the AVX-512 one, whose direct path is
+  // faster there (kMinTilesLargeFilterAvx512).
+  EXPECT_TRUE(WinogradApplies(Make({1, 9, 9, 48, 16}, false, 122).s));
+  EXPECT_EQ(WinogradApplies(Make({1, 9, 9, 256, 256}, false, 123).s),
+            ActiveCpuIsa() != CpuIsa::kAvx512);
+  // And 36 tiles of it: enough on both.
+  EXPECT_TRUE(WinogradApplies(Make({1, 12, 12, 256, 256}, false, 124).s));
   // One property off at a time.
   const std::vector<std::pair<const char*, void (*)(Conv2DGeometry*)>> off = {
       {"32 input channels",
