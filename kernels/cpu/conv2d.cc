@@ -295,22 +295,27 @@ constexpr int64_t kStridedMinOutputCols = 8;
 // there are that many output rows, so that threads share a small batch.
 constexpr int64_t kStridedItemPixels = 256;
 constexpr int64_t kStridedMinItems = 4;
-// A filter of more floats than this (4 MiB, about twice a core's L2 on the
-// machines of bench/RESULTS.md) does not stay in a core's caches from one
-// unit of output rows to the next, so units that each multiply all of it
-// stream it from memory once per unit (VGG16's 3x3 convolutions of 512
-// channels, 9 MiB, at batch 1: four units of three rows, the filter read
-// four times). Such a convolution is cut into units of output rows times
-// parts of the output channels instead: rows as many as a band of
-// kStridedBandFloats of input holds, parts so that a part's share of the
-// filter fits this budget, the units ordered part by part so that a
-// thread's consecutive units share a band (copied once) and its parts of
-// the filter are read once for all its rows. Measured on the Intel Xeon of
-// bench/RESULTS.md section 23, new/old alternated run by run in one
-// process: VGG16 batch 1 0.956 (1 thread) and 0.983 (2 threads), its 12x12
-// 512-channel layer alone 0.905 and 0.984; a budget of 1 MiB, which also
-// split the 256-channel layers, lost 4% on them at 2 threads.
-constexpr int64_t kStridedFilterCacheFloats = int64_t{1} << 20;
+// A filter of more floats than this (2 MiB, a core's L2 on the Intel Xeon of
+// bench/RESULTS.md) does not stay in a core's L2 from one unit of output
+// rows to the next, so units that each multiply all of it read it from L3
+// or memory once per unit (VGG16's 3x3 convolutions of 512 channels, 9 MiB,
+// at batch 1: four units of three rows, the filter read four times). Such a
+// convolution is cut into units of output rows times parts of the output
+// channels instead: rows as many as a band of kStridedBandFloats of input
+// holds, parts so that a part's share of the filter fits this budget, the
+// units ordered part by part so that a thread's consecutive units share a
+// band (copied once) and its parts of the filter are read once for all its
+// rows. Measured on the Intel Xeon of bench/RESULTS.md section 23, new/old
+// alternated run by run in one process: VGG16 batch 1 0.956 (1 thread) and
+// 0.983 (2 threads), its 12x12 512-channel layer alone 0.905 and 0.984; a
+// budget of 1 MiB, which also split the 256-channel layers, lost 4% on them
+// at 2 threads. 4 MiB until section 44: 3x3 convolutions of 256 channels on
+// a 9x9 map (2.4 MB filters; batch 1 on the AVX-512 path, where Winograd
+// leaves them here) went in 8 units of one or two rows, each reading all
+// of the filter: a chain of 20 took 0.754 (1 thread) and 0.810 (2 threads)
+// of the time with parts; 1 MiB also cut a 5x5 128 -> 128 filter (1.6 MB,
+// which stays in L2): 1.10-1.11 on the AVX-512 path.
+constexpr int64_t kStridedFilterCacheFloats = int64_t{1} << 19;
 constexpr int64_t kStridedBandFloats = int64_t{1} << 18;
 // Parts are at least this many output channels wide (a panel of the
 // AVX-512 micro-kernel), and their count a multiple of kEqualShareUnits
