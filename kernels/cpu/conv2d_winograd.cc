@@ -208,7 +208,7 @@ bool WinogradApplies(const Conv2DGeometry& s) {
          UnitWindow(s.cols) && TileCount(s) >= kMinTiles &&
          !(ActiveCpuIsa() == CpuIsa::kAvx512 &&
            TileCount(s) < kMinTilesLargeFilterAvx512 &&
-           9 * s.in_depth * s.out_depth >= kGemmLargeRhsFloats);
+           s.patch_size() * s.out_depth >= kGemmLargeRhsFloats);
 }
 
 void WinogradConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
