@@ -203,12 +203,16 @@ std::unique_ptr<WinogradFilter> WinogradFilter::Make(const Tensor& filter) {
 WinogradFilter::~WinogradFilter() = default;
 
 bool WinogradApplies(const Conv2DGeometry& s) {
-  return s.groups == 1 && s.in_depth >= WinogradFilter::kMinInDepth &&
-         s.out_depth >= WinogradFilter::kMinOutDepth && UnitWindow(s.rows) &&
-         UnitWindow(s.cols) && TileCount(s) >= kMinTiles &&
-         !(ActiveCpuIsa() == CpuIsa::kAvx512 &&
-           TileCount(s) < kMinTilesLargeFilterAvx512 &&
-           s.patch_size() * s.out_depth >= kGemmLargeRhsFloats);
+  if (s.groups != 1 || s.in_depth < WinogradFilter::kMinInDepth ||
+      s.out_depth < WinogradFilter::kMinOutDepth || !UnitWindow(s.rows) ||
+      !UnitWindow(s.cols)) {
+    return false;
+  }
+  const int64_t tiles = TileCount(s);
+  if (tiles < kMinTiles) return false;
+  const bool large_filter = s.patch_size() * s.out_depth >= kGemmLargeRhsFloats;
+  return !large_filter || tiles >= kMinTilesLargeFilterAvx512 ||
+         ActiveCpuIsa() != CpuIsa::kAvx512;
 }
 
 void WinogradConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
