@@ -400,6 +400,10 @@ void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
   rows_per_item = CeilDiv(oh_count, items_per_image);
   const int64_t items = s.batch * items_per_image;
   const int64_t ldo = s.out_depth;
+  const GemmRhsLocality locality =
+      s.patch_size() * s.out_depth >= kGemmStridedFetchMinFloats
+          ? GemmRhsLocality::kMemory
+          : GemmRhsLocality::kCached;
   parallel(
       items * parts,
       rows_per_item * ow_count * s.patch_size() * CeilDiv(ldo, parts),
@@ -452,7 +456,8 @@ void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
             GemmSerialStrided(rows * ow_count, a, *filters[g],
                               out + r0 * ldo + col, ldo,
                               EpilogueAt(epilogue, r0, col),
-                              GemmColumnPart{unit / items, parts});
+                              GemmColumnPart{unit / items, parts},
+                              /*accumulate=*/false, locality);
           }
         }
       });

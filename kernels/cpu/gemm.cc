@@ -534,13 +534,14 @@ bool GemmStridedLhsSupported() { return ActiveCpuIsa() != CpuIsa::kBaseline; }
 void GemmSerialStrided(int64_t m, const GemmStridedLhs& a,
                        const GemmPackedRhs& b, float* c, int64_t ldc,
                        const GemmEpilogue& epilogue, GemmColumnPart part,
-                       bool accumulate) {
+                       bool accumulate, GemmRhsLocality locality) {
   switch (ActiveCpuIsa()) {
     case CpuIsa::kAvx512:
       return avx512::MultiplyStrided(m, a, b, c, ldc, epilogue, part,
-                                     accumulate);
+                                     accumulate, locality);
     case CpuIsa::kAvx2:
-      return avx2::MultiplyStrided(m, a, b, c, ldc, epilogue, part, accumulate);
+      return avx2::MultiplyStrided(m, a, b, c, ldc, epilogue, part, accumulate,
+                                   locality);
     case CpuIsa::kBaseline:
       break;
   }

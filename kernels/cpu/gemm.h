@@ -192,6 +192,16 @@ enum class GemmRhsLocality { kCached, kMemory };
 // reads it from memory each time.
 constexpr int64_t kGemmLargeRhsFloats = int64_t{1} << 18;
 
+// Filters of at least this many floats (256 KiB) are multiplied by
+// GemmSerialStrided as not in L2 (GemmRhsLocality::kMemory): in a network
+// each layer's filter comes from L3 or memory, and a 3x3 filter of 128 ->
+// 128 channels (147K floats) taken in turn with 29 others on an 8x8 map ran
+// in 0.87 (AVX-512) and 0.93 (AVX2) of the time with the prefetches
+// (bench/RESULTS.md section 45). A 3x3 filter of 128 -> 32 channels (37K
+// floats) multiplied again while in L2 took 1.03-1.05 of the time on the
+// AVX2 path with them.
+constexpr int64_t kGemmStridedFetchMinFloats = int64_t{1} << 16;
+
 // c = epilogue(op(a) * op(b)) for op(a) m x b.k(), on the calling thread:
 // bit for bit what GemmSerial(m, b.k(), b.n(), a, b.operand(), c, ldc,
 // epilogue) gives.
@@ -292,11 +302,17 @@ struct GemmColumnPart {
 // c = epilogue(c + op(a) * op(b)) instead, c's values added to the first k
 // block's sums (a product summed over several calls: a convolution's taps,
 // conv2d_taps.h); each element's sum over k is the same as without.
+// `locality` kMemory: op(b) is taken not to be in this core's L2, so each
+// pass over a panel of b asks for a share of the next panel into L2 while
+// it multiplies; the results are the same either way. It costs 3-5% on the
+// AVX2 path where op(b) is small and found in L2 after all, so callers pass
+// it for a whole filter of at least kGemmStridedFetchMinFloats.
 void GemmSerialStrided(int64_t m, const GemmStridedLhs& a,
                        const GemmPackedRhs& b, float* c, int64_t ldc,
                        const GemmEpilogue& epilogue = GemmEpilogue(),
                        GemmColumnPart part = GemmColumnPart(),
-                       bool accumulate = false);
+                       bool accumulate = false,
+                       GemmRhsLocality locality = GemmRhsLocality::kCached);
 
 #define WEFT_DECLARE_GEMM(T)                                                   \
   extern template void GemmSerial<T>(                                          \
