@@ -401,9 +401,7 @@ void StridedConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
   const int64_t items = s.batch * items_per_image;
   const int64_t ldo = s.out_depth;
   const GemmRhsLocality locality =
-      s.patch_size() * s.out_depth >= kGemmStridedFetchMinFloats
-          ? GemmRhsLocality::kMemory
-          : GemmRhsLocality::kCached;
+      StridedFilterLocality(s.patch_size() * s.out_depth);
   parallel(
       items * parts,
       rows_per_item * ow_count * s.patch_size() * CeilDiv(ldo, parts),

@@ -228,11 +228,9 @@ void WinogradConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,
   while ((blocks * parts) % kEqualShareUnits != 0 && blocks < tiles) ++blocks;
   const int64_t most_tiles = CeilDiv(tiles, blocks);
   const bool avx512 = ActiveCpuIsa() == CpuIsa::kAvx512;
-  // As the direct path decides (gemm.h), by the untransformed filter.
+  // As the direct path decides, by the untransformed filter.
   const GemmRhsLocality locality =
-      s.patch_size() * s.out_depth >= kGemmStridedFetchMinFloats
-          ? GemmRhsLocality::kMemory
-          : GemmRhsLocality::kCached;
+      StridedFilterLocality(s.patch_size() * s.out_depth);
   auto transform_input = [&](int64_t b, const float* zeros, float* v) {
     const int64_t t0 = b * tiles / blocks;
     const int64_t count = (b + 1) * tiles / blocks - t0;

@@ -202,6 +202,12 @@ constexpr int64_t kGemmLargeRhsFloats = int64_t{1} << 18;
 // AVX2 path with them.
 constexpr int64_t kGemmStridedFetchMinFloats = int64_t{1} << 16;
 
+// The locality GemmSerialStrided's callers pass for a filter of `floats`.
+inline GemmRhsLocality StridedFilterLocality(int64_t floats) {
+  return floats >= kGemmStridedFetchMinFloats ? GemmRhsLocality::kMemory
+                                              : GemmRhsLocality::kCached;
+}
+
 // c = epilogue(op(a) * op(b)) for op(a) m x b.k(), on the calling thread:
 // bit for bit what GemmSerial(m, b.k(), b.n(), a, b.operand(), c, ldc,
 // epilogue) gives.
