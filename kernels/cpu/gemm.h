@@ -310,9 +310,10 @@ struct GemmColumnPart {
 // conv2d_taps.h); each element's sum over k is the same as without.
 // `locality` kMemory: op(b) is taken not to be in this core's L2, so each
 // pass over a panel of b asks for a share of the next panel into L2 while
-// it multiplies; the results are the same either way. It costs 3-5% on the
-// AVX2 path where op(b) is small and found in L2 after all, so callers pass
-// it for a whole filter of at least kGemmStridedFetchMinFloats.
+// it multiplies (op(a) in pieces excepted); the results are the same either
+// way. It costs 3-5% on the AVX2 path where op(b) is small and found in L2
+// after all, so callers pass it for a whole filter of at least
+// kGemmStridedFetchMinFloats.
 void GemmSerialStrided(int64_t m, const GemmStridedLhs& a,
                        const GemmPackedRhs& b, float* c, int64_t ldc,
                        const GemmEpilogue& epilogue = GemmEpilogue(),
