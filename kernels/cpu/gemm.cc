@@ -387,8 +387,9 @@ struct Isa {
   static constexpr int kVec = 8;
   static constexpr int kMr = 6;
   static constexpr int kNr = 16;
-  // vmaskmovps takes a vector ALU micro-op beside the load or store: full
-  // tiles use plain moves (gemm_packed.inc's Tile).
+  // vmaskmovps takes a vector ALU micro-op beside the load or store on
+  // Intel's cores, and its store is microcoded on AMD's: whole vectors use
+  // plain moves (gemm_packed.inc's Tile).
   static constexpr bool kSlowMaskedMoves = true;
   static Mask MakeMask(int valid) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(valid),

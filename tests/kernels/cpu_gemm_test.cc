@@ -591,6 +591,22 @@ TEST(CpuGemmTest, EpilogueEqualsSeparateOps) {
         std::vector<float> fused2(s.m * s.n);
         two_threads.Run(s.m, s.k, s.n, a, b, fused2.data(), s.n, &ep);
         ExpectBitsEqual(fused2, want, what + " Gemm (2 threads)", any_nan);
+        // Rows of c wider than n: the epilogue writes only their n columns
+        // (the AVX2 tile stores whole vectors with plain moves).
+        const int64_t ldc = s.n + 5;
+        std::vector<float> padded = Output(s.m, ldc);
+        GemmSerial(s.m, s.k, s.n, a.operand(), b.operand(), padded.data(), ldc,
+                   ep);
+        std::vector<float> rows(s.m * s.n);
+        int64_t overwritten = 0;
+        for (int64_t i = 0; i < s.m; ++i) {
+          std::copy_n(padded.begin() + i * ldc, s.n, rows.begin() + i * s.n);
+          for (int64_t j = s.n; j < ldc; ++j) {
+            overwritten += padded[i * ldc + j] != kSentinel;
+          }
+        }
+        EXPECT_EQ(overwritten, 0) << what << ": padding written";
+        ExpectBitsEqual(rows, want, what + " GemmSerial, ldc n + 5", any_nan);
       }
     }
   }
