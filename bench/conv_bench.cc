@@ -1,10 +1,10 @@
 // Convolutions in NHWC on the layer shapes of ResNet50 and MobileNetV2 at
-// 224x224, batch 1. Conv2D is judged against OpenBLAS's sgemm on the GEMM
-// an im2col convolution reduces to ([N*Ho*Wo, Kh*Kw*Ci] x [Kh*Kw*Ci, Co]),
-// which leaves out the im2col copy: a kernel at 100% of it does the
-// arithmetic as fast as BLAS and hides the data movement.
-// DepthwiseConv2dNative does a few flops per byte, so it is judged against
-// the copy bandwidth at its input's size.
+// 224x224, batch 1 (and a few of MobileNet's at 96x96, batch 8). Conv2D is
+// judged against OpenBLAS's sgemm on the GEMM an im2col convolution reduces to
+// ([N*Ho*Wo, Kh*Kw*Ci] x [Kh*Kw*Ci, Co]), which leaves out the im2col copy: a
+// kernel at 100% of it does the arithmetic as fast as BLAS and hides the data
+// movement. DepthwiseConv2dNative does a few flops per byte, so it is judged
+// against the copy bandwidth at its input's size.
 #include <string>
 #include <utility>
 
@@ -74,6 +74,40 @@ void RegisterConv(const ConvShape& c, bool depthwise, int threads) {
   }
 }
 
+// A depthwise layer whose input comes from memory, as in a network whose
+// activations outgrow the caches between one layer's write and the next's
+// read: the runs take `inputs` different inputs in turn (inputs x the
+// input's bytes are meant to exceed L3).
+void RegisterColdDepthwise(const ConvShape& c, int inputs) {
+  const std::string name = absl::StrCat(
+      "DepthwiseConv2dNative/", c.name, "/", c.n, "x", c.h, "x", c.w, "x", c.ci,
+      "_k", c.kh, "x", c.kw, "_s", c.stride, "/inputs:", inputs, "/threads:1");
+  const int64_t ho = OutSize(c.h, c.stride);
+  const int64_t wo = OutSize(c.w, c.stride);
+  const double bytes = 4.0 * (c.n * c.h * c.w * c.ci + c.n * ho * wo * c.ci +
+                              c.kh * c.kw * c.ci);
+  Register(name, [=](benchmark::State& state) {
+    std::vector<std::unique_ptr<KernelRunner>> runners;
+    for (int i = 0; i < inputs; ++i) {
+      auto runner = KernelRunner::Create(
+          "DepthwiseConv2dNative", ConvAttrs(c.stride),
+          {RandomFloatTensor(TensorShape({c.n, c.h, c.w, c.ci}), 1 + i),
+           RandomFloatTensor(TensorShape({c.kh, c.kw, c.ci, 1}), 2)},
+          1);
+      if (!runner.ok()) return SkipWithStatus(state, runner.status());
+      runners.push_back(std::move(*runner));
+    }
+    size_t next = 0;
+    for (auto _ : state) {
+      if (Status s = runners[next]->Run(); !s.ok()) {
+        return SkipWithStatus(state, s);
+      }
+      next = (next + 1) % runners.size();
+    }
+    SetGBps(state, bytes);
+  });
+}
+
 constexpr ConvShape kConvShapes[] = {
     {"resnet50_conv1", 1, 224, 224, 3, 7, 7, 64, 2},
     {"resnet50_res2_1x1", 1, 56, 56, 64, 1, 1, 64, 1},
@@ -86,6 +120,10 @@ constexpr ConvShape kConvShapes[] = {
     {"mobilenet_v2_expand", 1, 56, 56, 24, 1, 1, 144, 1},
     {"mobilenet_v2_project", 1, 28, 28, 192, 1, 1, 32, 1},
     {"mobilenet_v2_head", 1, 7, 7, 320, 1, 1, 1280, 1},
+    // MobileNet's early pointwise layers at 96x96, batch 8: few input
+    // channels over large maps (bench/RESULTS.md section 47).
+    {"mobilenet_96_pw1_b8", 8, 48, 48, 32, 1, 1, 64, 1},
+    {"mobilenet_96_pw3_b8", 8, 24, 24, 128, 1, 1, 128, 1},
 };
 
 constexpr ConvShape kDepthwiseShapes[] = {
@@ -95,6 +133,8 @@ constexpr ConvShape kDepthwiseShapes[] = {
     {"mobilenet_v2_dw28", 1, 28, 28, 192, 3, 3, 192, 1},
     {"mobilenet_v2_dw14", 1, 14, 14, 576, 3, 3, 576, 1},
     {"mobilenet_v2_dw7", 1, 7, 7, 960, 3, 3, 960, 1},
+    {"mobilenet_96_dw2_b8_s2", 8, 48, 48, 64, 3, 3, 64, 2},
+    {"mobilenet_96_dw3_b8", 8, 24, 24, 128, 3, 3, 128, 1},
 };
 
 }  // namespace
@@ -104,6 +144,8 @@ void RegisterConvBenchmarks() {
     for (const ConvShape& c : kConvShapes) RegisterConv(c, false, threads);
     for (const ConvShape& c : kDepthwiseShapes) RegisterConv(c, true, threads);
   }
+  RegisterColdDepthwise(kDepthwiseShapes[6], 12);
+  RegisterColdDepthwise(kDepthwiseShapes[7], 24);
 }
 
 }  // namespace weft::bench

@@ -257,6 +257,14 @@ TEST(DepthwiseKernelTest, MatchesSequentialSumOnEdgeShapes) {
     cases.push_back(c);
     c.kh = c.kw = 5, c.sh = c.sw = 2;
     cases.push_back(c);
+    // Beyond 1 MiB each output row asks for the input rows the next one
+    // adds, the next image's first rows after an image's last: three
+    // images, 3x3 at strides 1 and 2, 112 channels (16-float blocks; 8 and 4
+    // on the narrower paths).
+    c.n = 3, c.h = c.w = 30, c.c = 112, c.kh = c.kw = 3, c.sh = c.sw = 1;
+    cases.push_back(c);
+    c.sh = c.sw = 2;
+    cases.push_back(c);
   }
   // 1024 channels: pixels 4 KiB apart, read from copies with wider
   // pixels; grouped (9 x 9, in L2), not grouped (two 20 x 20 images), at
