@@ -74,25 +74,35 @@ void RegisterConv(const ConvShape& c, bool depthwise, int threads) {
   }
 }
 
-// A depthwise layer whose input comes from memory, as in a network whose
-// activations outgrow the caches between one layer's write and the next's
-// read: the runs take `inputs` different inputs in turn (inputs x the
-// input's bytes are meant to exceed L3).
-void RegisterColdDepthwise(const ConvShape& c, int inputs) {
+// A layer whose input comes from memory, as in a network whose activations
+// outgrow the caches between one layer's write and the next's read: the
+// runs take `inputs` different inputs in turn (inputs x the input's bytes
+// are meant to exceed L3).
+void RegisterColdInputs(const ConvShape& c, bool depthwise, int inputs) {
+  const char* op = depthwise ? "DepthwiseConv2dNative" : "Conv2D";
   const std::string name = absl::StrCat(
-      "DepthwiseConv2dNative/", c.name, "/", c.n, "x", c.h, "x", c.w, "x", c.ci,
-      "_k", c.kh, "x", c.kw, "_s", c.stride, "/inputs:", inputs, "/threads:1");
+      op, "/", c.name, "/", c.n, "x", c.h, "x", c.w, "x", c.ci, "_k", c.kh, "x",
+      c.kw, depthwise ? "" : absl::StrCat("x", c.co), "_s", c.stride,
+      "/inputs:", inputs, "/threads:1");
   const int64_t ho = OutSize(c.h, c.stride);
   const int64_t wo = OutSize(c.w, c.stride);
-  const double bytes = 4.0 * (c.n * c.h * c.w * c.ci + c.n * ho * wo * c.ci +
-                              c.kh * c.kw * c.ci);
+  const int64_t out_channels = depthwise ? c.ci : c.co;
+  const double flops =
+      2.0 * c.n * ho * wo * out_channels * c.kh * c.kw * (depthwise ? 1 : c.ci);
+  const double bytes =
+      4.0 * (c.n * c.h * c.w * c.ci + c.n * ho * wo * out_channels +
+             c.kh * c.kw * c.ci * (depthwise ? 1 : c.co));
   Register(name, [=](benchmark::State& state) {
+    const Tensor filter =
+        RandomFloatTensor(depthwise ? TensorShape({c.kh, c.kw, c.ci, 1})
+                                    : TensorShape({c.kh, c.kw, c.ci, c.co}),
+                          2);
     std::vector<std::unique_ptr<KernelRunner>> runners;
     for (int i = 0; i < inputs; ++i) {
       auto runner = KernelRunner::Create(
-          "DepthwiseConv2dNative", ConvAttrs(c.stride),
+          op, ConvAttrs(c.stride),
           {RandomFloatTensor(TensorShape({c.n, c.h, c.w, c.ci}), 1 + i),
-           RandomFloatTensor(TensorShape({c.kh, c.kw, c.ci, 1}), 2)},
+           filter},
           1);
       if (!runner.ok()) return SkipWithStatus(state, runner.status());
       runners.push_back(std::move(*runner));
@@ -104,6 +114,7 @@ void RegisterColdDepthwise(const ConvShape& c, int inputs) {
       }
       next = (next + 1) % runners.size();
     }
+    if (!depthwise) SetGflops(state, flops);
     SetGBps(state, bytes);
   });
 }
@@ -144,8 +155,11 @@ void RegisterConvBenchmarks() {
     for (const ConvShape& c : kConvShapes) RegisterConv(c, false, threads);
     for (const ConvShape& c : kDepthwiseShapes) RegisterConv(c, true, threads);
   }
-  RegisterColdDepthwise(kDepthwiseShapes[6], 12);
-  RegisterColdDepthwise(kDepthwiseShapes[7], 24);
+  // MobileNet's first 1x1 and depthwise layers at 96x96, batch 8, their
+  // inputs from memory (bench/RESULTS.md section 47).
+  RegisterColdInputs(kConvShapes[11], false, 24);
+  RegisterColdInputs(kDepthwiseShapes[6], true, 12);
+  RegisterColdInputs(kDepthwiseShapes[7], true, 24);
 }
 
 }  // namespace weft::bench
