@@ -5,8 +5,12 @@
 // kernel at 100% of it does the arithmetic as fast as BLAS and hides the data
 // movement. DepthwiseConv2dNative does a few flops per byte, so it is judged
 // against the copy bandwidth at its input's size.
+#include <cstdlib>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "bench/blas_reference.h"
@@ -35,55 +39,17 @@ AttrMap ConvAttrs(int64_t stride) {
   return attrs;
 }
 
-void RegisterConv(const ConvShape& c, bool depthwise, int threads) {
+// `inputs` > 1: the runs take that many different inputs in turn, so that
+// each comes from memory, as in a network whose activations outgrow the
+// caches between one layer's write and the next's read (inputs x the
+// input's bytes are meant to exceed L3); no reference figure then.
+void RegisterConv(const ConvShape& c, bool depthwise, int threads,
+                  int inputs = 1) {
   const char* op = depthwise ? "DepthwiseConv2dNative" : "Conv2D";
   const std::string name = absl::StrCat(
       op, "/", c.name, "/", c.n, "x", c.h, "x", c.w, "x", c.ci, "_k", c.kh, "x",
       c.kw, depthwise ? "" : absl::StrCat("x", c.co), "_s", c.stride,
-      "/threads:", threads);
-  const int64_t ho = OutSize(c.h, c.stride);
-  const int64_t wo = OutSize(c.w, c.stride);
-  const int64_t out_channels = depthwise ? c.ci : c.co;
-  const double flops =
-      2.0 * c.n * ho * wo * out_channels * c.kh * c.kw * (depthwise ? 1 : c.ci);
-  const double bytes =
-      4.0 * (c.n * c.h * c.w * c.ci + c.n * ho * wo * out_channels +
-             c.kh * c.kw * c.ci * (depthwise ? 1 : c.co));
-  Register(name, [=](benchmark::State& state) {
-    TensorShape filter = depthwise ? TensorShape({c.kh, c.kw, c.ci, 1})
-                                   : TensorShape({c.kh, c.kw, c.ci, c.co});
-    auto runner = KernelRunner::Create(
-        op, ConvAttrs(c.stride),
-        {RandomFloatTensor(TensorShape({c.n, c.h, c.w, c.ci}), 1),
-         RandomFloatTensor(filter, 2)},
-        threads);
-    if (!TimeRuns(state, std::move(runner))) return;
-    SetGflops(state, flops);
-    SetGBps(state, bytes);
-  });
-  if (depthwise) {
-    ReferencePairs().push_back(
-        {name, CopyReference(c.n * c.h * c.w * c.ci, threads), kGBps});
-  } else {
-    const std::string reference =
-        absl::StrCat("OpenBLAS_sgemm_im2col/", c.name, "/threads:", threads);
-    QueueSgemmReference(reference, 1, c.n * ho * wo, c.co, c.kh * c.kw * c.ci,
-                        threads);
-    ReferencePairs().push_back({name, reference, kGflops});
-    ReferencePairs().push_back({name, FmaPeakReference(threads), kGflops});
-  }
-}
-
-// A layer whose input comes from memory, as in a network whose activations
-// outgrow the caches between one layer's write and the next's read: the
-// runs take `inputs` different inputs in turn (inputs x the input's bytes
-// are meant to exceed L3).
-void RegisterColdInputs(const ConvShape& c, bool depthwise, int inputs) {
-  const char* op = depthwise ? "DepthwiseConv2dNative" : "Conv2D";
-  const std::string name = absl::StrCat(
-      op, "/", c.name, "/", c.n, "x", c.h, "x", c.w, "x", c.ci, "_k", c.kh, "x",
-      c.kw, depthwise ? "" : absl::StrCat("x", c.co), "_s", c.stride,
-      "/inputs:", inputs, "/threads:1");
+      inputs > 1 ? absl::StrCat("/inputs:", inputs) : "", "/threads:", threads);
   const int64_t ho = OutSize(c.h, c.stride);
   const int64_t wo = OutSize(c.w, c.stride);
   const int64_t out_channels = depthwise ? c.ci : c.co;
@@ -103,20 +69,36 @@ void RegisterColdInputs(const ConvShape& c, bool depthwise, int inputs) {
           op, ConvAttrs(c.stride),
           {RandomFloatTensor(TensorShape({c.n, c.h, c.w, c.ci}), 1 + i),
            filter},
-          1);
+          threads);
       if (!runner.ok()) return SkipWithStatus(state, runner.status());
       runners.push_back(std::move(*runner));
     }
-    size_t next = 0;
-    for (auto _ : state) {
-      if (Status s = runners[next]->Run(); !s.ok()) {
-        return SkipWithStatus(state, s);
+    if (inputs == 1) {
+      if (!TimeRuns(state, std::move(runners[0]))) return;
+    } else {
+      size_t next = 0;
+      for (auto _ : state) {
+        if (Status s = runners[next]->Run(); !s.ok()) {
+          return SkipWithStatus(state, s);
+        }
+        next = (next + 1) % runners.size();
       }
-      next = (next + 1) % runners.size();
     }
-    if (!depthwise) SetGflops(state, flops);
+    SetGflops(state, flops);
     SetGBps(state, bytes);
   });
+  if (inputs > 1) return;
+  if (depthwise) {
+    ReferencePairs().push_back(
+        {name, CopyReference(c.n * c.h * c.w * c.ci, threads), kGBps});
+  } else {
+    const std::string reference =
+        absl::StrCat("OpenBLAS_sgemm_im2col/", c.name, "/threads:", threads);
+    QueueSgemmReference(reference, 1, c.n * ho * wo, c.co, c.kh * c.kw * c.ci,
+                        threads);
+    ReferencePairs().push_back({name, reference, kGflops});
+    ReferencePairs().push_back({name, FmaPeakReference(threads), kGflops});
+  }
 }
 
 constexpr ConvShape kConvShapes[] = {
@@ -148,6 +130,15 @@ constexpr ConvShape kDepthwiseShapes[] = {
     {"mobilenet_96_dw3_b8", 8, 24, 24, 128, 3, 3, 128, 1},
 };
 
+// The shape called `name` in `shapes` (one is there).
+template <size_t N>
+const ConvShape& Shape(const ConvShape (&shapes)[N], std::string_view name) {
+  for (const ConvShape& c : shapes) {
+    if (name == c.name) return c;
+  }
+  std::abort();
+}
+
 }  // namespace
 
 void RegisterConvBenchmarks() {
@@ -157,9 +148,12 @@ void RegisterConvBenchmarks() {
   }
   // MobileNet's first 1x1 and depthwise layers at 96x96, batch 8, their
   // inputs from memory (bench/RESULTS.md section 47).
-  RegisterColdInputs(kConvShapes[11], false, 24);
-  RegisterColdInputs(kDepthwiseShapes[6], true, 12);
-  RegisterColdInputs(kDepthwiseShapes[7], true, 24);
+  RegisterConv(Shape(kConvShapes, "mobilenet_96_pw1_b8"), false, 1,
+               /*inputs=*/24);
+  RegisterConv(Shape(kDepthwiseShapes, "mobilenet_96_dw2_b8_s2"), true, 1,
+               /*inputs=*/12);
+  RegisterConv(Shape(kDepthwiseShapes, "mobilenet_96_dw3_b8"), true, 1,
+               /*inputs=*/24);
 }
 
 }  // namespace weft::bench

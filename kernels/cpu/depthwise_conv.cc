@@ -25,7 +25,9 @@
 // in L1 together go a group of channels at a time, all the rows of a band
 // of 8 for one group before the next group, so that the input rows shared
 // by consecutive output rows are read from L1, when the whole input is
-// small enough to stay in L2 (see Rows).
+// small enough to stay in L2 (see Rows). An input too large for L2 comes
+// from L3 or memory: each output row then asks for the input rows the next
+// one adds, a strip's share at a time, while it computes its own.
 //
 // A multiplier M > 1 repeats each input channel M times; the valid input
 // rows are first expanded to C * M channels into a per-thread buffer, so the
