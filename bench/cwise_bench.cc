@@ -71,9 +71,11 @@ void RegisterCwise(const char* op, Kind kind, int64_t n, int threads) {
 void RegisterCwiseBenchmarks() {
   for (int threads : {1, 2}) {
     for (int64_t n : kSizes) {
-      // Relu is the pure-bandwidth case; Exp, Tanh and Sigmoid show where
-      // the arithmetic starts to cost more than the memory traffic.
-      for (const char* op : {"Relu", "Exp", "Tanh", "Sigmoid"}) {
+      // Relu is the pure-bandwidth case; Exp, Tanh, Sigmoid and the fused
+      // activations (_Swish, _Gelu: the exact GELU) show where the
+      // arithmetic starts to cost more than the memory traffic.
+      for (const char* op :
+           {"Relu", "Exp", "Tanh", "Sigmoid", "_Swish", "_Gelu"}) {
         RegisterCwise(op, Kind::kUnary, n, threads);
       }
       for (const char* op : {"AddV2", "Mul"}) {
