@@ -74,14 +74,22 @@ void RegisterBatchMatMul(int64_t batch, int64_t m, int64_t k, int64_t n,
 // take that many different filters in turn, so that each reads its filter
 // from memory, as a batch-1 network reads its layers' weights one after
 // the other (filters x k x n floats are meant to exceed the caches).
-void RegisterPackedRhsGemm(int64_t m, int64_t k, int64_t n,
-                           GemmRhsLocality locality, int filters = 1) {
+// With `activation` (not kNone): a bias and that activation in the
+// epilogue, as a convolution that batch normalization and its activation
+// were folded into.
+void RegisterPackedRhsGemm(
+    int64_t m, int64_t k, int64_t n, GemmRhsLocality locality, int filters = 1,
+    GemmEpilogue::Activation activation = GemmEpilogue::Activation::kNone) {
+  using Act = GemmEpilogue::Activation;
+  const char* act_name = activation == Act::kRelu    ? "/relu"
+                         : activation == Act::kSwish ? "/swish"
+                                                     : "";
   const std::string name =
       absl::StrCat("GemmPackedRhs/m:", m, "/k:", k, "/n:", n,
                    filters > 1 ? absl::StrCat("/filters:", filters)
                    : locality == GemmRhsLocality::kMemory ? "/memory"
                                                           : "",
-                   "/threads:1");
+                   act_name, "/threads:1");
   Register(name, [=](benchmark::State& state) {
     const Tensor a = RandomFloatTensor(TensorShape({m, k}), 1);
     // A GemmPackedRhs keeps its operand: the originals stay alive beside it.
@@ -93,10 +101,16 @@ void RegisterPackedRhsGemm(int64_t m, int64_t k, int64_t n,
           k, n, GemmOperand<float>{originals.back().data<float>(), n}));
     }
     std::vector<float> c(m * n);
+    const Tensor bias = RandomFloatTensor(TensorShape({n}), 99);
+    GemmEpilogue ep;
+    if (activation != Act::kNone) {
+      ep.bias = bias.data<float>();
+      ep.activation = activation;
+    }
     size_t next = 0;
     for (auto _ : state) {
       GemmSerial(m, GemmOperand<float>{a.data<float>(), k}, *packed[next],
-                 c.data(), n, GemmEpilogue(), locality);
+                 c.data(), n, ep, locality);
       benchmark::DoNotOptimize(c.data());
       next = (next + 1) % packed.size();
     }
@@ -138,6 +152,14 @@ void RegisterMatMulBenchmarks() {
   // 1024 x 1024 filters, 84 MB in all.
   RegisterPackedRhsGemm(16, 1024, 1024, GemmRhsLocality::kMemory, 20);
   RegisterPackedRhsGemm(12, 1024, 1024, GemmRhsLocality::kMemory, 20);
+  // EfficientNetB0's first expansion at 96 x 96, batch 8 (24 x 24 pixels,
+  // 24 -> 144 channels): a short product whose epilogue, the swish above
+  // all, is a large part of its time; plain, with a ReLU and with a swish.
+  for (GemmEpilogue::Activation act :
+       {GemmEpilogue::Activation::kNone, GemmEpilogue::Activation::kRelu,
+        GemmEpilogue::Activation::kSwish}) {
+    RegisterPackedRhsGemm(4608, 24, 144, GemmRhsLocality::kCached, 1, act);
+  }
 }
 
 }  // namespace weft::bench
