@@ -67,6 +67,25 @@ inline CpuIsa ActiveCpuIsa() {
   return isa;
 }
 
+// The element-wise loops' switch (the *_float.cc files): calls `avx512` or
+// `avx2`, callables taking nothing, for the active path and returns true;
+// on the baseline path calls neither and returns false, and the caller runs
+// its portable loop.
+template <typename Avx512Run, typename Avx2Run>
+inline bool RunOnVectorPath(const Avx512Run& avx512, const Avx2Run& avx2) {
+  switch (ActiveCpuIsa()) {
+    case CpuIsa::kAvx512:
+      avx512();
+      return true;
+    case CpuIsa::kAvx2:
+      avx2();
+      return true;
+    case CpuIsa::kBaseline:
+      break;
+  }
+  return false;
+}
+
 }  // namespace weft
 
 // Target regions: every function defined between BEGIN and END (templates

@@ -19,17 +19,8 @@ namespace {
 bool BinaryFloatOnVectorPath(BinaryFloatOp op, const float* x, int64_t xs,
                              const float* y, int64_t ys, float* out,
                              int64_t n) {
-  switch (ActiveCpuIsa()) {
-    case CpuIsa::kAvx512:
-      avx512::BinaryRun(op, x, xs, y, ys, out, n);
-      return true;
-    case CpuIsa::kAvx2:
-      avx2::BinaryRun(op, x, xs, y, ys, out, n);
-      return true;
-    case CpuIsa::kBaseline:
-      break;
-  }
-  return false;
+  return RunOnVectorPath([&] { avx512::BinaryRun(op, x, xs, y, ys, out, n); },
+                         [&] { avx2::BinaryRun(op, x, xs, y, ys, out, n); });
 }
 
 namespace cwise_internal {

@@ -27,17 +27,8 @@ WEFT_ISA_END
 }  // namespace
 
 bool ErfcFloatOnVectorPath(const float* in, float* out, int64_t n) {
-  switch (ActiveCpuIsa()) {
-    case CpuIsa::kAvx512:
-      avx512::ErfcRun(in, out, n);
-      return true;
-    case CpuIsa::kAvx2:
-      avx2::ErfcRun(in, out, n);
-      return true;
-    case CpuIsa::kBaseline:
-      break;
-  }
-  return false;
+  return RunOnVectorPath([&] { avx512::ErfcRun(in, out, n); },
+                         [&] { avx2::ErfcRun(in, out, n); });
 }
 
 }  // namespace weft

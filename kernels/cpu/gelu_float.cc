@@ -19,19 +19,15 @@ namespace {
 
 bool GeluFloatOnVectorPath(const float* in, float* out, int64_t n,
                            bool approximate) {
-  switch (ActiveCpuIsa()) {
-    case CpuIsa::kAvx512:
-      approximate ? avx512::GeluRun<true>(in, out, n)
-                  : avx512::GeluRun<false>(in, out, n);
-      return true;
-    case CpuIsa::kAvx2:
-      approximate ? avx2::GeluRun<true>(in, out, n)
-                  : avx2::GeluRun<false>(in, out, n);
-      return true;
-    case CpuIsa::kBaseline:
-      break;
-  }
-  return false;
+  return RunOnVectorPath(
+      [&] {
+        approximate ? avx512::GeluRun<true>(in, out, n)
+                    : avx512::GeluRun<false>(in, out, n);
+      },
+      [&] {
+        approximate ? avx2::GeluRun<true>(in, out, n)
+                    : avx2::GeluRun<false>(in, out, n);
+      });
 }
 
 }  // namespace weft

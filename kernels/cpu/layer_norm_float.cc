@@ -41,16 +41,16 @@ void BaselineRows(const float* in, float* out, int64_t rows, int64_t depth,
 void LayerNormFloatRows(const float* in, float* out, int64_t rows,
                         int64_t depth, const float* gamma, const float* beta,
                         float epsilon) {
-  switch (ActiveCpuIsa()) {
-    case CpuIsa::kAvx512:
-      return avx512::LayerNormRowsRun(in, out, rows, depth, gamma, beta,
-                                      epsilon);
-    case CpuIsa::kAvx2:
-      return avx2::LayerNormRowsRun(in, out, rows, depth, gamma, beta, epsilon);
-    case CpuIsa::kBaseline:
-      break;
+  if (!RunOnVectorPath(
+          [&] {
+            avx512::LayerNormRowsRun(in, out, rows, depth, gamma, beta,
+                                     epsilon);
+          },
+          [&] {
+            avx2::LayerNormRowsRun(in, out, rows, depth, gamma, beta, epsilon);
+          })) {
+    BaselineRows(in, out, rows, depth, gamma, beta, epsilon);
   }
-  BaselineRows(in, out, rows, depth, gamma, beta, epsilon);
 }
 
 }  // namespace weft

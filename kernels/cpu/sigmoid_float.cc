@@ -19,31 +19,13 @@ namespace {
 
 bool SwishFloatOnVectorPath(const float* in, float* out, int64_t n,
                             float beta) {
-  switch (ActiveCpuIsa()) {
-    case CpuIsa::kAvx512:
-      avx512::SigmoidRun<true>(in, out, n, beta);
-      return true;
-    case CpuIsa::kAvx2:
-      avx2::SigmoidRun<true>(in, out, n, beta);
-      return true;
-    case CpuIsa::kBaseline:
-      break;
-  }
-  return false;
+  return RunOnVectorPath([&] { avx512::SigmoidRun<true>(in, out, n, beta); },
+                         [&] { avx2::SigmoidRun<true>(in, out, n, beta); });
 }
 
 bool SigmoidFloatOnVectorPath(const float* in, float* out, int64_t n) {
-  switch (ActiveCpuIsa()) {
-    case CpuIsa::kAvx512:
-      avx512::SigmoidRun<false>(in, out, n, 1.0f);
-      return true;
-    case CpuIsa::kAvx2:
-      avx2::SigmoidRun<false>(in, out, n, 1.0f);
-      return true;
-    case CpuIsa::kBaseline:
-      break;
-  }
-  return false;
+  return RunOnVectorPath([&] { avx512::SigmoidRun<false>(in, out, n, 1.0f); },
+                         [&] { avx2::SigmoidRun<false>(in, out, n, 1.0f); });
 }
 
 }  // namespace weft

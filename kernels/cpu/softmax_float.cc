@@ -19,19 +19,15 @@ namespace {
 
 bool SoftmaxFloatRowsOnVectorPath(const float* in, float* out, int64_t rows,
                                   int64_t depth, bool log) {
-  switch (ActiveCpuIsa()) {
-    case CpuIsa::kAvx512:
-      log ? avx512::SoftmaxRowsRun<true>(in, out, rows, depth)
-          : avx512::SoftmaxRowsRun<false>(in, out, rows, depth);
-      return true;
-    case CpuIsa::kAvx2:
-      log ? avx2::SoftmaxRowsRun<true>(in, out, rows, depth)
-          : avx2::SoftmaxRowsRun<false>(in, out, rows, depth);
-      return true;
-    case CpuIsa::kBaseline:
-      break;
-  }
-  return false;
+  return RunOnVectorPath(
+      [&] {
+        log ? avx512::SoftmaxRowsRun<true>(in, out, rows, depth)
+            : avx512::SoftmaxRowsRun<false>(in, out, rows, depth);
+      },
+      [&] {
+        log ? avx2::SoftmaxRowsRun<true>(in, out, rows, depth)
+            : avx2::SoftmaxRowsRun<false>(in, out, rows, depth);
+      });
 }
 
 }  // namespace weft

@@ -18,17 +18,8 @@ namespace {
 }  // namespace
 
 bool TanhFloatOnVectorPath(const float* in, float* out, int64_t n) {
-  switch (ActiveCpuIsa()) {
-    case CpuIsa::kAvx512:
-      avx512::TanhRun(in, out, n);
-      return true;
-    case CpuIsa::kAvx2:
-      avx2::TanhRun(in, out, n);
-      return true;
-    case CpuIsa::kBaseline:
-      break;
-  }
-  return false;
+  return RunOnVectorPath([&] { avx512::TanhRun(in, out, n); },
+                         [&] { avx2::TanhRun(in, out, n); });
 }
 
 }  // namespace weft
