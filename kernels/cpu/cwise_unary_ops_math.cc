@@ -10,10 +10,11 @@
 // correctly rounded, and a few ulps from TensorFlow's newer Eigen
 // (tolerances in cpu_cwise_golden_test.cc). Exp and Sigmoid are written
 // here so that results below the smallest normal number stay right (see
-// ExpFunctor). On the AVX2 and AVX-512 paths float Sigmoid, Tanh and Erfc
-// run loops of their own, as wide as the path's vectors (sigmoid_float.h,
-// tanh_float.h, erfc_float.h). double is vectorized where Eigen has double
-// packet functions (exp, log, sqrt) and otherwise calls the C library.
+// ExpFunctor). On the AVX2 and AVX-512 paths float Exp, Sigmoid, Tanh and
+// Erfc run loops of their own, as wide as the path's vectors (exp_float.h,
+// sigmoid_float.h, tanh_float.h, erfc_float.h). double is vectorized where
+// Eigen has double packet functions (exp, log, sqrt) and otherwise calls the C
+// library.
 //
 // Deliberate difference: TensorFlow 2.21's double Erf gives NaN at +-inf;
 // weft gives +-1, as TensorFlow does for the other dtypes.
@@ -25,6 +26,7 @@
 
 #include "kernels/cpu/cwise_unary_op.h"
 #include "kernels/cpu/erfc_float.h"
+#include "kernels/cpu/exp_float.h"
 #include "kernels/cpu/sigmoid_float.h"
 #include "kernels/cpu/tanh_float.h"
 #include "kernels/kernel_registry.h"
@@ -44,6 +46,13 @@ struct RsqrtFunctor {
     return pdiv(pset1<Packet>(C(1)), ExactSqrt(x));
   }
 };
+
+// The Exp kernel's functor: ExpFunctor under a name of this file, so that
+// the float specialization of UnaryRun below serves the Exp kernel alone
+// (ExpFunctor's packets also serve Elu, Softplus and the products' Elu
+// epilogue, which must keep giving the same bits as each other).
+template <typename C>
+struct ExpOpFunctor : ExpFunctor<C> {};
 
 // 1 / (1 + exp(-x)), written for each sign so that nothing cancels:
 // e = exp(-|x|) <= 1, and the result is 1 / (1 + e) for x >= 0 and
@@ -188,6 +197,9 @@ struct functor_traits<weft::FloatPacketFunctor<C, kFn>> {
   };
 };
 template <typename C>
+struct functor_traits<weft::ExpOpFunctor<C>>
+    : functor_traits<weft::ExpFunctor<C>> {};
+template <typename C>
 struct functor_traits<weft::ErfcFunctor<C>> {
   enum {
     Cost = 120,
@@ -223,6 +235,17 @@ struct functor_traits<weft::TanhPackets>
 }  // namespace Eigen::internal
 
 namespace weft {
+
+// float Exp on the AVX2 and AVX-512 paths: exp_float.h's loop (Eigen's
+// SSE packets in the portable build); ExpFunctor's packets on the baseline
+// path.
+template <>
+void cwise_internal::UnaryRun<float, ExpOpFunctor<float>>(
+    const float* in, float* out, int64_t n, const ExpOpFunctor<float>&) {
+  if (!ExpFloatOnVectorPath(in, out, n)) {
+    cwise_internal::UnaryRun<float>(in, out, n, ExpFunctor<float>());
+  }
+}
 
 // float Erfc on the AVX2 and AVX-512 paths: erfc_float.h's loop, 4 or 8
 // doubles wide (Eigen's packets are SSE in the portable build, which made
@@ -308,7 +331,7 @@ REGISTER_KERNEL_BUILDER(
 
 namespace ei = Eigen::internal;
 
-WEFT_REGISTER_UNARY_REAL("Exp", ExpFunctor);
+WEFT_REGISTER_UNARY_REAL("Exp", ExpOpFunctor);
 WEFT_REGISTER_UNARY_REAL("Log", ei::scalar_log_op);
 WEFT_REGISTER_UNARY_REAL("Log1p", ei::scalar_log1p_op);
 WEFT_REGISTER_UNARY_REAL("Sqrt", SqrtFunctor);
