@@ -19,30 +19,60 @@ namespace {
 // graph and the callable for (arguments) -> (results).
 class PreparedFunction {
  public:
-  // `role` names the function in messages and node names ("body", "then").
-  static StatusOr<std::unique_ptr<PreparedFunction>> Create(
+  // The function as a graph of its own (FunctionBodyGraph), for Create.
+  static StatusOr<FunctionGraph> Instantiate(
       const Node& node, absl::string_view role, const NameAttrList& f,
       const std::vector<PartialTensorShape>& input_shapes,
       const ControlFlowOptions& options) {
-    const FunctionLibrary& library = options.library_owner->library();
-    const std::string where =
-        absl::StrCat(options.session_options.source_name, ": node ",
-                     node.DebugName(), ": ", role, " function '", f.name, "'");
-    auto body =
-        FunctionBodyGraph(library, f, absl::StrCat(node.name(), "/", role, "/"),
-                          input_shapes, OpRegistry::Global());
-    if (!body.ok()) return AddContext(body.status(), where);
+    auto body = FunctionBodyGraph(options.library_owner->library(), f,
+                                  absl::StrCat(node.name(), "/", role, "/"),
+                                  input_shapes, OpRegistry::Global());
+    if (!body.ok()) {
+      return AddContext(body.status(), Where(node, role, f, options));
+    }
+    return body;
+  }
+
+  // `role` names the function in messages and node names ("body", "then").
+  // `constants` is empty or has one entry per flat input: the session
+  // constant that input is in every call, or null for an input fed by the
+  // call. A constant input becomes a Const node of the prepared graph, so
+  // that the optimizer folds and fuses through it and kernels prepare it
+  // once (packed weights) rather than in every call; the call then passes
+  // only the other inputs.
+  static StatusOr<std::unique_ptr<PreparedFunction>> Create(
+      const Node& node, absl::string_view role, const NameAttrList& f,
+      FunctionGraph body, const std::vector<const Tensor*>& constants,
+      const ControlFlowOptions& options) {
+    const std::string where = Where(node, role, f, options);
+    auto out = std::unique_ptr<PreparedFunction>(new PreparedFunction());
+    std::vector<std::string> feeds;
+    for (size_t i = 0; i < body.feeds.size(); ++i) {
+      const Tensor* c = i < constants.size() ? constants[i] : nullptr;
+      if (c == nullptr) {
+        feeds.push_back(body.feeds[i]);
+        out->fed_inputs_.push_back(static_cast<int>(i));
+        continue;
+      }
+      for (NodeDef& n : body.graph_def.node) {
+        if (n.name != body.feeds[i]) continue;
+        n.op = "Const";
+        n.attr.clear();
+        n.attr["dtype"] = AttrValue::Type(c->dtype());
+        n.attr["value"] = AttrValue::TensorValue(*c);
+        break;
+      }
+    }
     ImportOptions import_options;
     import_options.source_name = options.session_options.source_name;
-    auto graph = ImportGraphDef(body->graph_def, import_options);
+    auto graph = ImportGraphDef(std::move(body.graph_def), import_options);
     if (!graph.ok()) return AddContext(graph.status(), where);
     ShapeInferenceOptions shape_options;
     shape_options.source_name = options.session_options.source_name;
     WEFT_RETURN_IF_ERROR_CTX(InferShapes(graph->get(), shape_options), where);
 
-    auto out = std::unique_ptr<PreparedFunction>(new PreparedFunction());
-    out->input_types_ = body->input_types;
-    out->output_types_ = body->output_types;
+    out->input_types_ = body.input_types;
+    out->output_types_ = body.output_types;
     SessionOptions session_options = options.session_options;
     session_options.fetches.clear();
     session_options.feeds.clear();
@@ -51,8 +81,7 @@ class PreparedFunction {
         std::shared_ptr<const Graph>(*std::move(graph)), session_options);
     if (!session.ok()) return AddContext(session.status(), where);
     out->session_ = *std::move(session);
-    auto callable =
-        out->session_->Prepare(body->feeds, body->fetches, body->targets);
+    auto callable = out->session_->Prepare(feeds, body.fetches, body.targets);
     if (!callable.ok()) return AddContext(callable.status(), where);
     out->callable_ = *std::move(callable);
     return out;
@@ -61,15 +90,30 @@ class PreparedFunction {
   const std::vector<DataType>& input_types() const { return input_types_; }
   const std::vector<DataType>& output_types() const { return output_types_; }
 
-  Status Call(const std::vector<Tensor>& args, std::vector<Tensor>* results,
-              const RunOptions& options) const {
-    return session_->Run(*callable_, args, results, options);
+  // `fed` holds the fed inputs when some are constants: the caller's, so
+  // that a loop reuses its storage from one iteration to the next.
+  Status Call(const std::vector<Tensor>& args, std::vector<Tensor>* fed,
+              std::vector<Tensor>* results, const RunOptions& options) const {
+    if (fed_inputs_.size() == args.size()) {
+      return session_->Run(*callable_, args, results, options);
+    }
+    fed->clear();
+    for (int i : fed_inputs_) fed->push_back(args[i]);
+    return session_->Run(*callable_, *fed, results, options);
   }
 
  private:
   PreparedFunction() = default;
+  static std::string Where(const Node& node, absl::string_view role,
+                           const NameAttrList& f,
+                           const ControlFlowOptions& options) {
+    return absl::StrCat(options.session_options.source_name, ": node ",
+                        node.DebugName(), ": ", role, " function '", f.name,
+                        "'");
+  }
   std::vector<DataType> input_types_;
   std::vector<DataType> output_types_;
+  std::vector<int> fed_inputs_;  // the inputs the callable takes, in order
   std::unique_ptr<Session> session_;
   std::shared_ptr<const Callable> callable_;
 };
@@ -185,8 +229,9 @@ class BranchKernel : public ControlFlowKernel {
       if (!cond.ok()) return AddContext(cond.status(), node_label());
       branch = *cond ? 0 : 1;
     }
-    std::vector<Tensor> results;
-    Status s = branches_[branch]->Call(Gather(inputs, 1), &results, options);
+    std::vector<Tensor> fed, results;
+    Status s =
+        branches_[branch]->Call(Gather(inputs, 1), &fed, &results, options);
     if (!s.ok()) return AddContext(s, node_label());
     return MoveResults(&results, outputs);
   }
@@ -199,21 +244,38 @@ class BranchKernel : public ControlFlowKernel {
 
 // While, StatelessWhile: the loop variables start as the inputs; while cond
 // holds, body maps them to their next values.
+//
+// A loop variable that is a session constant and that the body passes
+// through unchanged (the weights an RNN's loop captures) is the same
+// constant in every iteration: cond and body are prepared a second time
+// with it as a Const node (PreparedFunction::Create), and a run whose
+// inputs are those constants takes that pair. A run of a signature that
+// feeds one of the Consts takes the pair prepared with every input fed.
 class WhileKernel : public ControlFlowKernel {
  public:
-  WhileKernel(OpKernelConstruction* ctx, std::unique_ptr<PreparedFunction> cond,
-              std::unique_ptr<PreparedFunction> body, int64_t max_iterations)
+  struct Functions {
+    std::unique_ptr<PreparedFunction> cond;
+    std::unique_ptr<PreparedFunction> body;
+  };
+  // `constants` has one entry per input: the constant that `with_constants`
+  // was prepared with, or no tensor (IsInitialized false) where that input
+  // is fed. `with_constants` is empty when no input is such a constant.
+  WhileKernel(OpKernelConstruction* ctx, Functions fed,
+              Functions with_constants, std::vector<Tensor> constants,
+              int64_t max_iterations)
       : ControlFlowKernel(ctx),
-        cond_(std::move(cond)),
-        body_(std::move(body)),
+        fed_(std::move(fed)),
+        with_constants_(std::move(with_constants)),
+        constants_(std::move(constants)),
         max_iterations_(max_iterations) {}
 
   Status Run(absl::Span<const Tensor* const> inputs, absl::Span<Tensor> outputs,
              const RunOptions& options) const override {
+    const Functions& f = InputsAreTheConstants(inputs) ? with_constants_ : fed_;
     const bool has_deadline =
         options.deadline != std::chrono::steady_clock::time_point::max();
     std::vector<Tensor> vars = Gather(inputs, 0);
-    std::vector<Tensor> next, pred;
+    std::vector<Tensor> next, pred, fed;
     for (int64_t iteration = 0;; ++iteration) {
       if (options.cancellation != nullptr &&
           options.cancellation->IsCancelled()) {
@@ -227,7 +289,7 @@ class WhileKernel : public ControlFlowKernel {
             absl::StrCat("run deadline exceeded in loop ", node_label(),
                          " at iteration ", iteration));
       }
-      Status s = cond_->Call(vars, &pred, options);
+      Status s = f.cond->Call(vars, &fed, &pred, options);
       if (!s.ok()) {
         return AddContext(
             s, absl::StrCat(node_label(), ": iteration ", iteration, ": cond"));
@@ -243,7 +305,7 @@ class WhileKernel : public ControlFlowKernel {
             "loop ", node_label(), " did not end after ", max_iterations_,
             " iterations (SessionOptions.max_loop_iterations)");
       }
-      s = body_->Call(vars, &next, options);
+      s = f.body->Call(vars, &fed, &next, options);
       if (!s.ok()) {
         return AddContext(
             s, absl::StrCat(node_label(), ": iteration ", iteration, ": body"));
@@ -254,8 +316,22 @@ class WhileKernel : public ControlFlowKernel {
   }
 
  private:
-  std::unique_ptr<PreparedFunction> cond_;
-  std::unique_ptr<PreparedFunction> body_;
+  // Whether `with_constants_` serves these inputs: it exists and each input
+  // it took as a constant is that constant (a pointer and shape compare).
+  bool InputsAreTheConstants(absl::Span<const Tensor* const> inputs) const {
+    if (with_constants_.body == nullptr) return false;
+    for (size_t i = 0; i < constants_.size(); ++i) {
+      if (constants_[i].IsInitialized() &&
+          !ConstantInputMatches(*inputs[i], constants_[i])) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  const Functions fed_;
+  const Functions with_constants_;
+  const std::vector<Tensor> constants_;
   const int64_t max_iterations_;
 };
 
@@ -309,23 +385,58 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
       shapes.assign(in.size(), PartialTensorShape());
     }
     WEFT_ASSIGN_OR_RETURN(
-        auto cond,
-        PreparedFunction::Create(node, "cond", cond_f, shapes, options));
+        FunctionGraph cond_graph,
+        PreparedFunction::Instantiate(node, "cond", cond_f, shapes, options));
     WEFT_ASSIGN_OR_RETURN(
-        auto body,
-        PreparedFunction::Create(node, "body", body_f, shapes, options));
-    if (cond->input_types() != in || cond->output_types().size() != 1) {
-      return errors::InvalidArgument(
-          source, ": node ", node.DebugName(), ": cond function '", cond_f.name,
-          "' maps ", TypeList(cond->input_types()), " to ",
-          TypeList(cond->output_types()), "; the loop needs ", TypeList(in),
-          " to one predicate");
+        FunctionGraph body_graph,
+        PreparedFunction::Instantiate(node, "body", body_f, shapes, options));
+    // The loop variables that stay a session constant in every iteration.
+    const std::vector<bool> through = PassedThroughInputs(body_graph);
+    std::vector<const Tensor*> constant(in.size(), nullptr);
+    std::vector<Tensor> constants(in.size());
+    bool any_constant = false;
+    for (size_t i = 0; i < in.size() && i < through.size(); ++i) {
+      const Tensor* c = construction.constant_input(static_cast<int>(i));
+      if (c != nullptr && through[i] && c->dtype() == in[i] &&
+          DataTypeIsPod(in[i])) {
+        constant[i] = c;
+        constants[i] = *c;
+        any_constant = true;
+      }
     }
-    WEFT_RETURN_IF_ERROR(
-        CheckSignature(node, "body", body_f, *body, in, out, source));
-    return std::unique_ptr<OpKernel>(
-        new WhileKernel(&construction, std::move(cond), std::move(body),
-                        options.session_options.max_loop_iterations));
+    WhileKernel::Functions fed, with_constants;
+    std::vector<WhileKernel::Functions*> all = {&fed};
+    if (any_constant) {
+      WEFT_ASSIGN_OR_RETURN(
+          with_constants.cond,
+          PreparedFunction::Create(node, "cond", cond_f, cond_graph, constant,
+                                   options));
+      WEFT_ASSIGN_OR_RETURN(
+          with_constants.body,
+          PreparedFunction::Create(node, "body", body_f, body_graph, constant,
+                                   options));
+      all.push_back(&with_constants);
+    }
+    WEFT_ASSIGN_OR_RETURN(
+        fed.cond, PreparedFunction::Create(node, "cond", cond_f,
+                                           std::move(cond_graph), {}, options));
+    WEFT_ASSIGN_OR_RETURN(
+        fed.body, PreparedFunction::Create(node, "body", body_f,
+                                           std::move(body_graph), {}, options));
+    for (const WhileKernel::Functions* f : all) {
+      if (f->cond->input_types() != in || f->cond->output_types().size() != 1) {
+        return errors::InvalidArgument(
+            source, ": node ", node.DebugName(), ": cond function '",
+            cond_f.name, "' maps ", TypeList(f->cond->input_types()), " to ",
+            TypeList(f->cond->output_types()), "; the loop needs ",
+            TypeList(in), " to one predicate");
+      }
+      WEFT_RETURN_IF_ERROR(
+          CheckSignature(node, "body", body_f, *f->body, in, out, source));
+    }
+    return std::unique_ptr<OpKernel>(new WhileKernel(
+        &construction, std::move(fed), std::move(with_constants),
+        std::move(constants), options.session_options.max_loop_iterations));
   }
   std::vector<NameAttrList> fs;
   std::vector<std::string> roles;
@@ -355,8 +466,12 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
   const std::vector<DataType> branch_in(in.begin() + 1, in.end());
   std::vector<std::unique_ptr<PreparedFunction>> branches;
   for (size_t i = 0; i < fs.size(); ++i) {
-    WEFT_ASSIGN_OR_RETURN(auto fn, PreparedFunction::Create(
-                                       node, roles[i], fs[i], shapes, options));
+    WEFT_ASSIGN_OR_RETURN(
+        FunctionGraph graph,
+        PreparedFunction::Instantiate(node, roles[i], fs[i], shapes, options));
+    WEFT_ASSIGN_OR_RETURN(
+        auto fn, PreparedFunction::Create(node, roles[i], fs[i],
+                                          std::move(graph), {}, options));
     WEFT_RETURN_IF_ERROR(
         CheckSignature(node, roles[i], fs[i], *fn, branch_in, out, source));
     branches.push_back(std::move(fn));

@@ -538,4 +538,30 @@ StatusOr<FunctionGraph> FunctionBodyGraph(
   return out;
 }
 
+std::vector<bool> PassedThroughInputs(const FunctionGraph& fn) {
+  absl::flat_hash_map<absl::string_view, const NodeDef*> by_name;
+  for (const NodeDef& n : fn.graph_def.node) by_name[n.name] = &n;
+  std::vector<bool> out(fn.feeds.size(), false);
+  for (size_t i = 0; i < fn.feeds.size() && i < fn.fetches.size(); ++i) {
+    auto t = ParseNodeInput(fn.fetches[i]);
+    // Identity's data input is its first; a chain longer than the graph
+    // would be a cycle, which import refuses anyway.
+    for (size_t hops = 0; t.ok() && !t->is_control && t->index == 0 &&
+                          hops <= fn.graph_def.node.size();
+         ++hops) {
+      if (t->node == fn.feeds[i]) {
+        out[i] = true;
+        break;
+      }
+      auto it = by_name.find(t->node);
+      if (it == by_name.end() || it->second->op != "Identity" ||
+          it->second->input.empty()) {
+        break;
+      }
+      t = ParseNodeInput(it->second->input[0]);
+    }
+  }
+  return out;
+}
+
 }  // namespace weft

@@ -95,6 +95,12 @@ StatusOr<FunctionGraph> FunctionBodyGraph(
     const std::vector<PartialTensorShape>& input_shapes,
     const OpRegistry* registry);
 
+// For each flat input i of `fn`: whether output i is input i itself, read
+// directly or through Identity nodes (a loop body's pass-through of a loop
+// variable that never changes, such as the weights a Keras RNN's loop
+// captures). False where fn has fewer outputs than inputs.
+std::vector<bool> PassedThroughInputs(const FunctionGraph& fn);
+
 }  // namespace weft
 
 #endif  // WEFT_GRAPH_FUNCTION_LIBRARY_H_

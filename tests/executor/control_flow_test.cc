@@ -1,9 +1,11 @@
 // If, Case and While run by the executor over prepared sub-plans
 // (executor/control_flow.h): results, the run's deadline and cancellation
 // checked per iteration, the iteration cap, errors naming the loop and the
-// body node, and signature checks when the session prepares the node.
+// body node, signature checks when the session prepares the node, and loop
+// variables that are constants in one signature and fed in another.
 #include "executor/control_flow.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -311,6 +313,94 @@ TEST(ControlFlowTest, BranchSignatureMismatchIsNamedWhenPrepared) {
               HasSubstr("test.pbtxt: node 'cond' (If): then function "
                         "'plus_one' maps [float] to [float]; the node needs "
                         "[float] to [int32]"));
+}
+
+// loop: (i, v, w) = (0, x, w); while i < 3: (i + 1, v w, w), v [1, 2] and
+// w [2, 2] a Const the body passes through (an RNN's captured weights).
+// The MatMul in the body packs w once when w is a constant of the body.
+constexpr char kWeights[] = R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 1 } dim { size: 2 } } } } }
+node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+node { name: "w" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT
+         tensor_shape { dim { size: 2 } dim { size: 2 } }
+         float_val: 1 float_val: 2 float_val: 3 float_val: 4 } } } }
+node { name: "loop" op: "While" input: "zero" input: "x" input: "w"
+  attr { key: "T" value { list { type: DT_INT32 type: DT_FLOAT type: DT_FLOAT } } }
+  attr { key: "cond" value { func { name: "three" } } }
+  attr { key: "body" value { func { name: "times_w" } } } }
+library {
+  function {
+    signature { name: "three" input_arg { name: "i" type: DT_INT32 }
+                input_arg { name: "v" type: DT_FLOAT }
+                input_arg { name: "w" type: DT_FLOAT }
+                output_arg { name: "ok" type: DT_BOOL } }
+    node_def { name: "limit" op: "Const"
+      attr { key: "dtype" value { type: DT_INT32 } }
+      attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 3 } } } }
+    node_def { name: "less" op: "Less" input: "i" input: "limit:output:0"
+      attr { key: "T" value { type: DT_INT32 } } }
+    ret { key: "ok" value: "less:z:0" }
+  }
+  function {
+    signature { name: "times_w" input_arg { name: "i" type: DT_INT32 }
+                input_arg { name: "v" type: DT_FLOAT }
+                input_arg { name: "w" type: DT_FLOAT }
+                output_arg { name: "i1" type: DT_INT32 }
+                output_arg { name: "v1" type: DT_FLOAT }
+                output_arg { name: "w1" type: DT_FLOAT } }
+    node_def { name: "one" op: "Const"
+      attr { key: "dtype" value { type: DT_INT32 } }
+      attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+    node_def { name: "next" op: "AddV2" input: "i" input: "one:output:0"
+      attr { key: "T" value { type: DT_INT32 } } }
+    node_def { name: "mm" op: "MatMul" input: "v" input: "w"
+      attr { key: "T" value { type: DT_FLOAT } } }
+    node_def { name: "same_w" op: "Identity" input: "w" input: "^next"
+      attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "i1" value: "next:z:0" }
+    ret { key: "v1" value: "mm:product:0" }
+    ret { key: "w1" value: "same_w:output:0" }
+  }
+}
+)";
+
+Tensor Floats(TensorShape shape, std::vector<float> values) {
+  Tensor t = *Tensor::Allocate(DefaultCpuAllocator(), DT_FLOAT, shape);
+  std::copy(values.begin(), values.end(), t.data<float>());
+  return t;
+}
+
+// One session runs the loop with w its constant (the body prepared with w
+// as a Const), then with w fed (the loop must not use the constant's
+// body), then with the constant again; at 0 and 2 threads.
+TEST(ControlFlowTest, ConstantLoopVariablesAndFedOnes) {
+  auto graph = Load(kWeights);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const Tensor x = Floats(TensorShape({1, 2}), {1, 1});
+  const Tensor fed_w = Floats(TensorShape({2, 2}), {2, 0, 0, -1});
+  for (int threads : {0, 2}) {
+    SessionOptions options;
+    options.threads = threads;
+    auto session = Session::Create(*graph, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    for (int round = 0; round < 2; ++round) {
+      // x w^3, w = [[1, 2], [3, 4]]: [4, 6], [22, 32], [118, 172].
+      auto out = (*session)->Run({{"x", x}}, {"loop:1", "loop:2"});
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_EQ((*out)[0].data<float>()[0], 118.0f);
+      EXPECT_EQ((*out)[0].data<float>()[1], 172.0f);
+      EXPECT_EQ((*out)[1].data<float>()[3], 4.0f);  // w comes out as it went in
+      // x fed_w^3 = [8, -1].
+      out = (*session)->Run({{"x", x}, {"w", fed_w}}, {"loop:1", "loop:2"});
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_EQ((*out)[0].data<float>()[0], 8.0f);
+      EXPECT_EQ((*out)[0].data<float>()[1], -1.0f);
+      EXPECT_EQ((*out)[1].data<float>()[3], -1.0f);
+    }
+  }
 }
 
 }  // namespace

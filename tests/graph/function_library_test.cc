@@ -1,7 +1,8 @@
 // Function calls inlined at import (graph/function_library.h): body nodes
 // renamed under the call, placeholder attrs bound, the call's name kept by
 // an IdentityN, control inputs gating the body, nested calls, and errors
-// naming the call and the body node.
+// naming the call and the body node; function bodies as graphs of their
+// own, and which of their inputs they pass through.
 #include "graph/function_library.h"
 
 #include <string>
@@ -208,6 +209,70 @@ TEST(FunctionLibraryTest, BodyGraphFeedsAndFetches) {
   auto graph = ImportGraphDef(body->graph_def, options);
   ASSERT_TRUE(graph.ok()) << graph.status();
   EXPECT_NE((*graph)->FindNode("loop/body/second/mul"), nullptr);
+}
+
+// step(k, w, x, n) -> (k + 1, w, x * w, n): a loop body in TensorFlow's
+// shape. w goes out through two Identity nodes (the second with a control
+// input, as TensorFlow writes them), n directly; k and x change; x's output
+// reads a node that only looks like a pass-through (output 1 of an
+// IdentityN).
+constexpr char kStep[] = R"(
+library {
+  function {
+    signature {
+      name: "step"
+      input_arg { name: "k" type: DT_INT32 }
+      input_arg { name: "w" type: DT_FLOAT }
+      input_arg { name: "x" type: DT_FLOAT }
+      input_arg { name: "n" type: DT_INT32 }
+      output_arg { name: "k1" type: DT_INT32 }
+      output_arg { name: "w1" type: DT_FLOAT }
+      output_arg { name: "x1" type: DT_FLOAT }
+      output_arg { name: "n1" type: DT_INT32 }
+    }
+    node_def {
+      name: "one" op: "Const"
+      attr { key: "dtype" value { type: DT_INT32 } }
+      attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } }
+    }
+    node_def { name: "next" op: "AddV2" input: "k" input: "one:output:0"
+               attr { key: "T" value { type: DT_INT32 } } }
+    node_def { name: "mul" op: "Mul" input: "x" input: "w"
+               attr { key: "T" value { type: DT_FLOAT } } }
+    node_def { name: "pair" op: "IdentityN" input: "w" input: "mul:z:0"
+               attr { key: "T" value { list { type: DT_FLOAT type: DT_FLOAT } } } }
+    node_def { name: "w_a" op: "Identity" input: "w"
+               attr { key: "T" value { type: DT_FLOAT } } }
+    node_def { name: "w_b" op: "Identity" input: "w_a:output:0" input: "^next"
+               attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "k1" value: "next:z:0" }
+    ret { key: "w1" value: "w_b:output:0" }
+    ret { key: "x1" value: "pair:output:1" }
+    ret { key: "n1" value: "n" }
+  }
+}
+)";
+
+TEST(FunctionLibraryTest, PassedThroughInputsFollowIdentities) {
+  auto def = ParseTextGraphDef(kStep, "test.pbtxt");
+  ASSERT_TRUE(def.ok()) << def.status();
+  NameAttrList f;
+  f.name = "step";
+  auto body = FunctionBodyGraph(def->library, f, "loop/body/", {},
+                                OpRegistry::Global());
+  ASSERT_TRUE(body.ok()) << body.status();
+  EXPECT_EQ(PassedThroughInputs(*body),
+            std::vector<bool>({false, true, false, true}));
+  // The same body with x's output read from output 0 of the IdentityN (w):
+  // still not x's input.
+  body->fetches[2] = "loop/body/pair";
+  EXPECT_EQ(PassedThroughInputs(*body),
+            std::vector<bool>({false, true, false, true}));
+  // A function with fewer outputs than inputs: the missing ones are not
+  // passed through.
+  body->fetches.resize(2);
+  EXPECT_EQ(PassedThroughInputs(*body),
+            std::vector<bool>({false, true, false, false}));
 }
 
 }  // namespace
