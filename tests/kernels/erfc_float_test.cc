@@ -13,6 +13,7 @@
 
 #include "device/cpu_isa.h"
 #include "gtest/gtest.h"
+#include "tests/kernels/float_loop_testutil.h"
 
 namespace weft {
 namespace erfc_float_test {
@@ -27,12 +28,7 @@ double UlpError(float x, float got) {
 }
 
 TEST(ErfcFloatTest, DeclinesOnlyOnTheBaselinePath) {
-  float x = 1.0f, y = -1.0f;
-  const bool ran = ErfcFloatOnVectorPath(&x, &y, 1);
-  EXPECT_EQ(ran, ActiveCpuIsa() != CpuIsa::kBaseline);
-  if (!ran) {
-    EXPECT_EQ(y, -1.0f) << "wrote on the baseline path";
-  }
+  test::ExpectDeclinesOnlyOnTheBaselinePath(ErfcFloatOnVectorPath);
 }
 
 TEST(ErfcFloatTest, WithinThreeUlpsOfTheCLibrary) {
@@ -47,15 +43,7 @@ TEST(ErfcFloatTest, WithinThreeUlpsOfTheCLibrary) {
   }
   std::vector<float> y(x.size());
   ASSERT_TRUE(ErfcFloatOnVectorPath(x.data(), y.data(), x.size()));
-  int failures = 0;
-  for (size_t i = 0; i < x.size() && failures < 10; ++i) {
-    if (!(UlpError(x[i], y[i]) <= 3.0)) {
-      ADD_FAILURE() << "erfc(" << x[i] << ") = " << y[i] << ", want "
-                    << std::erfc(double(x[i])) << " (" << UlpError(x[i], y[i])
-                    << " ulps)";
-      ++failures;
-    }
-  }
+  test::ExpectWithinUlps(x, y, UlpError, 3.0, "erfc");
 }
 
 TEST(ErfcFloatTest, SpecialValues) {
@@ -76,21 +64,8 @@ TEST(ErfcFloatTest, SpecialValues) {
 
 TEST(ErfcFloatTest, EveryLengthAndInPlace) {
   if (ActiveCpuIsa() == CpuIsa::kBaseline) GTEST_SKIP() << "baseline path";
-  for (int64_t n = 0; n <= 70; ++n) {
-    std::vector<float> x(n + 1);
-    for (int64_t i = 0; i < n; ++i) x[i] = -3.0f + 0.1f * i;
-    x[n] = 42.0f;  // past the end: must stay
-    std::vector<float> y(n + 1, -7.0f);
-    ASSERT_TRUE(ErfcFloatOnVectorPath(x.data(), y.data(), n));
-    std::vector<float> z = x;
-    ASSERT_TRUE(ErfcFloatOnVectorPath(z.data(), z.data(), n));
-    for (int64_t i = 0; i < n; ++i) {
-      EXPECT_LE(UlpError(x[i], y[i]), 3.0) << "n=" << n << " i=" << i;
-      EXPECT_EQ(z[i], y[i]) << "in place, n=" << n << " i=" << i;
-    }
-    EXPECT_EQ(y[n], -7.0f) << "n=" << n << ": wrote past the end";
-    EXPECT_EQ(z[n], 42.0f) << "n=" << n << ": wrote past the end in place";
-  }
+  test::ExpectEveryLengthAndInPlace(ErfcFloatOnVectorPath, UlpError, 3.0, -3.0f,
+                                    0.1f);
 }
 
 }  // namespace erfc_float_test

@@ -14,6 +14,7 @@
 
 #include "device/cpu_isa.h"
 #include "gtest/gtest.h"
+#include "tests/kernels/float_loop_testutil.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
@@ -60,28 +61,8 @@ std::vector<float> Sweep() {
   return x;
 }
 
-void ExpectClose(const std::vector<float>& x, const std::vector<float>& y) {
-  int failures = 0;
-  double worst = 0;
-  for (size_t i = 0; i < x.size() && failures < 10; ++i) {
-    const double e = UlpError(x[i], y[i]);
-    worst = std::max(worst, e);
-    if (!(e <= 2.0)) {
-      ADD_FAILURE() << "exp(" << x[i] << ") = " << y[i] << ", want "
-                    << static_cast<double>(Want(x[i])) << " (" << e << " ulps)";
-      ++failures;
-    }
-  }
-  ::testing::Test::RecordProperty("worst_ulps", std::to_string(worst));
-}
-
 TEST(ExpFloatTest, DeclinesOnlyOnTheBaselinePath) {
-  float x = 1.0f, y = -7.0f;
-  const bool ran = ExpFloatOnVectorPath(&x, &y, 1);
-  EXPECT_EQ(ran, ActiveCpuIsa() != CpuIsa::kBaseline);
-  if (!ran) {
-    EXPECT_EQ(y, -7.0f) << "wrote on the baseline path";
-  }
+  test::ExpectDeclinesOnlyOnTheBaselinePath(ExpFloatOnVectorPath);
 }
 
 TEST(ExpFloatTest, VectorPathWithinTwoUlps) {
@@ -89,7 +70,7 @@ TEST(ExpFloatTest, VectorPathWithinTwoUlps) {
   const std::vector<float> x = Sweep();
   std::vector<float> y(x.size());
   ASSERT_TRUE(ExpFloatOnVectorPath(x.data(), y.data(), x.size()));
-  ExpectClose(x, y);
+  test::ExpectWithinUlps(x, y, UlpError, 2.0, "exp");
 }
 
 TEST(ExpFloatTest, SpecialValues) {
@@ -116,21 +97,8 @@ TEST(ExpFloatTest, SpecialValues) {
 
 TEST(ExpFloatTest, EveryLengthAndInPlace) {
   if (ActiveCpuIsa() == CpuIsa::kBaseline) GTEST_SKIP() << "baseline path";
-  for (int64_t n = 0; n <= 70; ++n) {
-    std::vector<float> x(n + 1);
-    for (int64_t i = 0; i < n; ++i) x[i] = -20.0f + 0.61f * i;
-    x[n] = 42.0f;  // past the end: must stay
-    std::vector<float> y(n + 1, -7.0f);
-    ASSERT_TRUE(ExpFloatOnVectorPath(x.data(), y.data(), n));
-    std::vector<float> z = x;
-    ASSERT_TRUE(ExpFloatOnVectorPath(z.data(), z.data(), n));
-    for (int64_t i = 0; i < n; ++i) {
-      EXPECT_LE(UlpError(x[i], y[i]), 2.0) << "n=" << n << " i=" << i;
-      EXPECT_EQ(z[i], y[i]) << "in place, n=" << n << " i=" << i;
-    }
-    EXPECT_EQ(y[n], -7.0f) << "n=" << n << ": wrote past the end";
-    EXPECT_EQ(z[n], 42.0f) << "n=" << n << ": wrote past the end in place";
-  }
+  test::ExpectEveryLengthAndInPlace(ExpFloatOnVectorPath, UlpError, 2.0, -20.0f,
+                                    0.61f);
 }
 
 // The Exp kernel runs the vector loop on the vector paths (the same bits);
@@ -142,7 +110,8 @@ TEST(ExpOpTest, KernelOnThisPath) {
   ASSERT_TRUE(out.ok()) << out.status();
   const float* got = (*out)[0].data<float>();
   if (ActiveCpuIsa() == CpuIsa::kBaseline) {
-    ExpectClose(x, std::vector<float>(got, got + x.size()));
+    test::ExpectWithinUlps(x, std::vector<float>(got, got + x.size()), UlpError,
+                           2.0, "Exp");
     return;
   }
   std::vector<float> want(x.size());

@@ -14,6 +14,7 @@
 
 #include "device/cpu_isa.h"
 #include "gtest/gtest.h"
+#include "tests/kernels/float_loop_testutil.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
@@ -71,32 +72,27 @@ std::vector<float> Sweep() {
   return x;
 }
 
+// The vector loop of one form, and the error against that form.
+test::FloatLoop Loop(bool approximate) {
+  return [approximate](const float* in, float* out, int64_t n) {
+    return GeluFloatOnVectorPath(in, out, n, approximate);
+  };
+}
+test::UlpError ErrorOf(bool approximate) {
+  return [approximate](float x, float got) {
+    return UlpError(x, got, approximate);
+  };
+}
+
 void ExpectClose(const std::vector<float>& x, const std::vector<float>& y,
                  bool approximate) {
-  int failures = 0;
-  double worst = 0;
-  for (size_t i = 0; i < x.size() && failures < 10; ++i) {
-    const double e = UlpError(x[i], y[i], approximate);
-    worst = std::max(worst, e);
-    if (!(e <= 6.0)) {
-      ADD_FAILURE() << "gelu(" << x[i] << ") = " << y[i] << ", want "
-                    << static_cast<double>(Reference(x[i], approximate)) << " ("
-                    << e << " ulps)";
-      ++failures;
-    }
-  }
-  ::testing::Test::RecordProperty(
-      approximate ? "worst_ulps_tanh" : "worst_ulps_exact",
-      std::to_string(worst));
+  test::ExpectWithinUlps(x, y, ErrorOf(approximate), 6.0,
+                         approximate ? "gelu_tanh" : "gelu",
+                         approximate ? "worst_ulps_tanh" : "worst_ulps_exact");
 }
 
 TEST(GeluFloatTest, DeclinesOnlyOnTheBaselinePath) {
-  float x = 1.0f, y = -1.0f;
-  const bool ran = GeluFloatOnVectorPath(&x, &y, 1, false);
-  EXPECT_EQ(ran, ActiveCpuIsa() != CpuIsa::kBaseline);
-  if (!ran) {
-    EXPECT_EQ(y, -1.0f) << "wrote on the baseline path";
-  }
+  test::ExpectDeclinesOnlyOnTheBaselinePath(Loop(false));
 }
 
 TEST(GeluFloatTest, VectorPathWithinSixUlps) {
@@ -114,22 +110,9 @@ TEST(GeluFloatTest, VectorPathWithinSixUlps) {
 TEST(GeluFloatTest, EveryLengthAndInPlace) {
   if (ActiveCpuIsa() == CpuIsa::kBaseline) GTEST_SKIP() << "baseline path";
   for (bool approximate : {false, true}) {
-    for (int64_t n = 0; n <= 70; ++n) {
-      std::vector<float> x(n + 1);
-      for (int64_t i = 0; i < n; ++i) x[i] = -5.0f + 0.15f * i;
-      x[n] = 42.0f;  // past the end: must stay
-      std::vector<float> y(n + 1, -7.0f);
-      ASSERT_TRUE(GeluFloatOnVectorPath(x.data(), y.data(), n, approximate));
-      std::vector<float> z = x;
-      ASSERT_TRUE(GeluFloatOnVectorPath(z.data(), z.data(), n, approximate));
-      for (int64_t i = 0; i < n; ++i) {
-        EXPECT_LE(UlpError(x[i], y[i], approximate), 6.0)
-            << "n=" << n << " i=" << i;
-        EXPECT_EQ(z[i], y[i]) << "in place, n=" << n << " i=" << i;
-      }
-      EXPECT_EQ(y[n], -7.0f) << "n=" << n << ": wrote past the end";
-      EXPECT_EQ(z[n], 42.0f) << "n=" << n << ": wrote past the end in place";
-    }
+    SCOPED_TRACE(approximate ? "tanh" : "exact");
+    test::ExpectEveryLengthAndInPlace(Loop(approximate), ErrorOf(approximate),
+                                      6.0, -5.0f, 0.15f);
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "device/cpu_isa.h"
 #include "gtest/gtest.h"
+#include "tests/kernels/float_loop_testutil.h"
 #include "tests/kernels/kernel_testutil.h"
 
 namespace weft {
@@ -50,29 +51,8 @@ std::vector<float> Sweep() {
   return x;
 }
 
-void ExpectClose(const std::vector<float>& x, const std::vector<float>& y) {
-  int failures = 0;
-  double worst = 0;
-  for (size_t i = 0; i < x.size() && failures < 10; ++i) {
-    const double e = UlpError(x[i], y[i]);
-    worst = std::max(worst, e);
-    if (!(e <= 3.0)) {
-      ADD_FAILURE() << "tanh(" << x[i] << ") = " << y[i] << ", want "
-                    << static_cast<double>(std::tanh((long double)x[i])) << " ("
-                    << e << " ulps)";
-      ++failures;
-    }
-  }
-  ::testing::Test::RecordProperty("worst_ulps", std::to_string(worst));
-}
-
 TEST(TanhFloatTest, DeclinesOnlyOnTheBaselinePath) {
-  float x = 1.0f, y = -7.0f;
-  const bool ran = TanhFloatOnVectorPath(&x, &y, 1);
-  EXPECT_EQ(ran, ActiveCpuIsa() != CpuIsa::kBaseline);
-  if (!ran) {
-    EXPECT_EQ(y, -7.0f) << "wrote on the baseline path";
-  }
+  test::ExpectDeclinesOnlyOnTheBaselinePath(TanhFloatOnVectorPath);
 }
 
 TEST(TanhFloatTest, VectorPathWithinThreeUlps) {
@@ -80,7 +60,7 @@ TEST(TanhFloatTest, VectorPathWithinThreeUlps) {
   const std::vector<float> x = Sweep();
   std::vector<float> y(x.size());
   ASSERT_TRUE(TanhFloatOnVectorPath(x.data(), y.data(), x.size()));
-  ExpectClose(x, y);
+  test::ExpectWithinUlps(x, y, UlpError, 3.0, "tanh");
 }
 
 TEST(TanhFloatTest, SpecialValues) {
@@ -101,21 +81,8 @@ TEST(TanhFloatTest, SpecialValues) {
 
 TEST(TanhFloatTest, EveryLengthAndInPlace) {
   if (ActiveCpuIsa() == CpuIsa::kBaseline) GTEST_SKIP() << "baseline path";
-  for (int64_t n = 0; n <= 70; ++n) {
-    std::vector<float> x(n + 1);
-    for (int64_t i = 0; i < n; ++i) x[i] = -3.0f + 0.09f * i;
-    x[n] = 42.0f;  // past the end: must stay
-    std::vector<float> y(n + 1, -7.0f);
-    ASSERT_TRUE(TanhFloatOnVectorPath(x.data(), y.data(), n));
-    std::vector<float> z = x;
-    ASSERT_TRUE(TanhFloatOnVectorPath(z.data(), z.data(), n));
-    for (int64_t i = 0; i < n; ++i) {
-      EXPECT_LE(UlpError(x[i], y[i]), 3.0) << "n=" << n << " i=" << i;
-      EXPECT_EQ(z[i], y[i]) << "in place, n=" << n << " i=" << i;
-    }
-    EXPECT_EQ(y[n], -7.0f) << "n=" << n << ": wrote past the end";
-    EXPECT_EQ(z[n], 42.0f) << "n=" << n << ": wrote past the end in place";
-  }
+  test::ExpectEveryLengthAndInPlace(TanhFloatOnVectorPath, UlpError, 3.0, -3.0f,
+                                    0.09f);
 }
 
 // The Tanh kernel runs the vector loop on the vector paths (the same bits)
