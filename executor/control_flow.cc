@@ -35,21 +35,20 @@ class PreparedFunction {
 
   // `role` names the function in messages and node names ("body", "then").
   // `constants` is empty or has one entry per flat input: the session
-  // constant that input is in every call, or null for an input fed by the
-  // call. A constant input becomes a Const node of the prepared graph, so
-  // that the optimizer folds and fuses through it and kernels prepare it
-  // once (packed weights) rather than in every call; the call then passes
-  // only the other inputs.
+  // constant that input is in every call, or no tensor (IsInitialized
+  // false) for an input fed by the call. A constant input becomes a Const
+  // node of the prepared graph, so that the optimizer folds and fuses
+  // through it and kernels prepare it once (packed weights) rather than in
+  // every call; the call then passes only the other inputs.
   static StatusOr<std::unique_ptr<PreparedFunction>> Create(
       const Node& node, absl::string_view role, const NameAttrList& f,
-      FunctionGraph body, const std::vector<const Tensor*>& constants,
+      FunctionGraph body, const std::vector<Tensor>& constants,
       const ControlFlowOptions& options) {
     const std::string where = Where(node, role, f, options);
     auto out = std::unique_ptr<PreparedFunction>(new PreparedFunction());
     std::vector<std::string> feeds;
     for (size_t i = 0; i < body.feeds.size(); ++i) {
-      const Tensor* c = i < constants.size() ? constants[i] : nullptr;
-      if (c == nullptr) {
+      if (i >= constants.size() || !constants[i].IsInitialized()) {
         feeds.push_back(body.feeds[i]);
         out->fed_inputs_.push_back(static_cast<int>(i));
         continue;
@@ -58,8 +57,8 @@ class PreparedFunction {
         if (n.name != body.feeds[i]) continue;
         n.op = "Const";
         n.attr.clear();
-        n.attr["dtype"] = AttrValue::Type(c->dtype());
-        n.attr["value"] = AttrValue::TensorValue(*c);
+        n.attr["dtype"] = AttrValue::Type(constants[i].dtype());
+        n.attr["value"] = AttrValue::TensorValue(constants[i]);
         break;
       }
     }
@@ -392,14 +391,12 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
         PreparedFunction::Instantiate(node, "body", body_f, shapes, options));
     // The loop variables that stay a session constant in every iteration.
     const std::vector<bool> through = PassedThroughInputs(body_graph);
-    std::vector<const Tensor*> constant(in.size(), nullptr);
     std::vector<Tensor> constants(in.size());
     bool any_constant = false;
     for (size_t i = 0; i < in.size() && i < through.size(); ++i) {
       const Tensor* c = construction.constant_input(static_cast<int>(i));
       if (c != nullptr && through[i] && c->dtype() == in[i] &&
           DataTypeIsPod(in[i])) {
-        constant[i] = c;
         constants[i] = *c;
         any_constant = true;
       }
@@ -409,11 +406,11 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
     if (any_constant) {
       WEFT_ASSIGN_OR_RETURN(
           with_constants.cond,
-          PreparedFunction::Create(node, "cond", cond_f, cond_graph, constant,
+          PreparedFunction::Create(node, "cond", cond_f, cond_graph, constants,
                                    options));
       WEFT_ASSIGN_OR_RETURN(
           with_constants.body,
-          PreparedFunction::Create(node, "body", body_f, body_graph, constant,
+          PreparedFunction::Create(node, "body", body_f, body_graph, constants,
                                    options));
       all.push_back(&with_constants);
     }
