@@ -70,8 +70,6 @@ class PreparedFunction {
     shape_options.source_name = options.session_options.source_name;
     WEFT_RETURN_IF_ERROR_CTX(InferShapes(graph->get(), shape_options), where);
 
-    out->input_types_ = body.input_types;
-    out->output_types_ = body.output_types;
     SessionOptions session_options = options.session_options;
     session_options.fetches.clear();
     session_options.feeds.clear();
@@ -85,9 +83,6 @@ class PreparedFunction {
     out->callable_ = *std::move(callable);
     return out;
   }
-
-  const std::vector<DataType>& input_types() const { return input_types_; }
-  const std::vector<DataType>& output_types() const { return output_types_; }
 
   // `fed` holds the fed inputs when some are constants: the caller's, so
   // that a loop reuses its storage from one iteration to the next.
@@ -110,8 +105,6 @@ class PreparedFunction {
                         node.DebugName(), ": ", role, " function '", f.name,
                         "'");
   }
-  std::vector<DataType> input_types_;
-  std::vector<DataType> output_types_;
   std::vector<int> fed_inputs_;  // the inputs the callable takes, in order
   std::unique_ptr<Session> session_;
   std::shared_ptr<const Callable> callable_;
@@ -169,16 +162,15 @@ std::vector<PartialTensorShape> InputShapes(const Graph& graph,
 }
 
 Status CheckSignature(const Node& node, absl::string_view role,
-                      const NameAttrList& f, const PreparedFunction& fn,
+                      const NameAttrList& f, const FunctionGraph& fn,
                       const std::vector<DataType>& inputs,
                       const std::vector<DataType>& outputs,
                       absl::string_view source) {
-  if (fn.input_types() != inputs || fn.output_types() != outputs) {
+  if (fn.input_types != inputs || fn.output_types != outputs) {
     return errors::InvalidArgument(
         source, ": node ", node.DebugName(), ": ", role, " function '", f.name,
-        "' maps ", TypeList(fn.input_types()), " to ",
-        TypeList(fn.output_types()), "; the node needs ", TypeList(inputs),
-        " to ", TypeList(outputs));
+        "' maps ", TypeList(fn.input_types), " to ", TypeList(fn.output_types),
+        "; the node needs ", TypeList(inputs), " to ", TypeList(outputs));
   }
   return Status();
 }
@@ -389,6 +381,15 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
     WEFT_ASSIGN_OR_RETURN(
         FunctionGraph body_graph,
         PreparedFunction::Instantiate(node, "body", body_f, shapes, options));
+    if (cond_graph.input_types != in || cond_graph.output_types.size() != 1) {
+      return errors::InvalidArgument(
+          source, ": node ", node.DebugName(), ": cond function '", cond_f.name,
+          "' maps ", TypeList(cond_graph.input_types), " to ",
+          TypeList(cond_graph.output_types), "; the loop needs ", TypeList(in),
+          " to one predicate");
+    }
+    WEFT_RETURN_IF_ERROR(
+        CheckSignature(node, "body", body_f, body_graph, in, out, source));
     // The loop variables that stay a session constant in every iteration.
     const std::vector<bool> through = PassedThroughInputs(body_graph);
     std::vector<Tensor> constants(in.size());
@@ -402,7 +403,6 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
       }
     }
     WhileKernel::Functions fed, with_constants;
-    std::vector<WhileKernel::Functions*> all = {&fed};
     if (any_constant) {
       WEFT_ASSIGN_OR_RETURN(
           with_constants.cond,
@@ -412,7 +412,6 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
           with_constants.body,
           PreparedFunction::Create(node, "body", body_f, body_graph, constants,
                                    options));
-      all.push_back(&with_constants);
     }
     WEFT_ASSIGN_OR_RETURN(
         fed.cond, PreparedFunction::Create(node, "cond", cond_f,
@@ -420,17 +419,6 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
     WEFT_ASSIGN_OR_RETURN(
         fed.body, PreparedFunction::Create(node, "body", body_f,
                                            std::move(body_graph), {}, options));
-    for (const WhileKernel::Functions* f : all) {
-      if (f->cond->input_types() != in || f->cond->output_types().size() != 1) {
-        return errors::InvalidArgument(
-            source, ": node ", node.DebugName(), ": cond function '",
-            cond_f.name, "' maps ", TypeList(f->cond->input_types()), " to ",
-            TypeList(f->cond->output_types()), "; the loop needs ",
-            TypeList(in), " to one predicate");
-      }
-      WEFT_RETURN_IF_ERROR(
-          CheckSignature(node, "body", body_f, *f->body, in, out, source));
-    }
     return std::unique_ptr<OpKernel>(new WhileKernel(
         &construction, std::move(fed), std::move(with_constants),
         std::move(constants), options.session_options.max_loop_iterations));
@@ -466,11 +454,11 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
     WEFT_ASSIGN_OR_RETURN(
         FunctionGraph graph,
         PreparedFunction::Instantiate(node, roles[i], fs[i], shapes, options));
+    WEFT_RETURN_IF_ERROR(
+        CheckSignature(node, roles[i], fs[i], graph, branch_in, out, source));
     WEFT_ASSIGN_OR_RETURN(
         auto fn, PreparedFunction::Create(node, roles[i], fs[i],
                                           std::move(graph), {}, options));
-    WEFT_RETURN_IF_ERROR(
-        CheckSignature(node, roles[i], fs[i], *fn, branch_in, out, source));
     branches.push_back(std::move(fn));
   }
   return std::unique_ptr<OpKernel>(
