@@ -359,6 +359,69 @@ TEST(CpuGemmTest, BandsEqualWholeProduct) {
   ExpectBitsEqual(banded, whole, "bands vs whole");
 }
 
+// A product of one or two rows multiplies several panels of op(b) at once
+// (MultiPanelKernel); each element keeps its FMA sequence, so its rows equal
+// the same rows of a product of many rows (MultiplyPackedBlock's tiles)
+// bit for bit: op(b) in place and packed ahead, groups of panels with whole
+// and partial panels after them, one and three k blocks, every epilogue
+// (Elu's applied after the tile), c wider than n (its padding untouched),
+// and n beyond one packed block (groups that would straddle two are not
+// taken).
+TEST(CpuGemmTest, OneAndTwoRowsEqualRowsOfTallProducts) {
+  if (ActiveCpuIsa() == CpuIsa::kBaseline) {
+    GTEST_SKIP() << "baseline path (Eigen): shapes may round differently";
+  }
+  using Act = GemmEpilogue::Activation;
+  std::mt19937 rng(13);
+  const int64_t tall = 64;  // more rows than any path's few-row products
+  struct Shape {
+    int64_t k, n;
+  };
+  for (const Shape& s : {Shape{128, 512}, Shape{700, 300}, Shape{33, 130},
+                         Shape{64, 1000}, Shape{300, 64}, Shape{40, 2100}}) {
+    const Matrix a = RandomMatrix(tall, s.k, false, 0, &rng);
+    const Matrix b = RandomMatrix(s.k, s.n, false, 0, &rng);
+    const GemmPackedRhs packed(s.k, s.n, b.operand());
+    std::vector<float> bias(s.n);
+    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+    for (float& x : bias) x = dist(rng);
+    std::vector<float> residual(tall * s.n);
+    for (float& x : residual) x = dist(rng);
+    for (Act act : {Act::kNone, Act::kRelu, Act::kElu, Act::kSwish}) {
+      GemmEpilogue ep;
+      ep.activation = act;
+      ep.bias = act == Act::kNone ? nullptr : bias.data();
+      ep.residual = act == Act::kRelu ? residual.data() : nullptr;
+      ep.residual_ld = s.n;
+      const int64_t ldc = s.n + 5;
+      std::vector<float> want = Output(tall, ldc);
+      GemmSerial(tall, s.k, s.n, a.operand(), b.operand(), want.data(), ldc,
+                 ep);
+      for (int64_t m : {1, 2}) {
+        // Rows 3 and on of the tall product.
+        const int64_t row0 = 3;
+        const GemmOperand<float> rows{a.data.data() + row0 * a.ld, a.ld};
+        GemmEpilogue rows_ep = ep;
+        if (rows_ep.residual != nullptr) rows_ep.residual += row0 * s.n;
+        const std::vector<float> expect(want.begin() + row0 * ldc,
+                                        want.begin() + (row0 + m) * ldc);
+        const std::string what = "m " + std::to_string(m) + " k " +
+                                 std::to_string(s.k) + " n " +
+                                 std::to_string(s.n) + " activation " +
+                                 std::to_string(static_cast<int>(act));
+        std::vector<float> got = Output(m, ldc);
+        GemmSerial(m, s.k, s.n, rows, b.operand(), got.data(), ldc, rows_ep);
+        got.pop_back();
+        ExpectBitsEqual(got, expect, what + " in place");
+        got = Output(m, ldc);
+        GemmSerial(m, rows, packed, got.data(), ldc, rows_ep);
+        got.pop_back();
+        ExpectBitsEqual(got, expect, what + " packed ahead");
+      }
+    }
+  }
+}
+
 // Products whose units span few panels of op(b) read an untransposed
 // op(a) where it lies instead of packing it; a transposed op(a) is always
 // packed. Both give each element the same FMA sequence, so the same bits:
