@@ -364,15 +364,16 @@ TEST(CpuGemmTest, BandsEqualWholeProduct) {
 // the same rows of a product of many rows (MultiplyPackedBlock's tiles)
 // bit for bit: op(b) in place and packed ahead, groups of panels with whole
 // and partial panels after them, one and three k blocks, every epilogue
-// (Elu's applied after the tile), c wider than n (its padding untouched),
-// and n beyond one packed block (groups that would straddle two are not
-// taken).
+// (Elu's applied after the tile), one and two threads, c wider than n (its
+// padding untouched), and n beyond one packed block (groups that would
+// straddle two are not taken).
 TEST(CpuGemmTest, OneAndTwoRowsEqualRowsOfTallProducts) {
   if (ActiveCpuIsa() == CpuIsa::kBaseline) {
     GTEST_SKIP() << "baseline path (Eigen): shapes may round differently";
   }
   using Act = GemmEpilogue::Activation;
   std::mt19937 rng(13);
+  ThreadedGemm two_threads(2);
   const int64_t tall = 64;  // more rows than any path's few-row products
   struct Shape {
     int64_t k, n;
@@ -417,6 +418,17 @@ TEST(CpuGemmTest, OneAndTwoRowsEqualRowsOfTallProducts) {
         GemmSerial(m, rows, packed, got.data(), ldc, rows_ep);
         got.pop_back();
         ExpectBitsEqual(got, expect, what + " packed ahead");
+        // Split between two threads (units of whole panel groups or not).
+        Matrix sub;
+        sub.rows = m;
+        sub.cols = s.k;
+        sub.ld = a.ld;
+        sub.data.assign(a.data.begin() + row0 * a.ld,
+                        a.data.begin() + (row0 + m) * a.ld);
+        got = Output(m, ldc);
+        two_threads.Run(m, s.k, s.n, sub, b, got.data(), ldc, &rows_ep);
+        got.pop_back();
+        ExpectBitsEqual(got, expect, what + " two threads");
       }
     }
   }
