@@ -10,7 +10,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "core/tensor.h"
 #include "kernels/common/copy_util.h"
 #include "kernels/kernel_registry.h"
@@ -22,8 +23,8 @@ namespace {
 // out_j[r, c] = in[r, prefix_j + c]; widths in elements, their sum the
 // input's row width.
 void SplitRows(const OpKernelContext& ctx, DataType dtype, const char* src,
-               int64_t rows, const std::vector<int64_t>& widths,
-               const std::vector<char*>& dsts) {
+               int64_t rows, absl::Span<const int64_t> widths,
+               absl::Span<char* const> dsts) {
   int64_t row_width = 0;
   for (int64_t w : widths) row_width += w;
   const int64_t total = rows * row_width;
@@ -54,10 +55,16 @@ void SplitRows(const OpKernelContext& ctx, DataType dtype, const char* src,
   });
 }
 
+// The sizes of a split's parts, and its outputs' widths and buffers: inline
+// for the few parts graphs have (an LSTM cell's four gates), so that a split
+// run in every step of a loop allocates nothing but its outputs.
+using PartSizes = absl::InlinedVector<int64_t, 8>;
+using PartBuffers = absl::InlinedVector<char*, 8>;
+
 // Cuts `value` along `axis` into parts of `sizes` (summing to the axis's
 // size), each output keeping the axis unless `drop_axis` (Unpack).
 void SplitAlong(OpKernelContext* ctx, const Tensor& value, int axis,
-                const std::vector<int64_t>& sizes, bool drop_axis) {
+                absl::Span<const int64_t> sizes, bool drop_axis) {
   const int n = static_cast<int>(sizes.size());
   if (n == 1 && !drop_axis) {
     ctx->set_output(0, value);
@@ -67,12 +74,12 @@ void SplitAlong(OpKernelContext* ctx, const Tensor& value, int axis,
   for (int d = 0; d < axis; ++d) rows *= value.dim_size(d);
   int64_t inner = 1;
   for (int d = axis + 1; d < value.dims(); ++d) inner *= value.dim_size(d);
-  std::vector<int64_t> dims(value.shape().dim_sizes().begin(),
-                            value.shape().dim_sizes().end());
-  std::vector<int64_t> widths(n);
-  std::vector<char*> dsts(n);
+  const TensorShape::Dims dims(value.shape().dim_sizes().begin(),
+                               value.shape().dim_sizes().end());
+  PartSizes widths(n);
+  PartBuffers dsts(n);
   for (int j = 0; j < n; ++j) {
-    std::vector<int64_t> out_dims = dims;
+    TensorShape::Dims out_dims = dims;
     if (drop_axis) {
       out_dims.erase(out_dims.begin() + axis);
     } else {
@@ -90,12 +97,12 @@ void SplitAlong(OpKernelContext* ctx, const Tensor& value, int axis,
 }
 
 // The split dimension from a scalar input, negative counting from the end.
-bool ReadSplitDim(OpKernelContext* ctx, int input, const Tensor& value,
-                  int* axis) {
+// `name` is "split_dim (input N)", a literal: this runs on every call.
+bool ReadSplitDim(OpKernelContext* ctx, int input, const char* name,
+                  const Tensor& value, int* axis) {
   int64_t dim = 0;
-  const Status s = ReadIndexScalar(
-      ctx->input(input), absl::StrCat("split_dim (input ", input, ")"),
-      /*allow_vector_of_one=*/false, &dim);
+  const Status s = ReadIndexScalar(ctx->input(input), name,
+                                   /*allow_vector_of_one=*/false, &dim);
   if (!s.ok()) {
     ctx->SetStatus(s);
     return false;
@@ -118,7 +125,7 @@ class SplitOp : public OpKernel {
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& value = ctx->input(1);
     int axis = 0;
-    if (!ReadSplitDim(ctx, 0, value, &axis)) return;
+    if (!ReadSplitDim(ctx, 0, "split_dim (input 0)", value, &axis)) return;
     const int n = ctx->num_outputs();
     const int64_t size = value.dim_size(axis);
     OP_REQUIRES(ctx, size % n == 0,
@@ -126,8 +133,7 @@ class SplitOp : public OpKernel {
                                         " (size ", size, ") of the value ",
                                         value.shape().DebugString(), " into ",
                                         n, " equal parts"));
-    SplitAlong(ctx, value, axis, std::vector<int64_t>(n, size / n),
-               /*drop_axis=*/false);
+    SplitAlong(ctx, value, axis, PartSizes(n, size / n), /*drop_axis=*/false);
   }
 };
 
@@ -139,7 +145,7 @@ class SplitVOp : public OpKernel {
     const Tensor& value = ctx->input(0);
     const Tensor& sizes_t = ctx->input(1);
     int axis = 0;
-    if (!ReadSplitDim(ctx, 2, value, &axis)) return;
+    if (!ReadSplitDim(ctx, 2, "split_dim (input 2)", value, &axis)) return;
     const int n = ctx->num_outputs();
     OP_REQUIRES(ctx, sizes_t.dims() == 1 && sizes_t.dim_size(0) == n,
                 errors::InvalidArgument(
@@ -211,8 +217,8 @@ class UnpackOp : public OpKernel {
                     " of input 0 ", value.shape().DebugString(), " has size ",
                     value.dim_size(static_cast<int>(axis))));
     if (n == 1) {
-      std::vector<int64_t> dims(value.shape().dim_sizes().begin(),
-                                value.shape().dim_sizes().end());
+      TensorShape::Dims dims(value.shape().dim_sizes().begin(),
+                             value.shape().dim_sizes().end());
       dims.erase(dims.begin() + axis);
       StatusOr<TensorShape> shape = TensorShape::Build(dims);
       OP_REQUIRES_OK(ctx, shape.status());
@@ -221,7 +227,7 @@ class UnpackOp : public OpKernel {
       ctx->set_output(0, *std::move(out));
       return;
     }
-    SplitAlong(ctx, value, static_cast<int>(axis), std::vector<int64_t>(n, 1),
+    SplitAlong(ctx, value, static_cast<int>(axis), PartSizes(n, 1),
                /*drop_axis=*/true);
   }
 
