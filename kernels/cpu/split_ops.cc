@@ -96,13 +96,16 @@ void SplitAlong(OpKernelContext* ctx, const Tensor& value, int axis,
             rows, widths, dsts);
 }
 
-// The split dimension from a scalar input, negative counting from the end.
-// `name` is "split_dim (input N)", a literal: this runs on every call.
-bool ReadSplitDim(OpKernelContext* ctx, int input, const char* name,
-                  const Tensor& value, int* axis) {
+// The split dimension from scalar input 0 (Split) or 2 (SplitV), negative
+// counting from the end. Its name for errors is a literal, not formatted on
+// every call.
+bool ReadSplitDim(OpKernelContext* ctx, int input, const Tensor& value,
+                  int* axis) {
   int64_t dim = 0;
-  const Status s = ReadIndexScalar(ctx->input(input), name,
-                                   /*allow_vector_of_one=*/false, &dim);
+  const Status s = ReadIndexScalar(
+      ctx->input(input),
+      input == 0 ? "split_dim (input 0)" : "split_dim (input 2)",
+      /*allow_vector_of_one=*/false, &dim);
   if (!s.ok()) {
     ctx->SetStatus(s);
     return false;
@@ -125,7 +128,7 @@ class SplitOp : public OpKernel {
   void Compute(OpKernelContext* ctx) const override {
     const Tensor& value = ctx->input(1);
     int axis = 0;
-    if (!ReadSplitDim(ctx, 0, "split_dim (input 0)", value, &axis)) return;
+    if (!ReadSplitDim(ctx, 0, value, &axis)) return;
     const int n = ctx->num_outputs();
     const int64_t size = value.dim_size(axis);
     OP_REQUIRES(ctx, size % n == 0,
@@ -145,7 +148,7 @@ class SplitVOp : public OpKernel {
     const Tensor& value = ctx->input(0);
     const Tensor& sizes_t = ctx->input(1);
     int axis = 0;
-    if (!ReadSplitDim(ctx, 2, "split_dim (input 2)", value, &axis)) return;
+    if (!ReadSplitDim(ctx, 2, value, &axis)) return;
     const int n = ctx->num_outputs();
     OP_REQUIRES(ctx, sizes_t.dims() == 1 && sizes_t.dim_size(0) == n,
                 errors::InvalidArgument(

@@ -406,6 +406,9 @@ TEST(ArraySplitTest, ErrorsAndSharing) {
                         "split_dim (input 0) is 2 but must be in [-2, 2)"));
   const AttrMap three = Attr("num_split", AttrValue::Int(3));
   EXPECT_TRUE(absl::StrContains(
+      RunError("SplitV", {x, I32({1, 2, 3}), AsScalar<int32_t>(-3)}, three),
+      "split_dim (input 2) is -3 but must be in [-2, 2)"));
+  EXPECT_TRUE(absl::StrContains(
       RunError("SplitV", {x, I32({-1, 2, -1}), AsScalar<int32_t>(1)}, three),
       "at most one size can be -1"));
   EXPECT_TRUE(absl::StrContains(
