@@ -184,6 +184,10 @@ bool IsFusionLink(absl::string_view op);
 // product of these ops (MatMul, BatchMatMul*) followed by a Reshape or a
 // bias node may become a _FusedMatMul between Reshapes.
 bool IsDenseBiasProduct(absl::string_view op);
+// The element-wise fusion rule's (executor/optimizer/
+// elementwise_fusion_rule.cc): nodes of these ops, one reading another, may
+// become a _FusedElementwise.
+bool IsElementwiseFusionOp(absl::string_view op);
 
 // Optimizes what `live` (the nodes a plan for the signature runs, ids of
 // `graph`) computes. Feeds, fetches and targets must already be valid for

@@ -1,5 +1,6 @@
 #include "tools/ops_to_register.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <system_error>
@@ -78,19 +79,21 @@ Status AddNodeAsWritten(const NodeDef& def, absl::string_view where,
 // (the only device with fused kernels), the node written as the optimizer
 // would write it from `head`: the head's attrs the fused op has, then
 // `attrs`, and `inputs`. Nothing when this weft has no such op; the node's
-// validation error when it does not validate.
-Status AddCandidate(const Node& head, const std::string& fused,
-                    const std::string& suffix, const AttrMap& attrs,
-                    std::vector<std::string> inputs, OpsToRegister* out) {
+// validation error when it does not validate. The head is given by its
+// name and attrs (a node of a function body is a NodeDef only).
+Status AddCandidate(const std::string& head_name, const AttrMap& head_attrs,
+                    const std::string& fused, const std::string& suffix,
+                    const AttrMap& attrs, std::vector<std::string> inputs,
+                    OpsToRegister* out) {
   auto reg = OpRegistry::Global()->LookUp(fused);
   if (!reg.ok()) return Status();
   const OpDef& op_def = (*reg)->op_def;
   NodeDef def;
-  def.name = head.name() + suffix;
+  def.name = head_name + suffix;
   def.op = fused;
   for (const OpDef::AttrDef& a : op_def.attr) {
-    auto it = head.attrs().find(a.name);
-    if (it != head.attrs().end()) def.attr[a.name] = it->second;
+    auto it = head_attrs.find(a.name);
+    if (it != head_attrs.end()) def.attr[a.name] = it->second;
   }
   for (const auto& [name, value] : attrs) def.attr[name] = value;
   def.input = std::move(inputs);
@@ -98,6 +101,33 @@ Status AddCandidate(const Node& head, const std::string& fused,
   out->ops.insert(fused);
   AddSelectedKernels(def, op_def, out);
   return Status();
+}
+
+Status AddCandidate(const Node& head, const std::string& fused,
+                    const std::string& suffix, const AttrMap& attrs,
+                    std::vector<std::string> inputs, OpsToRegister* out) {
+  return AddCandidate(head.name(), head.attrs(), fused, suffix, attrs,
+                      std::move(inputs), out);
+}
+
+// An element-wise node that another reads (elementwise_fusion_rule.h): a
+// one-step _FusedElementwise stands for the group it may join. A body node
+// whose T is the function's attr ("$T") may be float in some call; a node
+// of another dtype is not rewritten.
+void AddElementwiseCandidate(const std::string& name, const AttrMap& attrs,
+                             OpsToRegister* out) {
+  AttrMap program = {{"N", AttrValue::Int(1)},
+                     {"num_outputs", AttrValue::Int(1)},
+                     {"ops", AttrValue::StringList({"Neg"})},
+                     {"operands", AttrValue::IntList({0, -1})},
+                     {"results", AttrValue::IntList({1})}};
+  auto t = attrs.find("T");
+  if (t != attrs.end() && t->second.kind == AttrValue::Kind::kPlaceholder) {
+    program["T"] = AttrValue::Type(DT_FLOAT);
+  }
+  AddCandidate(name, attrs, "_FusedElementwise", "/elementwise_candidate",
+               program, {"x"}, out)
+      .IgnoreError();
 }
 
 // Whether a consumer of output 0 of `node` is one of `ops`.
@@ -149,6 +179,12 @@ Status AddFusionCandidates(const Graph& graph, OpsToRegister* out) {
       AddCandidate(*node, "_FusedDepthwiseConv2dNative", "/scale_candidate",
                    attrs, {"input", "filter", "bias"}, out)
           .IgnoreError();  // not a float tensor: not rewritten
+    }
+    // Element-wise nodes, one reading another: a _FusedElementwise
+    // (elementwise_fusion_rule.h).
+    if (IsElementwiseFusionOp(node->op()) &&
+        ReadBy(*node, IsElementwiseFusionOp)) {
+      AddElementwiseCandidate(node->name(), node->attrs(), out);
     }
     // A depthwise convolution and the 1x1 convolution after it: one
     // _FusedSeparableConv2D, or with a 1x1 expansion before it one
@@ -253,6 +289,25 @@ Status AddGraphDef(const GraphDef& graph_def, absl::string_view source,
     for (const NodeDef& def : f.node_def) {
       WEFT_RETURN_IF_ERROR(
           AddNodeAsWritten(def, where, /*in_function=*/true, functions, out));
+    }
+    // The bodies are optimized when a call's kernel is made
+    // (executor/control_flow.h): element-wise nodes reading each other
+    // there may become a _FusedElementwise too.
+    absl::flat_hash_set<absl::string_view> elementwise;
+    for (const NodeDef& def : f.node_def) {
+      if (IsElementwiseFusionOp(def.op)) elementwise.insert(def.name);
+    }
+    for (const NodeDef& def : f.node_def) {
+      if (!IsElementwiseFusionOp(def.op)) continue;
+      for (const std::string& in : def.input) {
+        // "node:output:index" in a body; "^node" is a control input.
+        const absl::string_view src =
+            absl::string_view(in).substr(0, std::min(in.find(':'), in.size()));
+        if (elementwise.contains(src)) {
+          AddElementwiseCandidate(def.name, def.attr, out);
+          break;
+        }
+      }
     }
   }
   out->sources.push_back(std::string(source));

@@ -4,6 +4,7 @@
 #include "executor/optimizer/constant_folding_rule.h"
 #include "executor/optimizer/dense_bias_rule.h"
 #include "executor/optimizer/duplicate_merge_rule.h"
+#include "executor/optimizer/elementwise_fusion_rule.h"
 #include "executor/optimizer/filter_crop_rule.h"
 #include "executor/optimizer/fusion_rule.h"
 #include "executor/optimizer/gelu_rule.h"
@@ -27,6 +28,8 @@ std::vector<std::unique_ptr<RewriteRule>> DefaultRewriteRules() {
   rules.push_back(std::make_unique<SwishRule>());
   rules.push_back(std::make_unique<GeluRule>());
   rules.push_back(std::make_unique<LayerNormRule>());
+  // Last: it takes the element-wise nodes no pattern above claimed.
+  rules.push_back(std::make_unique<ElementwiseFusionRule>());
   return rules;
 }
 

@@ -41,4 +41,22 @@ WEFT_DEFINE_FLOAT_BINARY_RUN(scalar_quotient_op, kDiv)
 #undef WEFT_DEFINE_FLOAT_BINARY_RUN
 
 }  // namespace cwise_internal
+
+void BinaryFloat(BinaryFloatOp op, const float* x, int64_t xs, const float* y,
+                 int64_t ys, float* out, int64_t n) {
+  switch (op) {
+    case BinaryFloatOp::kAdd:
+      return cwise_internal::BinaryRun(x, xs, y, ys, out, n,
+                                       AddFunctor<float>());
+    case BinaryFloatOp::kSub:
+      return cwise_internal::BinaryRun(x, xs, y, ys, out, n,
+                                       SubFunctor<float>());
+    case BinaryFloatOp::kMul:
+      return cwise_internal::BinaryRun(x, xs, y, ys, out, n,
+                                       MulFunctor<float>());
+    case BinaryFloatOp::kDiv:
+      return cwise_internal::BinaryRun(x, xs, y, ys, out, n,
+                                       DivFunctor<float>());
+  }
+}
 }  // namespace weft

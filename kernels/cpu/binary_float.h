@@ -23,6 +23,12 @@ enum class BinaryFloatOp { kAdd, kSub, kMul, kDiv };
 bool BinaryFloatOnVectorPath(BinaryFloatOp op, const float* x, int64_t xs,
                              const float* y, int64_t ys, float* out, int64_t n);
 
+// The same on every path: the float loop of the op's own kernel (the
+// vector loop above, or Eigen's on the baseline path), for fused kernels
+// that must give the node's bits (_FusedElementwise).
+void BinaryFloat(BinaryFloatOp op, const float* x, int64_t xs, const float* y,
+                 int64_t ys, float* out, int64_t n);
+
 }  // namespace weft
 
 #endif  // WEFT_KERNELS_CPU_BINARY_FLOAT_H_

@@ -282,6 +282,18 @@ void cwise_internal::UnaryRun<float, TanhFunctor<float>>(
   }
 }
 
+void SigmoidFloat(const float* in, float* out, int64_t n) {
+  cwise_internal::UnaryRun<float>(in, out, n, SigmoidFunctor<float>());
+}
+
+void TanhFloat(const float* in, float* out, int64_t n) {
+  cwise_internal::UnaryRun<float>(in, out, n, TanhFunctor<float>());
+}
+
+void ExpFloat(const float* in, float* out, int64_t n) {
+  cwise_internal::UnaryRun<float>(in, out, n, ExpOpFunctor<float>());
+}
+
 void SwishFloat(const float* in, float* out, int64_t n, float beta) {
   if (SwishFloatOnVectorPath(in, out, n, beta)) return;
   // A chunk's sigmoids go to a buffer that stays in L1, then the products

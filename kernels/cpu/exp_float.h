@@ -19,6 +19,12 @@ namespace weft {
 // `in`; returns false, writing nothing, on the baseline path.
 bool ExpFloatOnVectorPath(const float* in, float* out, int64_t n);
 
+// The same on every path: the Exp kernel's float loop (the vector loop
+// above, or Eigen's packets on the baseline path), for fused kernels that
+// must give the node's bits (_FusedElementwise). Defined with the kernel in
+// cwise_unary_ops_math.cc.
+void ExpFloat(const float* in, float* out, int64_t n);
+
 }  // namespace weft
 
 #endif  // WEFT_KERNELS_CPU_EXP_FLOAT_H_

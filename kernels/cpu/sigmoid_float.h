@@ -30,6 +30,12 @@ bool SigmoidFloatOnVectorPath(const float* in, float* out, int64_t n);
 // sigmoid above), as above.
 bool SwishFloatOnVectorPath(const float* in, float* out, int64_t n, float beta);
 
+// The same on every path: the Sigmoid kernel's float loop (the vector loop
+// above, or SigmoidFunctor's packets on the baseline path), for fused
+// kernels that must give the node's bits (_FusedElementwise). Defined with
+// the kernel in cwise_unary_ops_math.cc.
+void SigmoidFloat(const float* in, float* out, int64_t n);
+
 // The same on every path: the _Swish kernel's function, which the fused
 // kernels' epilogues (gemm.h's kSwish) share so that a fused swish gives the
 // node's bits. On the baseline path it is the Sigmoid kernel's Eigen

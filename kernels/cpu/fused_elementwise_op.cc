@@ -1,0 +1,286 @@
+// _FusedElementwise on the CPU (ops/fused_elementwise_ops.h): a group of
+// element-wise float nodes run as one kernel.
+//
+// The common case, every input either of the result's shape or a single
+// element of no higher rank (what the optimizer fuses: an RNN cell's gates
+// and states, a scalar constant), runs the program a block of elements at a
+// time: each step over 256 elements into a stack buffer that stays in L1
+// (or straight into its output), so a run allocates its outputs and
+// nothing else, and a large tensor is read once rather than once per node.
+// Any other combination of shapes, which only unknown dimensions at
+// optimization time allow, runs step by step on whole tensors with NumPy
+// broadcasting, as the nodes would.
+//
+// Every step calls the float loop of its op's own kernel (binary_float.h,
+// sigmoid_float.h, tanh_float.h, exp_float.h; Neg and Square are exact), an
+// element's value does not depend on where a block or a thread's range
+// starts, so the outputs equal the separate nodes' bit for bit on every CPU
+// path and at every thread count.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "core/tensor.h"
+#include "kernels/common/broadcast.h"
+#include "kernels/common/copy_util.h"
+#include "kernels/cpu/binary_float.h"
+#include "kernels/cpu/exp_float.h"
+#include "kernels/cpu/sigmoid_float.h"
+#include "kernels/cpu/tanh_float.h"
+#include "kernels/kernel_registry.h"
+#include "kernels/op_kernel.h"
+#include "ops/fused_elementwise_ops.h"
+
+namespace weft {
+namespace {
+
+// Elements per block: with kMaxBlockedSteps buffers, 32 KiB of stack.
+constexpr int64_t kBlock = 256;
+// Programs with more steps run step by step (the optimizer makes none).
+constexpr int kMaxBlockedSteps = 32;
+
+BinaryFloatOp BinaryOf(ElementwiseOp op) {
+  switch (op) {
+    case ElementwiseOp::kSub:
+      return BinaryFloatOp::kSub;
+    case ElementwiseOp::kMul:
+      return BinaryFloatOp::kMul;
+    case ElementwiseOp::kDiv:
+      return BinaryFloatOp::kDiv;
+    default:
+      return BinaryFloatOp::kAdd;
+  }
+}
+
+// out[i] = op(in[i]) for i < n; `out` may be `in`.
+void RunUnary(ElementwiseOp op, const float* in, float* out, int64_t n) {
+  switch (op) {
+    case ElementwiseOp::kSigmoid:
+      return SigmoidFloat(in, out, n);
+    case ElementwiseOp::kTanh:
+      return TanhFloat(in, out, n);
+    case ElementwiseOp::kExp:
+      return ExpFloat(in, out, n);
+    case ElementwiseOp::kNeg:
+      for (int64_t i = 0; i < n; ++i) out[i] = -in[i];
+      return;
+    case ElementwiseOp::kSquare:
+      for (int64_t i = 0; i < n; ++i) out[i] = in[i] * in[i];
+      return;
+    default:
+      return;
+  }
+}
+
+// ParallelFor's cost per element of a step, in cycles.
+int64_t StepCost(ElementwiseOp op) {
+  switch (op) {
+    case ElementwiseOp::kSigmoid:
+    case ElementwiseOp::kTanh:
+    case ElementwiseOp::kExp:
+      return 20;
+    case ElementwiseOp::kDiv:
+      return 4;
+    default:
+      return 1;
+  }
+}
+
+const char* OpName(ElementwiseOp op) {
+  static constexpr const char* kNames[] = {"Add",     "Sub",  "Mul",
+                                           "RealDiv", "Neg",  "Square",
+                                           "Sigmoid", "Tanh", "Exp"};
+  return kNames[static_cast<int>(op)];
+}
+
+class FusedElementwiseOp : public OpKernel {
+ public:
+  explicit FusedElementwiseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ReadElementwiseProgram(ctx->def().attr, &program_));
+    const int num_steps = static_cast<int>(program_.steps.size());
+    output_of_step_.assign(num_steps, -1);
+    for (size_t o = 0; o < program_.results.size(); ++o) {
+      output_of_step_[program_.results[o] - program_.num_inputs] =
+          static_cast<int>(o);
+    }
+    last_read_.assign(program_.num_inputs, -1);
+    for (int s = 0; s < num_steps; ++s) {
+      const ElementwiseStep& step = program_.steps[s];
+      cost_ += StepCost(step.op);
+      if (step.a < program_.num_inputs) last_read_[step.a] = s;
+      if (step.b >= 0 && step.b < program_.num_inputs) last_read_[step.b] = s;
+    }
+  }
+
+  void Compute(OpKernelContext* ctx) const override {
+    const int num_inputs = program_.num_inputs;
+    // The result's shape: the input with the most elements (the first).
+    int widest = 0;
+    for (int i = 1; i < num_inputs; ++i) {
+      if (ctx->input(i).NumElements() > ctx->input(widest).NumElements()) {
+        widest = i;
+      }
+    }
+    const TensorShape& shape = ctx->input(widest).shape();
+    absl::InlinedVector<char, 8> single(num_inputs, 0);
+    bool blocked = static_cast<int>(program_.steps.size()) <= kMaxBlockedSteps;
+    for (int i = 0; i < num_inputs && blocked; ++i) {
+      const Tensor& t = ctx->input(i);
+      if (t.shape() == shape) continue;
+      single[i] = 1;
+      blocked = t.NumElements() == 1 && t.dims() <= shape.dims();
+    }
+    // A step on single elements alone would have a smaller shape.
+    for (size_t s = 0; s < program_.steps.size() && blocked; ++s) {
+      const ElementwiseStep& step = program_.steps[s];
+      const bool a_single = step.a < num_inputs && single[step.a];
+      const bool b_single =
+          step.b < 0 || (step.b < num_inputs && single[step.b]);
+      blocked = !(a_single && b_single);
+    }
+    if (!blocked) return RunStepByStep(ctx);
+
+    absl::InlinedVector<float*, 4> out(program_.results.size(), nullptr);
+    absl::InlinedVector<char, 8> forwarded(num_inputs, 0);
+    for (size_t o = 0; o < program_.results.size(); ++o) {
+      const int step = program_.results[o] - num_inputs;
+      Tensor* t = nullptr;
+      // An input no later step reads may hold the output: a block's step
+      // reads its operands before writing, and earlier steps are done.
+      for (int i = 0; i < num_inputs && t == nullptr; ++i) {
+        if (single[i] || forwarded[i] || last_read_[i] > step) continue;
+        if (ctx->forward_input_to_output_with_shape(i, static_cast<int>(o),
+                                                    shape, &t)) {
+          forwarded[i] = 1;
+        }
+      }
+      if (t == nullptr) {
+        OP_REQUIRES_OK(ctx,
+                       ctx->allocate_output(static_cast<int>(o), shape, &t));
+      }
+      out[o] = t->data<float>();
+    }
+    absl::InlinedVector<const float*, 8> in(num_inputs);
+    for (int i = 0; i < num_inputs; ++i) in[i] = ctx->input(i).data<float>();
+    ctx->ParallelFor(
+        shape.num_elements(), cost_, [&](int64_t begin, int64_t end) {
+          RunBlocks(in.data(), single.data(), out.data(), begin, end);
+        });
+  }
+
+ private:
+  // The program over elements [begin, end) of every full input and output.
+  void RunBlocks(const float* const* in, const char* single, float* const* out,
+                 int64_t begin, int64_t end) const {
+    alignas(64) float scratch[kMaxBlockedSteps][kBlock];
+    const int num_inputs = program_.num_inputs;
+    const int num_steps = static_cast<int>(program_.steps.size());
+    float* values[kMaxBlockedSteps];
+    for (int64_t b = begin; b < end; b += kBlock) {
+      const int64_t len = std::min(kBlock, end - b);
+      // Where register r's elements of this block are, and their stride.
+      auto operand = [&](int r, int64_t* stride) -> const float* {
+        if (r >= num_inputs) {
+          *stride = 1;
+          return values[r - num_inputs];
+        }
+        *stride = single[r] ? 0 : 1;
+        return single[r] ? in[r] : in[r] + b;
+      };
+      for (int s = 0; s < num_steps; ++s) {
+        const ElementwiseStep& step = program_.steps[s];
+        const int o = output_of_step_[s];
+        float* dst = o >= 0 ? out[o] + b : scratch[s];
+        values[s] = dst;
+        int64_t sa = 1, sb = 1;
+        const float* a = operand(step.a, &sa);
+        if (step.b < 0) {
+          RunUnary(step.op, a, dst, len);
+        } else {
+          const float* bp = operand(step.b, &sb);
+          BinaryFloat(BinaryOf(step.op), a, sa, bp, sb, dst, len);
+        }
+      }
+    }
+  }
+
+  // Each step on whole tensors with NumPy broadcasting: operands that are
+  // neither complete nor a single element are expanded first.
+  void RunStepByStep(OpKernelContext* ctx) const {
+    const int num_inputs = program_.num_inputs;
+    std::vector<Tensor> values;
+    for (int i = 0; i < num_inputs; ++i) values.push_back(ctx->input(i));
+    for (size_t s = 0; s < program_.steps.size(); ++s) {
+      const ElementwiseStep& step = program_.steps[s];
+      const Tensor& a = values[step.a];
+      TensorShape shape = a.shape();
+      BinaryBroadcast bcast;
+      if (step.b >= 0) {
+        Status st = bcast.Init(a.shape(), values[step.b].shape());
+        OP_REQUIRES(ctx, st.ok(),
+                    errors::InvalidArgument("step ", s, " (", OpName(step.op),
+                                            "): ", st.message()));
+        shape = bcast.output_shape();
+      }
+      Tensor result;
+      const int o = output_of_step_[s];
+      if (o >= 0) {
+        Tensor* t = nullptr;
+        OP_REQUIRES_OK(ctx, ctx->allocate_output(o, shape, &t));
+        result = *t;
+      } else {
+        OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, shape, &result));
+      }
+      const int64_t n = shape.num_elements();
+      if (n > 0 && step.b < 0) {
+        RunUnary(step.op, a.data<float>(), result.data<float>(), n);
+      } else if (n > 0) {
+        int64_t sa = 1, sb = 1;
+        Tensor ea, eb;
+        const float* pa = nullptr;
+        const float* pb = nullptr;
+        OP_REQUIRES_OK(
+            ctx, Operand(ctx, a, bcast.x_complete(), bcast.x_is_scalar(), bcast,
+                         bcast.x_strides(), &ea, &pa, &sa));
+        OP_REQUIRES_OK(ctx, Operand(ctx, values[step.b], bcast.y_complete(),
+                                    bcast.y_is_scalar(), bcast,
+                                    bcast.y_strides(), &eb, &pb, &sb));
+        BinaryFloat(BinaryOf(step.op), pa, sa, pb, sb, result.data<float>(), n);
+      }
+      values.push_back(std::move(result));
+    }
+  }
+
+  // A binary step's operand `t` as a pointer and stride over the step's
+  // elements: itself when complete, its element repeated when single, else
+  // expanded into `expanded`.
+  static Status Operand(OpKernelContext* ctx, const Tensor& t, bool complete,
+                        bool scalar, const BinaryBroadcast& bcast,
+                        absl::Span<const int64_t> strides, Tensor* expanded,
+                        const float** data, int64_t* stride) {
+    *stride = complete || !scalar ? 1 : 0;
+    *data = t.data<float>();
+    if (complete || scalar) return Status();
+    WEFT_RETURN_IF_ERROR(
+        ctx->allocate_temp(DT_FLOAT, bcast.output_shape(), expanded));
+    copy_util::StridedGather(*ctx, DT_FLOAT, t.data<float>(), 0,
+                             bcast.reduced_dims(), strides,
+                             expanded->data<float>());
+    *data = expanded->data<float>();
+    return Status();
+  }
+
+  ElementwiseProgram program_;
+  std::vector<int> output_of_step_;  // per step: its output, or -1
+  std::vector<int> last_read_;       // per input: the last step reading it
+  int64_t cost_ = 0;                 // ParallelFor's cost per element
+};
+
+REGISTER_KERNEL_BUILDER(
+    Name("_FusedElementwise").Device(DEVICE_CPU).TypeConstraint<float>("T"),
+    FusedElementwiseOp);
+
+}  // namespace
+}  // namespace weft

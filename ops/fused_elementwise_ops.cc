@@ -1,0 +1,135 @@
+#include "ops/fused_elementwise_ops.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "ops/common_shape_fns.h"
+#include "ops/op_registry.h"
+#include "ops/shape_inference.h"
+
+namespace weft {
+
+bool ElementwiseOpFromName(absl::string_view op, ElementwiseOp* out) {
+  static constexpr struct {
+    const char* name;
+    ElementwiseOp op;
+  } kOps[] = {
+      {"Add", ElementwiseOp::kAdd},       {"AddV2", ElementwiseOp::kAdd},
+      {"Sub", ElementwiseOp::kSub},       {"Mul", ElementwiseOp::kMul},
+      {"RealDiv", ElementwiseOp::kDiv},   {"Neg", ElementwiseOp::kNeg},
+      {"Square", ElementwiseOp::kSquare}, {"Sigmoid", ElementwiseOp::kSigmoid},
+      {"Tanh", ElementwiseOp::kTanh},     {"Exp", ElementwiseOp::kExp},
+  };
+  for (const auto& entry : kOps) {
+    if (op == entry.name) {
+      *out = entry.op;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool IsUnaryElementwiseOp(ElementwiseOp op) {
+  return op != ElementwiseOp::kAdd && op != ElementwiseOp::kSub &&
+         op != ElementwiseOp::kMul && op != ElementwiseOp::kDiv;
+}
+
+Status ReadElementwiseProgram(const AttrMap& attrs,
+                              ElementwiseProgram* program) {
+  int64_t num_inputs = 0, num_outputs = 0;
+  std::vector<std::string> ops;
+  std::vector<int64_t> operands, results;
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "N", &num_inputs));
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "num_outputs", &num_outputs));
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "ops", &ops));
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "operands", &operands));
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "results", &results));
+  if (operands.size() != 2 * ops.size()) {
+    return errors::InvalidArgument("attr 'operands' has ", operands.size(),
+                                   " entries; the ", ops.size(),
+                                   " steps of 'ops' need ", 2 * ops.size());
+  }
+  if (static_cast<int64_t>(results.size()) != num_outputs) {
+    return errors::InvalidArgument("attr 'results' has ", results.size(),
+                                   " entries for ", num_outputs, " outputs");
+  }
+  ElementwiseProgram p;
+  p.num_inputs = static_cast<int>(num_inputs);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    ElementwiseStep step;
+    if (!ElementwiseOpFromName(ops[i], &step.op)) {
+      return errors::InvalidArgument("step ", i, " of attr 'ops': '", ops[i],
+                                     "' is not an element-wise op it runs");
+    }
+    // Registers before step i: the inputs and steps 0 .. i-1.
+    const int64_t defined = num_inputs + static_cast<int64_t>(i);
+    const int64_t a = operands[2 * i], b = operands[2 * i + 1];
+    const bool unary = IsUnaryElementwiseOp(step.op);
+    if (a < 0 || a >= defined || (unary ? b != -1 : (b < 0 || b >= defined))) {
+      return errors::InvalidArgument(
+          "step ", i, " (", ops[i], ") of attr 'ops' reads registers ", a,
+          " and ", b, "; ",
+          unary ? "a unary step reads one of" : "it reads two of", " the ",
+          defined, " defined before it", unary ? " and -1" : "");
+    }
+    step.a = static_cast<int>(a);
+    step.b = static_cast<int>(b);
+    p.steps.push_back(step);
+  }
+  for (size_t o = 0; o < results.size(); ++o) {
+    const int64_t r = results[o];
+    if (r < num_inputs || r >= num_inputs + static_cast<int64_t>(ops.size())) {
+      return errors::InvalidArgument(
+          "output ", o, " of attr 'results' is register ", r,
+          ", not one of the ", ops.size(), " steps' (", num_inputs, " .. ",
+          num_inputs + static_cast<int64_t>(ops.size()) - 1, ")");
+    }
+    for (int earlier : p.results) {
+      if (earlier == r) {
+        return errors::InvalidArgument("register ", r,
+                                       " is in attr 'results' more than once");
+      }
+    }
+    p.results.push_back(static_cast<int>(r));
+  }
+  *program = std::move(p);
+  return Status();
+}
+
+namespace {
+
+// Each output's shape is its step's: the steps' shapes follow from the
+// inputs' as each node's own shape function derives them.
+Status FusedElementwiseShape(shape_inference::InferenceContext* c) {
+  ElementwiseProgram program;
+  WEFT_RETURN_IF_ERROR(ReadElementwiseProgram(c->attrs(), &program));
+  std::vector<shape_inference::ShapeHandle> regs;
+  for (int i = 0; i < c->num_inputs(); ++i) regs.push_back(c->input(i));
+  for (const ElementwiseStep& s : program.steps) {
+    shape_inference::ShapeHandle out = regs[s.a];
+    if (s.b >= 0) {
+      WEFT_RETURN_IF_ERROR(shape_inference::BroadcastBinaryOpOutputShape(
+          c, regs[s.a], regs[s.b], &out));
+    }
+    regs.push_back(out);
+  }
+  for (size_t o = 0; o < program.results.size(); ++o) {
+    c->set_output(static_cast<int>(o), regs[program.results[o]]);
+  }
+  return Status();
+}
+
+}  // namespace
+
+REGISTER_OP("_FusedElementwise")
+    .Input("inputs: N * T")
+    .Output("outputs: num_outputs * T")
+    .Attr("N: int >= 1")
+    .Attr("num_outputs: int >= 1")
+    .Attr("T: {float}")
+    .Attr("ops: list(string)")
+    .Attr("operands: list(int)")
+    .Attr("results: list(int)")
+    .SetShapeFn(FusedElementwiseShape);
+
+}  // namespace weft
