@@ -635,18 +635,25 @@ Status ExecutePlan(const Plan& plan, tbb::task_arena* arena, CpuSpinTeam* team,
   }
   outputs->assign(plan.num_fetches(), Tensor());
   const bool trace = options.trace && metadata != nullptr;
-  // A run started from a kernel that runs in a 1-thread arena (a loop's
-  // body or cond, a branch) already holds that arena's one thread: it runs
-  // inline, without entering the arena, a task group or spawned tasks.
-  const bool run_inline = arena == nullptr || (arena == t_running_arena &&
-                                               arena->max_concurrency() == 1);
+  // A run started from a kernel of a run in the same arena (a loop's body
+  // or cond, a branch) already holds one of the arena's threads: it runs
+  // inline, without entering the arena, a task group or spawned tasks. Its
+  // kernels still split their work through the outer run's spin team
+  // (CpuDevice::ParallelFor); what it gives up is running independent
+  // nodes of the body side by side, which for the small nodes of loop
+  // bodies cost more in hand-offs than it gained: an LSTM(128) at batch 1
+  // ran 1.4x slower on two threads than on one, each iteration's body and
+  // cond handing nodes to the other thread and spinning until they came
+  // back (bench/RESULTS.md section 51).
+  const bool run_inline = arena == nullptr || arena == t_running_arena;
   RunState state(plan, run_inline ? nullptr : arena, options, outputs, trace);
   state.Preset(feeds);
   if (run_inline) {
     state.RunInline();
   } else {
-    // A run started from a kernel of a run in the same arena (a loop's
-    // body, a branch: another session's plan) is served by that run's team.
+    // A run started on a thread that serves a spin team of this arena
+    // outside that team's run's nodes (which run theirs inline, above) is
+    // served by that team.
     CpuSpinTeam* outer = CpuSpinTeam::Current();
     const bool nested = outer != nullptr && outer->arena() == arena;
     state.SetTeam(nested ? outer : team);
