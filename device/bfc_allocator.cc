@@ -109,6 +109,7 @@ BfcAllocator::BfcAllocator(std::unique_ptr<SubAllocator> backend,
 
 BfcAllocator::~BfcAllocator() {
   std::lock_guard<std::mutex> lock(mu_);
+  FlushReuseLocked();
   WEFT_CHECK_MSG(in_use_.empty() && small_bytes_.load() == 0,
                  "BfcAllocator destroyed with allocations still live; an "
                  "owner whose tensors may outlive it must use Close()");
@@ -276,6 +277,7 @@ void BfcAllocator::FreeRegion(Region* region) {
 }
 
 size_t BfcAllocator::ReleaseCachedLocked() {
+  FlushReuseLocked();
   std::vector<Region*> idle;
   for (const auto& r : regions_) {
     if (!r->first->in_use && r->first->next == nullptr) idle.push_back(r.get());
@@ -355,30 +357,27 @@ void* BfcAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     WEFT_CHECK_MSG(!closed_, "BfcAllocator::AllocateRaw after Close()");
-    Chunk* c = FindBestFit(size);
-    if (c == nullptr) {
-      if (!Grow(size)) return nullptr;
+    const size_t units = size / options_.granule;
+    Chunk* c = units < kReuseSizes ? reuse_[units] : nullptr;
+    if (c != nullptr) {
+      // A chunk of exactly this size, freed earlier and kept whole: still
+      // in in_use_, nothing to search, split or index.
+      reuse_[units] = c->bin_next;
+      --reuse_count_[units];
+      c->reused = false;
+      c->bin_next = nullptr;
+    } else {
       c = FindBestFit(size);
-      WEFT_CHECK(c != nullptr);
+      if (c == nullptr && FlushReuseLocked() > 0) c = FindBestFit(size);
+      if (c == nullptr) {
+        if (!Grow(size)) return nullptr;
+        c = FindBestFit(size);
+        WEFT_CHECK(c != nullptr);
+      }
+      TakeFree(c, size);
+      in_use_.emplace(c->ptr, c);
     }
-    RemoveFree(c);
-    // Split off the tail when it can hold a few granules; a smaller
-    // remainder stays with the allocation rather than making a sliver.
-    if (c->size - size >= 4 * options_.granule) {
-      Chunk* tail = NewChunk();
-      tail->ptr = c->ptr + size;
-      tail->size = c->size - size;
-      tail->region = c->region;
-      tail->prev = c;
-      tail->next = c->next;
-      if (c->next != nullptr) c->next->prev = tail;
-      c->next = tail;
-      c->size = size;
-      InsertFree(tail);
-    }
-    c->in_use = true;
     c->requested = num_bytes;
-    in_use_.emplace(c->ptr, c);
     // Only the bytes asked for become addressable: an overrun into the
     // rounding is reported too.
     WEFT_UNPOISON(c->ptr, num_bytes);
@@ -397,6 +396,25 @@ void* BfcAllocator::AllocateRaw(size_t alignment, size_t num_bytes) {
   return result;
 }
 
+void BfcAllocator::TakeFree(Chunk* c, size_t size) {
+  RemoveFree(c);
+  // Split off the tail when it can hold a few granules; a smaller
+  // remainder stays with the allocation rather than making a sliver.
+  if (c->size - size >= 4 * options_.granule) {
+    Chunk* tail = NewChunk();
+    tail->ptr = c->ptr + size;
+    tail->size = c->size - size;
+    tail->region = c->region;
+    tail->prev = c;
+    tail->next = c->next;
+    if (c->next != nullptr) c->next->prev = tail;
+    c->next = tail;
+    c->size = size;
+    InsertFree(tail);
+  }
+  c->in_use = true;
+}
+
 void BfcAllocator::DeallocateRaw(void* ptr, size_t num_bytes) {
   if (ptr == nullptr) return;
   if (num_bytes < options_.small_size_threshold) {
@@ -411,35 +429,67 @@ void BfcAllocator::DeallocateRaw(void* ptr, size_t num_bytes) {
                    "BfcAllocator::DeallocateRaw of a pointer it did not "
                    "allocate, or deallocated twice");
     Chunk* c = it->second;
-    in_use_.erase(it);
+    WEFT_CHECK_MSG(!c->reused,
+                   "BfcAllocator::DeallocateRaw of a pointer deallocated "
+                   "twice");
     bytes_in_use_ -= static_cast<int64_t>(c->requested);
     region_in_use_.store(bytes_in_use_, std::memory_order_relaxed);
-    c->in_use = false;
     c->requested = 0;
     WEFT_POISON(c->ptr, c->size);
-    if (Chunk* next = c->next; next != nullptr && !next->in_use) {
-      RemoveFree(next);
-      c->size += next->size;
-      c->next = next->next;
-      if (next->next != nullptr) next->next->prev = c;
-      DeleteChunk(next);
-    }
-    if (Chunk* prev = c->prev; prev != nullptr && !prev->in_use) {
-      RemoveFree(prev);
-      prev->size += c->size;
-      prev->next = c->next;
-      if (c->next != nullptr) c->next->prev = prev;
-      DeleteChunk(c);
-      c = prev;
-    }
-    if (closed_ && c->prev == nullptr && c->next == nullptr) {
-      // The owner is gone and so is the region's last allocation.
-      FreeRegion(c->region);
+    const size_t units = c->size / options_.granule;
+    if (!closed_ && units < kReuseSizes &&
+        reuse_count_[units] < kReusePerSize) {
+      c->reused = true;
+      c->bin_next = reuse_[units];
+      reuse_[units] = c;
+      ++reuse_count_[units];
     } else {
-      InsertFree(c);
+      in_use_.erase(it);
+      Release(c);
     }
   }
   Unref();
+}
+
+void BfcAllocator::Release(Chunk* c) {
+  c->in_use = false;
+  if (Chunk* next = c->next; next != nullptr && !next->in_use) {
+    RemoveFree(next);
+    c->size += next->size;
+    c->next = next->next;
+    if (next->next != nullptr) next->next->prev = c;
+    DeleteChunk(next);
+  }
+  if (Chunk* prev = c->prev; prev != nullptr && !prev->in_use) {
+    RemoveFree(prev);
+    prev->size += c->size;
+    prev->next = c->next;
+    if (c->next != nullptr) c->next->prev = prev;
+    DeleteChunk(c);
+    c = prev;
+  }
+  if (closed_ && c->prev == nullptr && c->next == nullptr) {
+    // The owner is gone and so is the region's last allocation.
+    FreeRegion(c->region);
+  } else {
+    InsertFree(c);
+  }
+}
+
+size_t BfcAllocator::FlushReuseLocked() {
+  size_t flushed = 0;
+  for (size_t units = 0; units < kReuseSizes; ++units) {
+    while (Chunk* c = reuse_[units]) {
+      reuse_[units] = c->bin_next;
+      c->bin_next = nullptr;
+      c->reused = false;
+      in_use_.erase(c->ptr);
+      Release(c);
+      ++flushed;
+    }
+    reuse_count_[units] = 0;
+  }
+  return flushed;
 }
 
 void BfcAllocator::Close() {

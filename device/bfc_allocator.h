@@ -20,6 +20,13 @@
 //  * When no free chunk fits, a new region is reserved: at least the
 //    request, and otherwise twice the previous region, up to a cap, so the
 //    number of regions stays logarithmic in the memory a workload needs.
+//  * A freed chunk of up to 64 granules (4 KiB for the host's 64-byte
+//    granule) is kept whole, up to 8 per size, for the next request of
+//    exactly its size: the tensors of a loop's body or of a batch-1 network
+//    come back every iteration at the same sizes, and reusing one skips the
+//    search, the split, the coalescing and both hash-map updates. Kept
+//    chunks go back to the bins when a request finds no free chunk, and
+//    before regions are released.
 //  * Requests below `Options::small_size_threshold` (0 by default, see
 //    HostCachingAllocatorOptions) can be sent to malloc instead.
 //  * Under AddressSanitizer free chunks are poisoned, so reading a freed
@@ -148,8 +155,9 @@ class BfcAllocator final : public Allocator {
     char* ptr = nullptr;
     size_t size = 0;       // a multiple of the granule
     size_t requested = 0;  // what AllocateRaw was asked for; 0 when free
-    bool in_use = false;
-    int bin = -1;  // the bin holding it while free, else -1
+    bool in_use = false;   // true too while kept for reuse
+    bool reused = false;   // kept for reuse (in reuse_, linked by bin_next)
+    int bin = -1;          // the bin holding it while free, else -1
     Region* region = nullptr;
     // Address neighbours within the region.
     Chunk* prev = nullptr;
@@ -172,6 +180,14 @@ class BfcAllocator final : public Allocator {
   void InsertFree(Chunk* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RemoveFree(Chunk* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   Chunk* FindBestFit(size_t size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Takes free chunk `c` out of its bin for an allocation of `size` bytes,
+  // splitting off the tail when enough is left over.
+  void TakeFree(Chunk* c, size_t size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Makes allocated chunk `c` (no longer in in_use_) free: merged with
+  // free neighbours and binned, or its region freed after Close().
+  void Release(Chunk* c) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Releases every chunk kept for reuse; returns how many there were.
+  size_t FlushReuseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Grow(size_t size) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FreeRegion(Region* region) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   size_t ReleaseCachedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -197,6 +213,12 @@ class BfcAllocator final : public Allocator {
   std::array<uint64_t, kNumBins / 64> nonempty_ ABSL_GUARDED_BY(mu_) = {};
   absl::flat_hash_map<const void*, Chunk*> in_use_ ABSL_GUARDED_BY(mu_);
   Chunk* spare_chunks_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // Freed chunks kept whole for reuse, by size in granules (index 0 is
+  // never used); at most kReusePerSize each.
+  static constexpr size_t kReuseSizes = 65;  // up to 64 granules
+  static constexpr int kReusePerSize = 8;
+  std::array<Chunk*, kReuseSizes> reuse_ ABSL_GUARDED_BY(mu_) = {};
+  std::array<uint8_t, kReuseSizes> reuse_count_ ABSL_GUARDED_BY(mu_) = {};
   size_t next_region_bytes_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   // Statistics of the region path, kept under the lock it holds anyway:

@@ -179,6 +179,61 @@ TEST_F(BfcAllocatorTest, CoalescesFreedNeighbours) {
   EXPECT_EQ(a->ReleaseCached(), 2 * kMiB);
 }
 
+// A freed chunk of up to 4 KiB is kept whole for the next request of its
+// size: the same block comes back, another size does not take it, and the
+// statistics count it as free.
+TEST_F(BfcAllocatorTest, SmallChunksAreKeptForTheNextRequestOfTheirSize) {
+  auto a = Make();
+  void* x = a->AllocateRaw(kTensorAlignment, 512);
+  void* y = a->AllocateRaw(kTensorAlignment, 512);
+  void* z = a->AllocateRaw(kTensorAlignment, 4096);
+  a->DeallocateRaw(x, 512);
+  a->DeallocateRaw(z, 4096);
+  EXPECT_EQ(a->GetStats().bytes_in_use, 512);
+  // 500 bytes round to the same 512: x again. 1000 bytes do not take it.
+  void* other = a->AllocateRaw(kTensorAlignment, 1000);
+  EXPECT_NE(other, x);
+  EXPECT_EQ(a->AllocateRaw(kTensorAlignment, 500), x);
+  EXPECT_EQ(a->AllocateRaw(kTensorAlignment, 4096), z);
+  EXPECT_EQ(a->GetStats().bytes_in_use, 500 + 512 + 1000 + 4096);
+  a->DeallocateRaw(x, 500);
+  a->DeallocateRaw(y, 512);
+  a->DeallocateRaw(z, 4096);
+  a->DeallocateRaw(other, 1000);
+  EXPECT_EQ(a->GetStats().bytes_in_use, 0);
+  // Kept chunks go back to the region before it is released.
+  EXPECT_EQ(a->ReleaseCached(), 2 * kMiB);
+  EXPECT_EQ(a->num_regions(), 0);
+}
+
+// When no free chunk fits, the kept ones are merged back first: a region
+// filled with 4 KiB blocks, all freed, serves one request as large as all
+// of them together without a second region.
+TEST_F(BfcAllocatorTest, KeptChunksCoalesceBeforeANewRegion) {
+  auto a = Make();
+  const size_t n = 4096;
+  std::vector<void*> blocks;
+  for (size_t used = 0; used < 2 * kMiB; used += n) {
+    blocks.push_back(a->AllocateRaw(kTensorAlignment, n));
+  }
+  ASSERT_EQ(a->num_regions(), 1);
+  for (void* b : blocks) a->DeallocateRaw(b, n);
+  void* all = a->AllocateRaw(kTensorAlignment, 2 * kMiB);
+  EXPECT_EQ(all, blocks.front());
+  EXPECT_EQ(a->num_regions(), 1);
+  EXPECT_EQ(counts_->total_allocs, 1);
+  a->DeallocateRaw(all, 2 * kMiB);
+}
+
+TEST_F(BfcAllocatorTest, FreeingAKeptChunkAgainDies) {
+  auto a = Make();
+  void* x = a->AllocateRaw(kTensorAlignment, 256);
+  a->DeallocateRaw(x, 256);
+  EXPECT_DEATH(a->DeallocateRaw(x, 256), "deallocated twice");
+  EXPECT_EQ(a->AllocateRaw(kTensorAlignment, 256), x);
+  a->DeallocateRaw(x, 256);
+}
+
 TEST_F(BfcAllocatorTest, PicksTheSmallestFreeChunkThatFits) {
   auto a = Make();
   // Free holes of 8, 32 and 16 KiB, kept apart by live separators.
