@@ -26,22 +26,11 @@ using rewrite_rule_test::FloatOpText;
 using rewrite_rule_test::FloatPlaceholderText;
 using rewrite_rule_test::FloatScalarText;
 using rewrite_rule_test::GraphFromText;
+using rewrite_rule_test::PartialFloatPlaceholderText;
 using rewrite_rule_test::RunOptimized;
 using rewrite_rule_test::RunRule;
 using rewrite_rule_test::RunUnoptimized;
 using rewrite_rule_test::Values;
-
-// A float Placeholder of `dims`, -1 for an unknown dimension.
-std::string PartialPlaceholderText(const std::string& name,
-                                   const std::vector<int64_t>& dims) {
-  std::string text = absl::StrCat(
-      "node { name: '", name,
-      "' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
-      "attr { key: 'shape' value { shape {");
-  for (int64_t d : dims) absl::StrAppend(&text, " dim { size: ", d, " }");
-  absl::StrAppend(&text, " } } } }");
-  return text;
-}
 
 // Keras' LSTM cell after the gate Split: c = f * c_prev + i * g with
 // sigmoid gates and a tanh candidate, h = o * tanh(c); both read outside
@@ -49,7 +38,7 @@ std::string PartialPlaceholderText(const std::string& name,
 std::string LstmCellText(const std::vector<int64_t>& dims) {
   std::string text;
   for (const char* p : {"zi", "zf", "zg", "zo", "c_prev"}) {
-    text += PartialPlaceholderText(p, dims);
+    text += PartialFloatPlaceholderText(p, dims);
   }
   text += FloatOpText("i", "Sigmoid", {"zi"});
   text += FloatOpText("f", "Sigmoid", {"zf"});
@@ -135,8 +124,8 @@ TEST(ElementwiseFusionRuleTest, GruCellWithAScalarConstant) {
 // inputs at run time: [1, 6] * [4, 6] broadcasts, and the Sigmoid's value,
 // read outside, keeps its own shape [1, 6].
 TEST(ElementwiseFusionRuleTest, UnknownDimensionsThatDifferAtRunTime) {
-  std::string text = PartialPlaceholderText("x", {-1, 6}) +
-                     PartialPlaceholderText("y", {-1, 6});
+  std::string text = PartialFloatPlaceholderText("x", {-1, 6}) +
+                     PartialFloatPlaceholderText("y", {-1, 6});
   text += FloatOpText("s", "Sigmoid", {"x"});
   text += FloatOpText("m", "Mul", {"s", "y"});
   text += FloatOpText("t", "Tanh", {"m"});

@@ -165,13 +165,17 @@ Tensor Values(const TensorShape& shape, float lo, float hi, unsigned seed) {
 
 std::string FloatPlaceholderText(const std::string& name,
                                  const TensorShape& shape) {
+  const absl::Span<const int64_t> dims = shape.dim_sizes();
+  return PartialFloatPlaceholderText(name, {dims.begin(), dims.end()});
+}
+
+std::string PartialFloatPlaceholderText(const std::string& name,
+                                        const std::vector<int64_t>& dims) {
   std::string text = absl::StrCat(
       "node { name: '", name,
       "' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
       "attr { key: 'shape' value { shape {");
-  for (int d = 0; d < shape.dims(); ++d) {
-    absl::StrAppend(&text, " dim { size: ", shape.dim_size(d), " }");
-  }
+  for (int64_t d : dims) absl::StrAppend(&text, " dim { size: ", d, " }");
   absl::StrAppend(&text, " } } } }");
   return text;
 }

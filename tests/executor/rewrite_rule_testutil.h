@@ -69,6 +69,9 @@ Tensor Values(const TensorShape& shape, float lo, float hi, unsigned seed);
 // A float32 Placeholder `name` of `shape`, as GraphDef text.
 std::string FloatPlaceholderText(const std::string& name,
                                  const TensorShape& shape);
+// The same with `dims`, -1 for an unknown dimension.
+std::string PartialFloatPlaceholderText(const std::string& name,
+                                        const std::vector<int64_t>& dims);
 
 // A Const node holding the float32 `value`, as GraphDef text (every value
 // printed so that it parses back to the same float).
