@@ -9,17 +9,24 @@
 
 namespace weft {
 
+namespace {
+
+// The vocabulary: each TensorFlow op name and its step; the first name of a
+// step is the one ElementwiseOpName gives.
+constexpr struct {
+  const char* name;
+  ElementwiseOp op;
+} kOps[] = {
+    {"Add", ElementwiseOp::kAdd},       {"AddV2", ElementwiseOp::kAdd},
+    {"Sub", ElementwiseOp::kSub},       {"Mul", ElementwiseOp::kMul},
+    {"RealDiv", ElementwiseOp::kDiv},   {"Neg", ElementwiseOp::kNeg},
+    {"Square", ElementwiseOp::kSquare}, {"Sigmoid", ElementwiseOp::kSigmoid},
+    {"Tanh", ElementwiseOp::kTanh},     {"Exp", ElementwiseOp::kExp},
+};
+
+}  // namespace
+
 bool ElementwiseOpFromName(absl::string_view op, ElementwiseOp* out) {
-  static constexpr struct {
-    const char* name;
-    ElementwiseOp op;
-  } kOps[] = {
-      {"Add", ElementwiseOp::kAdd},       {"AddV2", ElementwiseOp::kAdd},
-      {"Sub", ElementwiseOp::kSub},       {"Mul", ElementwiseOp::kMul},
-      {"RealDiv", ElementwiseOp::kDiv},   {"Neg", ElementwiseOp::kNeg},
-      {"Square", ElementwiseOp::kSquare}, {"Sigmoid", ElementwiseOp::kSigmoid},
-      {"Tanh", ElementwiseOp::kTanh},     {"Exp", ElementwiseOp::kExp},
-  };
   for (const auto& entry : kOps) {
     if (op == entry.name) {
       *out = entry.op;
@@ -27,6 +34,13 @@ bool ElementwiseOpFromName(absl::string_view op, ElementwiseOp* out) {
     }
   }
   return false;
+}
+
+const char* ElementwiseOpName(ElementwiseOp op) {
+  for (const auto& entry : kOps) {
+    if (entry.op == op) return entry.name;
+  }
+  return "?";
 }
 
 bool IsUnaryElementwiseOp(ElementwiseOp op) {

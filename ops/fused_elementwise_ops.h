@@ -47,6 +47,8 @@ enum class ElementwiseOp : uint8_t {
 // the vocabulary. Also the optimizer's test of which nodes it may fuse.
 bool ElementwiseOpFromName(absl::string_view op, ElementwiseOp* out);
 bool IsUnaryElementwiseOp(ElementwiseOp op);
+// The TensorFlow op name of a step, for messages ("Add" for kAdd).
+const char* ElementwiseOpName(ElementwiseOp op);
 
 struct ElementwiseStep {
   ElementwiseOp op;

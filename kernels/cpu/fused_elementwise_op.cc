@@ -88,13 +88,6 @@ int64_t StepCost(ElementwiseOp op) {
   }
 }
 
-const char* OpName(ElementwiseOp op) {
-  static constexpr const char* kNames[] = {"Add",     "Sub",  "Mul",
-                                           "RealDiv", "Neg",  "Square",
-                                           "Sigmoid", "Tanh", "Exp"};
-  return kNames[static_cast<int>(op)];
-}
-
 class FusedElementwiseOp : public OpKernel {
  public:
   explicit FusedElementwiseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -164,13 +157,23 @@ class FusedElementwiseOp : public OpKernel {
     }
     absl::InlinedVector<const float*, 8> in(num_inputs);
     for (int i = 0; i < num_inputs; ++i) in[i] = ctx->input(i).data<float>();
-    ctx->ParallelFor(
-        shape.num_elements(), cost_, [&](int64_t begin, int64_t end) {
-          RunBlocks(in.data(), single.data(), out.data(), begin, end);
-        });
+    // Two pointers of capture: std::function keeps them inline, so the
+    // call allocates nothing.
+    const Operands operands{in.data(), single.data(), out.data()};
+    ctx->ParallelFor(shape.num_elements(), cost_,
+                     [this, &operands](int64_t begin, int64_t end) {
+                       RunBlocks(operands.in, operands.single, operands.out,
+                                 begin, end);
+                     });
   }
 
  private:
+  struct Operands {
+    const float* const* in;
+    const char* single;
+    float* const* out;
+  };
+
   // The program over elements [begin, end) of every full input and output.
   void RunBlocks(const float* const* in, const char* single, float* const* out,
                  int64_t begin, int64_t end) const {
@@ -220,7 +223,8 @@ class FusedElementwiseOp : public OpKernel {
       if (step.b >= 0) {
         Status st = bcast.Init(a.shape(), values[step.b].shape());
         OP_REQUIRES(ctx, st.ok(),
-                    errors::InvalidArgument("step ", s, " (", OpName(step.op),
+                    errors::InvalidArgument("step ", s, " (",
+                                            ElementwiseOpName(step.op),
                                             "): ", st.message()));
         shape = bcast.output_shape();
       }
