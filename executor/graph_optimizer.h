@@ -130,6 +130,8 @@ struct GraphOptimizerStats {
   int atrous_convs = 0;       // SpaceToBatchND -> convolution -> BatchToSpaceND
                               // made one dilated convolution
                               // (executor/optimizer/atrous_conv_rule.h)
+  int passed_through = 0;     // Identity-like nodes read through
+                              // (executor/optimizer/pass_through_rule.h)
 };
 
 // The optimized graph of one signature and what a plan needs from it: the

@@ -268,6 +268,9 @@ std::string Callable::optimizer_summary() const {
           ? absl::StrCat(", ", s.atrous_convs,
                          " SpaceToBatchND/BatchToSpaceND pairs made dilated "
                          "convolutions")
+          : std::string(),
+      s.passed_through > 0
+          ? absl::StrCat(", ", s.passed_through, " Identity nodes read through")
           : std::string());
 }
 

@@ -96,7 +96,7 @@ void AtrousConvRule::Visit(const Node* conv, RewriteContext* ctx) const {
   // The reshuffles go: their values must be needed nowhere else.
   for (const Node* n : {s2b, b2s}) {
     if (!ctx->IsUnrewrittenFloatNode(n) || ctx->IsProtected(n) ||
-        !n->control_outputs().empty()) {
+        ctx->HasKeptControlOutputs(n)) {
       return;
     }
   }

@@ -30,11 +30,10 @@ bool CanFold(const Node* n, const RewriteContext& ctx) {
   for (int i = 0; i < n->num_inputs(); ++i) {
     if (ctx.ConstInput(n, i) == nullptr) return false;
   }
-  // A control input orders the node after something that runs; only
-  // constants (which never run) may be dropped.
+  // A control input that stays orders the node after a side effect; the
+  // others are dropped from the optimized graph anyway.
   for (const Node* c : n->control_inputs()) {
-    const bool runs = c->op() != "Const" || !c->control_inputs().empty();
-    if (runs && !ctx.IsFolded(c)) return false;
+    if (ctx.KeepsControlEdgesFrom(c) && !ctx.IsFolded(c)) return false;
   }
   // Skip evaluating what would be discarded for its size anyway.
   int64_t known_bytes = 0;

@@ -222,7 +222,7 @@ void DenseBiasRule::Visit(const Node* product, RewriteContext* ctx) const {
   }
   const Node* add = next;
   if (!IsBiasNode(add->op()) || !ctx->IsOpenFloatNode(add) ||
-      add->num_inputs() != 2 || !add->control_inputs().empty()) {
+      add->num_inputs() != 2 || ctx->HasKeptControlInputs(add)) {
     return;
   }
   if (add->op() == "BiasAdd") {

@@ -35,7 +35,7 @@ bool IsFrameOrCall(absl::string_view op) {
 bool Mergeable(const Node* n, const RewriteContext& ctx) {
   if (!ctx.IsLive(n) || !ctx.IsKept(n) || ctx.IsFed(n) || ctx.IsProtected(n) ||
       ctx.IsAbsorbed(n) || n->num_inputs() == 0 || n->num_outputs() == 0 ||
-      !n->control_inputs().empty() || !n->control_outputs().empty() ||
+      ctx.HasKeptControlInputs(n) || ctx.HasKeptControlOutputs(n) ||
       n->op_def().is_stateful || IsFrameOrCall(n->op())) {
     return false;
   }

@@ -36,7 +36,7 @@ bool Enabled() {
 bool Fusible(const Node* n, const RewriteContext& ctx) {
   return IsElementwiseFusionOp(n->op()) && n->num_outputs() == 1 &&
          ctx.IsOpenFloatNode(n) && !ctx.IsProtected(n) &&
-         n->control_inputs().empty() && n->control_outputs().empty() &&
+         !ctx.HasKeptControlInputs(n) && !ctx.HasKeptControlOutputs(n) &&
          ctx.PlacedOnCpu(n);
 }
 

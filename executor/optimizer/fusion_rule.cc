@@ -168,7 +168,7 @@ bool FoldScaleIntoFilter(const Node* head, const std::vector<float>& scale,
 // final Mul) and goes nowhere else: not fetched, no control successors, no
 // other output in use. SoleConsumer's question for a diamond.
 bool ReadByTwoAlone(const Node* cur, const RewriteContext& ctx) {
-  if (ctx.IsProtected(cur) || !cur->control_outputs().empty() ||
+  if (ctx.IsProtected(cur) || ctx.HasKeptControlOutputs(cur) ||
       ctx.KeptConsumers(cur, 0) != 2) {
     return false;
   }
@@ -363,7 +363,7 @@ bool CollectChain(const Node* head, RewriteContext* ctx, Fusion* out) {
       head->num_outputs() != 1) {
     return false;
   }
-  if (!head->control_outputs().empty()) return false;
+  if (ctx->HasKeptControlOutputs(head)) return false;
   if (IsConvolutionHead(op) &&
       StringAttr(head, "data_format", "NHWC") != "NHWC") {
     return false;
@@ -488,7 +488,7 @@ bool CollectChain(const Node* head, RewriteContext* ctx, Fusion* out) {
         stats_used |= ctx->KeptConsumers(next, o) > 0;
       }
       if (stats_used || ctx->IsProtected(next) ||
-          !next->control_outputs().empty()) {
+          ctx->HasKeptControlOutputs(next)) {
         // Its statistics outputs are wanted (or fetched): keep the node.
         break;
       }

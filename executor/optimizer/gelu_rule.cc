@@ -40,7 +40,7 @@ class Match {
             int arity) {
     if (!OneOf(n->op(), ops) || n->num_inputs() != arity ||
         !ctx_->IsUnrewrittenFloatNode(n) || ctx_->IsProtected(n) ||
-        !n->control_outputs().empty() || ctx_->KeptConsumers(n, 0) != 1) {
+        ctx_->HasKeptControlOutputs(n) || ctx_->KeptConsumers(n, 0) != 1) {
       return false;
     }
     nodes_.push_back(n);

@@ -26,6 +26,9 @@ std::string GraphRebuilder::NodeName(const Node* n) const {
 
 std::string GraphRebuilder::InputName(const Node* src, int index) const {
   src = context_.Canonical(src);
+  if (const NodeOutput* through = context_.PassedThrough(src)) {
+    return InputName(through->node, through->index);
+  }
   const std::string& stand_in = context_.stand_in(src);
   if (!stand_in.empty()) return stand_in;
   if (context_.IsFolded(src) && index > 0) {
@@ -46,9 +49,7 @@ void GraphRebuilder::AddPrunedCopy(const Node* n) {
     types.push_back(n->input_type(i));
     shapes.push_back(context_.graph().output_shape(n, i));
   }
-  for (const Node* c : n->control_inputs()) {
-    copy.input.push_back(absl::StrCat("^", NodeName(c)));
-  }
+  AppendControlInputs(n, &copy);
   copy.attr["T"] = AttrValue::TypeList(std::move(types));
   AddNode(std::move(copy), std::move(shapes));
 }
@@ -59,8 +60,14 @@ void GraphRebuilder::CopyInputs(const Node* n, int data_inputs,
   for (int i = 0; i < data_inputs; ++i) {
     out->input.push_back(InputName(n->input(i).node, n->input(i).index));
   }
+  AppendControlInputs(n, out);
+}
+
+void GraphRebuilder::AppendControlInputs(const Node* n, NodeDef* def) const {
   for (const Node* c : n->control_inputs()) {
-    out->input.push_back(absl::StrCat("^", NodeName(c)));
+    if (context_.KeepsControlEdgesFrom(c)) {
+      def->input.push_back(absl::StrCat("^", NodeName(c)));
+    }
   }
 }
 
@@ -86,9 +93,7 @@ void GraphRebuilder::AddReplacing(NodeDef def,
   const Node* last = nodes.back();
   def.name = NodeName(last);
   def.device = last->requested_device();
-  for (const Node* c : last->control_inputs()) {
-    def.input.push_back(absl::StrCat("^", NodeName(c)));
-  }
+  AppendControlInputs(last, &def);
   std::vector<std::string> originals;
   for (const Node* n : nodes) originals.push_back(n->name());
   def.attr[kFusedNodesAttr] = AttrValue::StringList(originals);

@@ -44,14 +44,17 @@ class GraphRebuilder {
 
   const RewriteContext& context() const { return context_; }
   // What output `index` of the session graph's node `src` is read as in the
-  // optimized graph: its own name, a folded output's Const or the fused
-  // node standing in for it.
+  // optimized graph: its own name, a folded output's Const, the fused node
+  // standing in for it, or what it passes through.
   std::string InputName(const Node* src, int index) const;
   // The name the optimized graph gives `n` (as a target or control input).
   std::string NodeName(const Node* n) const;
-  // Sets out->input to the first `data_inputs` data inputs of `n` and all
-  // its control inputs, renamed by InputName and NodeName.
+  // Sets out->input to the first `data_inputs` data inputs of `n` and its
+  // control inputs (AppendControlInputs), renamed by InputName and NodeName.
   void CopyInputs(const Node* n, int data_inputs, NodeDef* out) const;
+  // Appends to def->input the control inputs of `n` that the optimized
+  // graph keeps (RewriteContext::KeepsControlEdgesFrom).
+  void AppendControlInputs(const Node* n, NodeDef* def) const;
   // Applies the patches recorded for `n` to `def`, which was made from it.
   void ApplyPatches(const Node* n, NodeDef* def) const;
   // Forwards to RewriteContext::UniqueName.
@@ -60,7 +63,7 @@ class GraphRebuilder {
   std::vector<PartialTensorShape> OriginalShapes(const Node* n) const;
   // Appends `def`, the one node that replaces `nodes` (RewriteContext::
   // ReplaceByOne; the last of them is the one it stands in for), with that
-  // node's name, requested device, control inputs and output shapes, and
+  // node's name, requested device, kept control inputs and output shapes, and
   // the replaced nodes' names in its kFusedNodesAttr.
   void AddReplacing(NodeDef def, const std::vector<const Node*>& nodes);
   // Appends `def` with `shapes` as its outputs' shapes.

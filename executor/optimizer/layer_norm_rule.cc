@@ -228,7 +228,7 @@ class Matcher {
 bool Absorbable(const LayerNorm& ln, const RewriteContext& ctx) {
   for (size_t i = 0; i < ln.nodes.size(); ++i) {
     const Node* n = ln.nodes[i];
-    if (!ctx.IsUnrewrittenFloatNode(n) || !n->control_outputs().empty()) {
+    if (!ctx.IsUnrewrittenFloatNode(n) || ctx.HasKeptControlOutputs(n)) {
       return false;
     }
     if (i + 1 == ln.nodes.size()) break;

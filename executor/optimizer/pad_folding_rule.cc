@@ -62,7 +62,7 @@ void PadFoldingRule::Visit(const Node* conv, RewriteContext* ctx) const {
   if (!IsPad(pad->op())) return;
   // The padded copy must go nowhere else.
   if (!ctx->IsUnrewrittenFloatNode(pad) || ctx->IsProtected(pad) ||
-      !pad->control_outputs().empty() || ctx->KeptConsumers(pad, 0) != 1) {
+      ctx->HasKeptControlOutputs(pad) || ctx->KeptConsumers(pad, 0) != 1) {
     return;
   }
   if (!ctx->PlacedOnCpu(conv) || !ctx->PlacedOnCpu(pad)) return;

@@ -23,6 +23,8 @@ Status RewriteContext::MarkSignature(const std::vector<const Node*>& live,
   keep_.assign(n, 0);
   fed_node_.assign(n, 0);
   protected_.assign(n, 0);
+  target_.assign(n, 0);
+  passed_through_.assign(n, NodeOutput());
   folded_.resize(n);
   folded_names_.resize(n);
   absorbed_.assign(n, 0);
@@ -60,6 +62,7 @@ Status RewriteContext::MarkSignature(const std::vector<const Node*>& live,
       return errors::Internal("optimizer: no node named '", t, "'");
     }
     protected_[node->id()] = 1;
+    target_[node->id()] = 1;
     stack.push_back(node->id());
   }
   // Everything the fetched nodes reach stays, also upstream of feeds and
@@ -81,8 +84,35 @@ Status RewriteContext::MarkSignature(const std::vector<const Node*>& live,
   duplicates_.assign(n, {});
   position_.assign(n, 0);
   for (size_t i = 0; i < order_.size(); ++i) position_[order_[i]] = i;
+  MarkSideEffects();
   PruneIdentityN();
   return Status();
+}
+
+void RewriteContext::MarkSideEffects() {
+  has_side_effects_.assign(graph_.num_nodes(), 0);
+  for (int id : order_) {
+    const Node* n = graph_.node(id);
+    // An op that takes or makes a resource acts on state others share
+    // (TensorArray reads and writes, variables), as Grappler also assumes.
+    bool effects = n->op_def().is_stateful;
+    for (DataType t : n->types().input_types) effects |= t == DT_RESOURCE;
+    for (DataType t : n->types().output_types) effects |= t == DT_RESOURCE;
+    for (const Endpoint& e : n->inputs()) {
+      effects |= has_side_effects_[e.node->id()] != 0;
+    }
+    for (const Node* c : n->control_inputs()) {
+      effects |= has_side_effects_[c->id()] != 0;
+    }
+    has_side_effects_[id] = effects;
+  }
+}
+
+bool RewriteContext::HasKeptControlInputs(const Node* n) const {
+  for (const Node* c : n->control_inputs()) {
+    if (KeepsControlEdgesFrom(c)) return true;
+  }
+  return false;
 }
 
 bool ConstInts(const Tensor* t, std::vector<int64_t>* values) {
@@ -115,8 +145,8 @@ void RewriteContext::PruneIdentityN() {
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
     const Node* n = graph_.node(*it);
     if (n->op() != "IdentityN" || !live_[n->id()] || !keep_[n->id()] ||
-        protected_[n->id()] || fed_node_[n->id()] ||
-        !n->control_outputs().empty() || n->num_inputs() != n->num_outputs()) {
+        protected_[n->id()] || fed_node_[n->id()] || HasKeptControlOutputs(n) ||
+        n->num_inputs() != n->num_outputs()) {
       continue;
     }
     std::vector<int> index(n->num_outputs(), -1);
@@ -147,8 +177,7 @@ int RewriteContext::KeptConsumers(const Node* n, int output) const {
 }
 
 const Node* RewriteContext::SoleConsumer(const Node* n, int* slot) const {
-  if (IsProtected(n) || !n->control_outputs().empty() ||
-      KeptConsumers(n, 0) != 1) {
+  if (IsProtected(n) || HasKeptControlOutputs(n) || KeptConsumers(n, 0) != 1) {
     return nullptr;
   }
   for (int o = 1; o < n->num_outputs(); ++o) {
@@ -167,8 +196,9 @@ const Tensor* RewriteContext::ConstValueOf(const Node* n, int output) const {
   if (fed_.contains(EndpointKey{n->id(), output})) return nullptr;
   if (!folded_[n->id()].empty()) return &folded_[n->id()][output];
   // A Const with a control input runs after it (const_values.h): folding
-  // its consumers would drop that order.
-  if (n->op() != "Const" || !n->control_inputs().empty()) return nullptr;
+  // its consumers would drop that order, unless the optimized graph drops
+  // the edge anyway (KeepsControlEdgesFrom).
+  if (n->op() != "Const" || HasKeptControlInputs(n)) return nullptr;
   // Session::Create has rejected bad Consts; one here is not a constant.
   StatusOr<const Tensor*> value = ConstNodeValue(*n, options_.source_name);
   return value.ok() ? *value : nullptr;
@@ -178,7 +208,7 @@ bool RewriteContext::IsUnrewrittenFloatNode(const Node* n) const {
   const int id = n->id();
   return live_[id] && !fed_node_[id] && folded_[id].empty() &&
          replacement_[id] == nullptr && !absorbed_[id] &&
-         n->control_inputs().empty() && n->num_outputs() >= 1 &&
+         !HasKeptControlInputs(n) && n->num_outputs() >= 1 &&
          n->output_type(0) == DT_FLOAT;
 }
 
@@ -232,6 +262,12 @@ std::string RewriteContext::FoldedOutputName(const Node* n, int output) const {
 }
 
 void RewriteContext::Absorb(const Node* n) { absorbed_[n->id()] = 1; }
+
+void RewriteContext::RecordPassThrough(const Node* n, NodeOutput src) {
+  Absorb(n);
+  passed_through_[n->id()] = src;
+  ++stats_.passed_through;
+}
 
 void RewriteContext::Replace(const Node* n, ReplacementFn replacement) {
   replacement_[n->id()] = std::move(replacement);

@@ -102,6 +102,26 @@ class RewriteContext {
   }
   // Where `n` comes in order().
   int Position(const Node* n) const { return position_[n->id()]; }
+  // Whether a control edge from `c` stays in the optimized graph: `c` or
+  // something it reads or runs after has a side effect (a stateful op, or
+  // one that takes or makes a resource). A control edge from a node whose
+  // whole past is pure only orders work whose values do not depend on the
+  // order, so the optimized graph drops it: then a Const after such an edge
+  // is a constant, an Identity after one can be read through, and the NoOp
+  // that a function body's outputs wait for no longer runs. TensorFlow
+  // writes such edges into every function body (its outputs wait for the
+  // reads of captured variables, which freezing made Consts).
+  bool KeepsControlEdgesFrom(const Node* c) const {
+    return has_side_effects_[c->id()];
+  }
+  // Some control input of `n` stays (KeepsControlEdgesFrom).
+  bool HasKeptControlInputs(const Node* n) const;
+  // Some control output of `n` stays.
+  bool HasKeptControlOutputs(const Node* n) const {
+    return has_side_effects_[n->id()] && !n->control_outputs().empty();
+  }
+  // A target of the signature (it must keep its name and run).
+  bool IsTarget(const Node* n) const { return target_[n->id()]; }
   // An IdentityN whose outputs are partly unread: Keras' custom-gradient
   // activations (its swish among them) write IdentityN(result, x, ...) and
   // read only the result, so x would otherwise have a reader that keeps it
@@ -109,13 +129,13 @@ class RewriteContext {
   // such a node keeps only its read outputs and their inputs: for output
   // `index` of `n`, its index there, or -1 when dropped; `index` when `n` is
   // not pruned. A pruned node is kept, not fetched or fed, has no control
-  // edges out and at least one read output.
+  // edges out that stay and at least one read output.
   int PrunedOutputIndex(const Node* n, int index) const;
   bool IsPruned(const Node* n) const { return !pruned_[n->id()].empty(); }
   // The one kept node that reads output 0 of `n`, and the input slot it
   // reads it in (*slot), when that is where `n`'s value goes and nowhere
-  // else: `n` is not fetched, has no control successors and no other
-  // output in use. Null otherwise. What a chain rule asks of each node it
+  // else: `n` is not fetched, has no control successors that stay and no
+  // other output in use. Null otherwise. What a chain rule asks of each node it
   // absorbs.
   const Node* SoleConsumer(const Node* n, int* slot) const;
 
@@ -127,15 +147,21 @@ class RewriteContext {
     return replacement_[n->id()] != nullptr;
   }
   // Output `output` of `n` as a constant: a Const without control inputs
-  // or a folded node, and not fed. Null when it is not one. The tensor
-  // lives as long as the context (and the session's graph).
+  // that stay, or a folded node, and not fed. Null when it is not one. The
+  // tensor lives as long as the context (and the session's graph).
   const Tensor* ConstValueOf(const Node* n, int output) const;
+  // Output 0 of an Identity-like node that readers and fetches read through
+  // (RecordPassThrough): what it passes on. Null for any other node.
+  const NodeOutput* PassedThrough(const Node* n) const {
+    const NodeOutput& p = passed_through_[n->id()];
+    return p.node != nullptr ? &p : nullptr;
+  }
   const Tensor* ConstInput(const Node* n, int input) const {
     return ConstValueOf(n->input(input).node, n->input(input).index);
   }
   // A node a fusion may absorb or start from: it runs, is not fed, no rule
-  // has rewritten it yet, it has no control inputs, and its output 0 is
-  // float32. (Whether its value goes elsewhere is the rule's question.)
+  // has rewritten it yet, no control input of it stays, and its output 0
+  // is float32. (Whether its value goes elsewhere is the rule's question.)
   bool IsUnrewrittenFloatNode(const Node* n) const;
   // True when the session places `n` on a CPU device, or when no placement
   // is given: only the CPU device has the fused and explicit-padding
@@ -167,6 +193,9 @@ class RewriteContext {
   void RecordFold(const Node* n, std::vector<Tensor> values);
   // `n` is no longer written on its own: another node does its work.
   void Absorb(const Node* n);
+  // `n` (an Identity, say) hands on `src` unchanged: `n` is absorbed, and
+  // its readers and fetches read `src` (GraphRebuilder::InputName).
+  void RecordPassThrough(const Node* n, NodeOutput src);
   // `n` computes what `into`, earlier in order(), computes (a common
   // subexpression): `n` is absorbed, its readers read `into`'s outputs
   // (GraphRebuilder::InputName), and KeptReads of `into` include theirs.
@@ -220,6 +249,8 @@ class RewriteContext {
 
   // Marks the IdentityN nodes to prune (PrunedOutputIndex).
   void PruneIdentityN();
+  // Fills has_side_effects_, in order_.
+  void MarkSideEffects();
   // fn(consumer) for each read KeptReads lists, without the list.
   template <typename Fn>
   void ForEachKeptRead(const Node* n, int output, Fn&& fn) const {
@@ -248,6 +279,10 @@ class RewriteContext {
   std::vector<char> keep_;
   std::vector<char> fed_node_;
   std::vector<char> protected_;
+  std::vector<char> target_;
+  // Per node: it or its past has a side effect (KeepsControlEdgesFrom).
+  std::vector<char> has_side_effects_;
+  std::vector<NodeOutput> passed_through_;
   absl::flat_hash_set<EndpointKey> fed_;
   std::vector<std::vector<Tensor>> folded_;  // per node: its values
   std::vector<std::string> folded_names_;    // per node: prefix of outputs > 0

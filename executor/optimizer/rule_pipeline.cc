@@ -11,6 +11,7 @@
 #include "executor/optimizer/graph_rebuilder.h"
 #include "executor/optimizer/layer_norm_rule.h"
 #include "executor/optimizer/pad_folding_rule.h"
+#include "executor/optimizer/pass_through_rule.h"
 #include "executor/optimizer/rewrite_context.h"
 #include "executor/optimizer/swish_rule.h"
 
@@ -30,6 +31,9 @@ std::vector<std::unique_ptr<RewriteRule>> DefaultRewriteRules() {
   rules.push_back(std::make_unique<LayerNormRule>());
   // Last: it takes the element-wise nodes no pattern above claimed.
   rules.push_back(std::make_unique<ElementwiseFusionRule>());
+  // After every rule that reads a node's consumers: an Identity it reads
+  // through still counts as a reader of its input until the end.
+  rules.push_back(std::make_unique<PassThroughRule>());
   return rules;
 }
 
@@ -51,7 +55,7 @@ StatusOr<std::unique_ptr<OptimizedGraph>> OptimizeGraphWithRules(
   const GraphOptimizerStats& stats = context.stats();
   if (stats.folded == 0 && stats.fused == 0 && stats.folded_pads == 0 &&
       stats.cropped_filters == 0 && stats.merged_duplicates == 0 &&
-      stats.atrous_convs == 0) {
+      stats.atrous_convs == 0 && stats.passed_through == 0) {
     return std::unique_ptr<OptimizedGraph>();
   }
   GraphRebuilder rebuilder(&context);

@@ -19,7 +19,7 @@ bool IsGate(absl::string_view op) { return op == "Sigmoid"; }
 // A node whose value goes only to the next node of the pattern.
 bool Absorbable(const Node* n, const RewriteContext& ctx) {
   return ctx.IsUnrewrittenFloatNode(n) && !ctx.IsProtected(n) &&
-         n->control_outputs().empty() && ctx.KeptConsumers(n, 0) == 1;
+         !ctx.HasKeptControlOutputs(n) && ctx.KeptConsumers(n, 0) == 1;
 }
 
 Status EmitSwish(const SwishPattern& s, GraphRebuilder* rebuilder) {

@@ -93,6 +93,15 @@ TEST(DuplicateMergeRuleTest, EqualNodesRunOnce) {
   ExpectSameBits(on[1], off[1]);
 }
 
+// A stateful node (a side effect, for control edges from it).
+constexpr char kNoiseText[] =
+    "node { name: \"noise_shape\" op: \"Const\" attr { key: \"dtype\" value "
+    "{ type: DT_INT32 } } attr { key: \"value\" value { tensor { dtype: "
+    "DT_INT32 tensor_shape { dim { size: 1 } } int_val: 8 } } } }\n"
+    "node { name: \"noise\" op: \"RandomUniform\" input: \"noise_shape\" attr "
+    "{ key: \"T\" value { type: DT_INT32 } } attr { key: \"dtype\" value { "
+    "type: DT_FLOAT } } }\n";
+
 TEST(DuplicateMergeRuleTest, NodesThatMustStay) {
   const std::string text = absl::StrCat(
       FloatPlaceholderText("x", TensorShape({2, 5, 6, 4})),
@@ -111,10 +120,10 @@ TEST(DuplicateMergeRuleTest, NodesThatMustStay) {
       FloatOpText("relu", "Relu", {"x"}), FloatOpText("relu6", "Relu6", {"x"}),
       // Fetched itself: its name must stay.
       FloatOpText("neg_a", "Neg", {"x"}), FloatOpText("neg_b", "Neg", {"x"}),
-      // Ordered by a control edge.
-      FloatOpText("abs_a", "Abs", {"x"}),
-      "node { name: \"abs_b\" op: \"Abs\" input: \"x\" input: \"^relu\" attr "
-      "{ key: \"T\" value { type: DT_FLOAT } } }\n",
+      // Ordered after a side effect by a control edge.
+      FloatOpText("abs_a", "Abs", {"x"}), kNoiseText,
+      "node { name: \"abs_b\" op: \"Abs\" input: \"x\" input: \"^noise\" "
+      "attr { key: \"T\" value { type: DT_FLOAT } } }\n",
       // Each output of a Split.
       SplitText("split", "y"), FloatOpText("exp0", "Exp", {"split"}),
       FloatOpText("exp1", "Exp", {"split:1"}),
@@ -146,6 +155,28 @@ TEST(DuplicateMergeRuleTest, NodesThatMustStay) {
       RunUnoptimized(g, {{"x", x}, {"y", y}}, {"sum", "halves"});
   ExpectSameBits(on[0], off[0]);
   ExpectSameBits(on[1], off[1]);
+}
+
+// A control edge from a node whose past is pure only orders: the
+// optimized graph drops it, so it does not keep a duplicate apart.
+TEST(DuplicateMergeRuleTest, ControlEdgeFromPureNodeDoesNotKeepDuplicate) {
+  const std::string text = absl::StrCat(
+      FloatPlaceholderText("x", TensorShape({3, 4})),
+      FloatOpText("relu", "Relu", {"x"}), FloatOpText("abs_a", "Abs", {"x"}),
+      "node { name: \"abs_b\" op: \"Abs\" input: \"x\" input: \"^relu\" "
+      "attr { key: \"T\" value { type: DT_FLOAT } } }\n",
+      FloatOpText("sum", "AddN", {"relu", "abs_a", "abs_b"},
+                  "attr { key: \"N\" value { i: 3 } } "));
+  auto g = GraphFromText(text);
+  ASSERT_NE(g, nullptr);
+  const Tensor x = Values(TensorShape({3, 4}), -2, 2, 31);
+  auto optimized = RunRule(DuplicateMergeRule(), *g, {{"x", x}}, {"sum"});
+  ASSERT_NE(optimized, nullptr);
+  EXPECT_EQ(optimized->stats().merged_duplicates, 1);
+  EXPECT_EQ(FindNode(*optimized, "abs_b"), nullptr);
+  const std::vector<Tensor> on = RunOptimized(optimized, {{"x", x}});
+  const std::vector<Tensor> off = RunUnoptimized(g, {{"x", x}}, {"sum"});
+  ExpectSameBits(on[0], off[0]);
 }
 
 // Stateful nodes run each time: two RandomUniform of one shape stay two.
