@@ -33,8 +33,10 @@ Status ReadFusedOps(OpKernelConstruction* ctx, GemmEpilogue* epilogue,
 // the args that start at input `first_arg`: first_arg + 1 after a bias,
 // else first_arg), rows `ld` floats apart, once it
 // is checked to have the output's shape: the optimizer fuses an AddV2 only
-// between tensors of one shape, so another shape here is a graph whose
-// shapes changed under it. The error names both shapes.
+// between tensors of one inferred shape, so another shape here is a graph
+// whose shapes changed under it (or, for _FusedMatMul, whose unknown batch
+// dimensions differ, which it broadcasts instead of calling this). The error
+// names both shapes.
 Status SetResidual(const OpKernelContext& ctx, bool has_bias,
                    const TensorShape& output, int64_t ld,
                    GemmEpilogue* epilogue, int first_arg = 2);

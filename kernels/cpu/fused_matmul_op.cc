@@ -50,6 +50,11 @@ class FusedMatMulOp : public OpKernel {
       epilogue.bias = bias.data<float>();
     }
     if (has_residual_) {
+      const Tensor& residual = ctx->input(has_bias_ ? 3 : 2);
+      if (residual.shape() != TensorShape({m, n})) {
+        ComputeBroadcastResidual(ctx, m, k, n, epilogue, residual);
+        return;
+      }
       OP_REQUIRES_OK(
           ctx, SetResidual(*ctx, has_bias_, TensorShape({m, n}), n, &epilogue));
     }
@@ -62,6 +67,15 @@ class FusedMatMulOp : public OpKernel {
       ApplyEpilogueRows(epilogue, out, m, n, n);
       return;
     }
+    Multiply(ctx, m, k, n, epilogue, out);
+  }
+
+ private:
+  // out = a b with `epilogue`, k > 0.
+  void Multiply(OpKernelContext* ctx, int64_t m, int64_t k, int64_t n,
+                const GemmEpilogue& epilogue, float* out) const {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
     const GemmOperand<float> lhs{a.data<float>(), a.dim_size(1), transpose_a_};
     const GemmOperand<float> rhs{b.data<float>(), b.dim_size(1), transpose_b_};
     if (const GemmPackedRhs* packed = packed_b_ ? packed_b_->For(b) : nullptr) {
@@ -73,7 +87,61 @@ class FusedMatMulOp : public OpKernel {
     Gemm(ContextParallelFor(*ctx), m, k, n, lhs, rhs, out, n, epilogue);
   }
 
- private:
+  // A residual whose shape is not the product's: the optimizer fused an
+  // AddV2 whose operands' batch dimensions were both unknown, and at run
+  // time they differ (one of them 1), so the AddV2 broadcasts. The nodes'
+  // steps one after the other: the product with its bias, the broadcast
+  // sum, the activation. A rank-2 residual only, as the fused AddV2 had;
+  // shapes that do not broadcast fail as AddV2 fails.
+  void ComputeBroadcastResidual(OpKernelContext* ctx, int64_t m, int64_t k,
+                                int64_t n, const GemmEpilogue& epilogue,
+                                const Tensor& residual) const {
+    const int index = has_bias_ ? 3 : 2;
+    auto broadcast = [](int64_t x, int64_t y) {
+      return x == y ? x : x == 1 ? y : y == 1 ? x : int64_t{-1};
+    };
+    const int64_t rows =
+        residual.dims() == 2 ? broadcast(m, residual.dim_size(0)) : -1;
+    const int64_t cols =
+        residual.dims() == 2 ? broadcast(n, residual.dim_size(1)) : -1;
+    OP_REQUIRES(
+        ctx, rows >= 0 && cols >= 0,
+        errors::InvalidArgument(
+            "residual (input ", index, ") of shape ",
+            residual.shape().DebugString(),
+            " does not broadcast with the product's shape [", m, ",", n, "]"));
+    Tensor product;
+    OP_REQUIRES_OK(ctx,
+                   ctx->allocate_temp(DT_FLOAT, TensorShape({m, n}), &product));
+    float* p = product.data<float>();
+    GemmEpilogue bias_only;
+    bias_only.bias = epilogue.bias;
+    if (m > 0 && n > 0) {
+      if (k == 0) {
+        std::fill_n(p, m * n, 0.0f);
+        ApplyEpilogueRows(bias_only, p, m, n, n);
+      } else {
+        Multiply(ctx, m, k, n, bias_only, p);
+      }
+    }
+    Tensor* c = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({rows, cols}), &c));
+    float* out = c->data<float>();
+    const float* r = residual.data<float>();
+    const int64_t r_rows = residual.dim_size(0), r_cols = residual.dim_size(1);
+    for (int64_t i = 0; i < rows; ++i) {
+      const float* pi = p + (m == 1 ? 0 : i) * n;
+      const float* ri = r + (r_rows == 1 ? 0 : i) * r_cols;
+      for (int64_t j = 0; j < cols; ++j) {
+        out[i * cols + j] = pi[n == 1 ? 0 : j] + ri[r_cols == 1 ? 0 : j];
+      }
+    }
+    GemmEpilogue activation_only = epilogue;
+    activation_only.bias = nullptr;
+    activation_only.residual = nullptr;
+    ApplyEpilogueRows(activation_only, out, rows, cols, cols);
+  }
+
   bool transpose_a_ = false;
   bool transpose_b_ = false;
   GemmEpilogue epilogue_;
