@@ -1,12 +1,14 @@
 #include "executor/control_flow.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "executor/loop_input_projection.h"
 #include "graph/function_library.h"
 #include "graph/function_shapes.h"
 #include "graph/import.h"
@@ -248,25 +250,46 @@ class WhileKernel : public ControlFlowKernel {
     std::unique_ptr<PreparedFunction> cond;
     std::unique_ptr<PreparedFunction> body;
   };
+  // The body of `with_constants` with its input projection made before
+  // the loop (executor/loop_input_projection.h), and the prologue that
+  // makes it from loop variable `list_input`.
+  struct Projection {
+    int list_input = -1;
+    std::unique_ptr<PreparedFunction> prologue;
+    std::unique_ptr<PreparedFunction> body;
+  };
   // `constants` has one entry per input: the constant that `with_constants`
   // was prepared with, or no tensor (IsInitialized false) where that input
-  // is fed. `with_constants` is empty when no input is such a constant.
+  // is fed. `with_constants` is empty when no input is such a constant;
+  // `projection` is empty when it is, or when its body has no projection.
   WhileKernel(OpKernelConstruction* ctx, Functions fed,
               Functions with_constants, std::vector<Tensor> constants,
-              int64_t max_iterations)
+              Projection projection, int64_t max_iterations)
       : ControlFlowKernel(ctx),
         fed_(std::move(fed)),
         with_constants_(std::move(with_constants)),
         constants_(std::move(constants)),
+        projection_(std::move(projection)),
         max_iterations_(max_iterations) {}
 
   Status Run(absl::Span<const Tensor* const> inputs, absl::Span<Tensor> outputs,
              const RunOptions& options) const override {
-    const Functions& f = InputsAreTheConstants(inputs) ? with_constants_ : fed_;
+    const bool constant = InputsAreTheConstants(inputs);
+    const Functions& f = constant ? with_constants_ : fed_;
     const bool has_deadline =
         options.deadline != std::chrono::steady_clock::time_point::max();
     std::vector<Tensor> vars = Gather(inputs, 0);
     std::vector<Tensor> next, pred, fed;
+    const PreparedFunction* body = f.body.get();
+    if (constant && projection_.body != nullptr) {
+      // A list that does not project (see loop_input_projection.h) runs
+      // the loop as it is, which gives the graph's results or errors.
+      const int list = projection_.list_input;
+      if (projection_.prologue->Call({vars[list]}, &fed, &next, options).ok()) {
+        vars[list] = std::move(next[0]);
+        body = projection_.body.get();
+      }
+    }
     for (int64_t iteration = 0;; ++iteration) {
       if (options.cancellation != nullptr &&
           options.cancellation->IsCancelled()) {
@@ -296,12 +319,17 @@ class WhileKernel : public ControlFlowKernel {
             "loop ", node_label(), " did not end after ", max_iterations_,
             " iterations (SessionOptions.max_loop_iterations)");
       }
-      s = f.body->Call(vars, &fed, &next, options);
+      s = body->Call(vars, &fed, &next, options);
       if (!s.ok()) {
         return AddContext(
             s, absl::StrCat(node_label(), ": iteration ", iteration, ": body"));
       }
       vars.swap(next);
+    }
+    // The body passed the list through: its value out is the one that came
+    // in, not the projected one.
+    if (body == projection_.body.get()) {
+      vars[projection_.list_input] = *inputs[projection_.list_input];
     }
     return MoveResults(&vars, outputs);
   }
@@ -323,6 +351,7 @@ class WhileKernel : public ControlFlowKernel {
   const Functions fed_;
   const Functions with_constants_;
   const std::vector<Tensor> constants_;
+  const Projection projection_;
   const int64_t max_iterations_;
 };
 
@@ -334,6 +363,34 @@ StatusOr<NameAttrList> FuncAttr(const Node& node, absl::string_view name,
     return AddContext(s, absl::StrCat(source, ": node ", node.DebugName()));
   }
   return f;
+}
+
+// The loop's input projection (executor/loop_input_projection.h), prepared;
+// empty when the body has none, when WEFT_LOOP_INPUT_PROJECTION=0, or when
+// preparing it fails (the loop then runs as it is: the projection is only a
+// faster way to the same values).
+WhileKernel::Projection PrepareProjection(
+    const Node& node, const NameAttrList& body_f, const FunctionGraph& cond,
+    const FunctionGraph& body, const std::vector<bool>& through,
+    const std::vector<Tensor>& constants, const ControlFlowOptions& options) {
+  WhileKernel::Projection out;
+  const char* env = std::getenv("WEFT_LOOP_INPUT_PROJECTION");
+  if (env != nullptr && std::strcmp(env, "0") == 0) return out;
+  LoopInputProjection found;
+  if (!FindLoopInputProjection(cond, body, through, constants,
+                               absl::StrCat(node.name(), "/projection/"),
+                               &found)) {
+    return out;
+  }
+  auto prologue = PreparedFunction::Create(
+      node, "input projection", body_f, std::move(found.prologue), {}, options);
+  auto projected = PreparedFunction::Create(
+      node, "body", body_f, std::move(found.body), constants, options);
+  if (!prologue.ok() || !projected.ok()) return out;
+  out.list_input = found.list_input;
+  out.prologue = *std::move(prologue);
+  out.body = *std::move(projected);
+  return out;
 }
 
 }  // namespace
@@ -403,6 +460,7 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
       }
     }
     WhileKernel::Functions fed, with_constants;
+    WhileKernel::Projection projection;
     if (any_constant) {
       WEFT_ASSIGN_OR_RETURN(
           with_constants.cond,
@@ -412,6 +470,8 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
           with_constants.body,
           PreparedFunction::Create(node, "body", body_f, body_graph, constants,
                                    options));
+      projection = PrepareProjection(node, body_f, cond_graph, body_graph,
+                                     through, constants, options);
     }
     WEFT_ASSIGN_OR_RETURN(
         fed.cond, PreparedFunction::Create(node, "cond", cond_f,
@@ -421,7 +481,8 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
                                            std::move(body_graph), {}, options));
     return std::unique_ptr<OpKernel>(new WhileKernel(
         &construction, std::move(fed), std::move(with_constants),
-        std::move(constants), options.session_options.max_loop_iterations));
+        std::move(constants), std::move(projection),
+        options.session_options.max_loop_iterations));
   }
   std::vector<NameAttrList> fs;
   std::vector<std::string> roles;
