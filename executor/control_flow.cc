@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/tensor_list.h"
+#include "core/variant.h"
 #include "executor/loop_input_projection.h"
 #include "graph/function_library.h"
 #include "graph/function_shapes.h"
@@ -255,6 +257,7 @@ class WhileKernel : public ControlFlowKernel {
   // makes it from loop variable `list_input`.
   struct Projection {
     int list_input = -1;
+    int64_t features = 0;  // LoopInputProjection::features
     std::unique_ptr<PreparedFunction> prologue;
     std::unique_ptr<PreparedFunction> body;
   };
@@ -281,7 +284,8 @@ class WhileKernel : public ControlFlowKernel {
     std::vector<Tensor> vars = Gather(inputs, 0);
     std::vector<Tensor> next, pred, fed;
     const PreparedFunction* body = f.body.get();
-    if (constant && projection_.body != nullptr) {
+    if (constant && projection_.body != nullptr &&
+        WorthProjecting(vars[projection_.list_input])) {
       // A list that does not project (see loop_input_projection.h) runs
       // the loop as it is, which gives the graph's results or errors.
       const int list = projection_.list_input;
@@ -335,6 +339,22 @@ class WhileKernel : public ControlFlowKernel {
   }
 
  private:
+  // Whether the projection pays for a list: its steps have few rows for
+  // their features. The per-step product then reads all of W for those few
+  // rows, which the projection saves; with more rows that read is shared
+  // by them, and writing and splitting the projected sequence costs about
+  // as much (bench/RESULTS.md section 52: an LSTM(128) over 32 features
+  // took 0.88 of the time at batch 1 with the projection, 1.03 at batch 8).
+  bool WorthProjecting(const Tensor& list) const {
+    constexpr int64_t kMinFeaturesPerRow = 8;
+    if (list.dtype() != DT_VARIANT || list.dims() != 0) return false;
+    const TensorList* l = VariantElements(list)[0].get<TensorList>();
+    if (l == nullptr || l->tensors.empty()) return false;
+    const Tensor& step = l->tensors[0];
+    return step.IsInitialized() && step.dims() == 2 &&
+           step.dim_size(0) * kMinFeaturesPerRow <= projection_.features;
+  }
+
   // Whether `with_constants_` serves these inputs: it exists and each input
   // it took as a constant is that constant (a pointer and shape compare).
   bool InputsAreTheConstants(absl::Span<const Tensor* const> inputs) const {
@@ -388,6 +408,7 @@ WhileKernel::Projection PrepareProjection(
       node, "body", body_f, std::move(found.body), constants, options);
   if (!prologue.ok() || !projected.ok()) return out;
   out.list_input = found.list_input;
+  out.features = found.features;
   out.prologue = *std::move(prologue);
   out.body = *std::move(projected);
   return out;

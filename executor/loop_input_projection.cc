@@ -193,6 +193,7 @@ bool FindLoopInputProjection(const FunctionGraph& cond,
 
     LoopInputProjection p;
     p.list_input = static_cast<int>(k);
+    p.features = w->dim_size(transpose_b ? 1 : 0);
     p.body = body;
     const std::string shape_name =
         absl::StrCat(matmul.name, "/projected_element_shape");
@@ -218,7 +219,7 @@ bool FindLoopInputProjection(const FunctionGraph& cond,
     // list -> [steps, batch, features] -> [steps * batch, features] -> the
     // product with W (a MatMul, which packs W once) -> [steps, batch,
     // units] -> list.
-    const int64_t features = w->dim_size(transpose_b ? 1 : 0);
+    const int64_t features = p.features;
     FunctionGraph& pro = p.prologue;
     auto name = [&](const char* n) { return absl::StrCat(prefix, n); };
     auto node = [&](const char* n, const char* op,

@@ -29,6 +29,7 @@
 #ifndef WEFT_EXECUTOR_LOOP_INPUT_PROJECTION_H_
 #define WEFT_EXECUTOR_LOOP_INPUT_PROJECTION_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -40,6 +41,8 @@ namespace weft {
 struct LoopInputProjection {
   // The loop variable that holds the list.
   int list_input = -1;
+  // The product's inner dimension: the features of a step's rows.
+  int64_t features = 0;
   // The body with the product read from the projected list.
   FunctionGraph body;
   // One input, the list; one output, the projected list. Nodes named

@@ -25,9 +25,15 @@ namespace {
 
 using rewrite_rule_test::GraphFromText;
 
+constexpr int kFeatures = 8;
+
+// w[k][j], exact in float.
+double Weight(int k, int j) { return ((k * 3 + j) % 7 - 3) * 0.125; }
+
 // h_{t+1} = tanh(x_t w + h_t u) over the steps of `list` (see kListFrom*),
-// h_0 = 0, w [2, 3] and u [3, 3] Consts; the loop returns (i, h, list, w,
-// u) and `cond` reads only i.
+// h_0 = 0, w [8, 3] (Weight) and u [3, 3] Consts; 8 features a row, so that
+// the loop finds the projection worth making for steps of one row; the loop
+// returns (i, h, list, w, u) and `cond` reads only i.
 constexpr char kLoop[] = R"(
 node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
        attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
@@ -36,9 +42,7 @@ node { name: "h0" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
          tensor_shape { dim { size: 1 } dim { size: 3 } } float_val: 0 } } } }
 node { name: "w" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
        attr { key: "value" value { tensor { dtype: DT_FLOAT
-         tensor_shape { dim { size: 2 } dim { size: 3 } }
-         float_val: 0.5 float_val: -0.25 float_val: 0.125
-         float_val: 1 float_val: 0.75 float_val: -0.5 } } } }
+         tensor_shape { dim { size: 8 } dim { size: 3 } } W_VALUES } } } }
 node { name: "u" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
        attr { key: "value" value { tensor { dtype: DT_FLOAT
          tensor_shape { dim { size: 3 } dim { size: 3 } }
@@ -47,7 +51,7 @@ node { name: "u" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
          float_val: 1 float_val: -1 float_val: 0.5 } } } }
 node { name: "es" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
        attr { key: "value" value { tensor { dtype: DT_INT32
-         tensor_shape { dim { size: 2 } } int_val: -1 int_val: 2 } } } }
+         tensor_shape { dim { size: 2 } } int_val: -1 int_val: 8 } } } }
 LIST
 node { name: "loop" op: "While" input: "zero" input: "h0" input: "list"
        input: "w" input: "u"
@@ -88,7 +92,7 @@ library {
     node_def { name: "element_shape" op: "Const"
       attr { key: "dtype" value { type: DT_INT32 } }
       attr { key: "value" value { tensor { dtype: DT_INT32
-        tensor_shape { dim { size: 2 } } int_val: -1 int_val: 2 } } } }
+        tensor_shape { dim { size: 2 } } int_val: -1 int_val: 8 } } } }
     node_def { name: "next" op: "AddV2" input: "i" input: "one:output:0"
       attr { key: "T" value { type: DT_INT32 } } }
     node_def { name: "x_t" op: "TensorListGetItem" input: "l" input: "i"
@@ -114,7 +118,7 @@ library {
 }
 )";
 
-// The sequence x [steps, 1, 2] unstacked into a list.
+// The sequence x [steps, 1, 8] unstacked into a list.
 constexpr char kListFromTensor[] = R"(
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
 node { name: "list" op: "TensorListFromTensor" input: "x" input: "es"
@@ -122,7 +126,7 @@ node { name: "list" op: "TensorListFromTensor" input: "x" input: "es"
   attr { key: "shape_type" value { type: DT_INT32 } } }
 )";
 
-// Two steps of different shapes, x0 [1, 2] and x1 [2, 2]: no stack.
+// Two steps of different shapes, x0 [1, 8] and x1 [2, 8]: no stack.
 constexpr char kRaggedList[] = R"(
 node { name: "x0" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
 node { name: "x1" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
@@ -150,10 +154,16 @@ std::string LoopText(const std::string& list, int steps,
   put("STEPS", std::to_string(steps));
   put("COND_EXTRA", cond_extra);
   put("BODY_EXTRA", body_extra);
+  std::string w;
+  for (int k = 0; k < kFeatures; ++k) {
+    for (int j = 0; j < 3; ++j) {
+      w += " float_val: " + std::to_string(Weight(k, j));
+    }
+  }
+  put("W_VALUES", w);
   return text;
 }
 
-constexpr double kW[2][3] = {{0.5, -0.25, 0.125}, {1, 0.75, -0.5}};
 constexpr double kU[3][3] = {
     {0.25, 0.5, -0.75}, {-0.5, 0.125, 0.25}, {1, -1, 0.5}};
 
@@ -169,7 +179,7 @@ std::vector<std::vector<double>> Recurrence(
       std::vector<double> out(3);
       for (int j = 0; j < 3; ++j) {
         double s = 0;
-        for (int k = 0; k < 2; ++k) s += x[r][k] * kW[k][j];
+        for (int k = 0; k < kFeatures; ++k) s += x[r][k] * Weight(k, j);
         for (int k = 0; k < 3; ++k) s += hr[k] * kU[k][j];
         out[j] = std::tanh(s);
       }
@@ -198,14 +208,19 @@ void ExpectH(const Tensor& h, const std::vector<std::vector<double>>& want) {
   }
 }
 
-// The sequence of 5 steps: x[t] = [0.3 t - 0.6, 0.2 - 0.15 t].
+// The sequence of 5 steps of 8 features: x[t][k] = 0.1 (t - k) + 0.05.
 std::vector<float> Sequence() {
   std::vector<float> x;
   for (int t = 0; t < 5; ++t) {
-    x.push_back(0.3f * t - 0.6f);
-    x.push_back(0.2f - 0.15f * t);
+    for (int k = 0; k < kFeatures; ++k) x.push_back(0.1f * (t - k) + 0.05f);
   }
   return x;
+}
+
+// Row t of the sequence, in double.
+std::vector<double> Step(const std::vector<float>& xs, int t) {
+  return std::vector<double>(xs.begin() + t * kFeatures,
+                             xs.begin() + (t + 1) * kFeatures);
 }
 
 TEST(LoopInputProjectionTest, RecurrenceMatchesWithTheProjection) {
@@ -213,9 +228,9 @@ TEST(LoopInputProjectionTest, RecurrenceMatchesWithTheProjection) {
   ASSERT_NE(graph, nullptr);
   const std::vector<float> xs = Sequence();
   std::vector<std::vector<std::vector<double>>> steps;
-  for (int t = 0; t < 5; ++t) steps.push_back({{xs[2 * t], xs[2 * t + 1]}});
+  for (int t = 0; t < 5; ++t) steps.push_back({Step(xs, t)});
   const auto want = Recurrence(steps);
-  const Tensor x = Floats(TensorShape({5, 1, 2}), xs);
+  const Tensor x = Floats(TensorShape({5, 1, kFeatures}), xs);
   for (int threads : {0, 2}) {
     SessionOptions options;
     options.threads = threads;
@@ -232,14 +247,18 @@ TEST(LoopInputProjectionTest, RecurrenceMatchesWithTheProjection) {
   }
 }
 
-// Steps of [1, 2] and [2, 2] do not stack: the prologue fails and the loop
+// Steps of [1, 8] and [2, 8] do not stack: the prologue fails and the loop
 // runs as it is, h broadcasting from one row to two in the second step.
 TEST(LoopInputProjectionTest, ListThatDoesNotStackRunsTheLoopAsItIs) {
   auto graph = GraphFromText(LoopText(kRaggedList, 2));
   ASSERT_NE(graph, nullptr);
-  const Tensor x0 = Floats(TensorShape({1, 2}), {0.5f, -1.0f});
-  const Tensor x1 = Floats(TensorShape({2, 2}), {0.25f, 0.75f, -0.5f, 2.0f});
-  const auto want = Recurrence({{{0.5, -1.0}}, {{0.25, 0.75}, {-0.5, 2.0}}});
+  const std::vector<float> xs = Sequence();
+  const Tensor x0 =
+      Floats(TensorShape({1, kFeatures}), {xs.begin(), xs.begin() + kFeatures});
+  const Tensor x1 =
+      Floats(TensorShape({2, kFeatures}),
+             {xs.begin() + kFeatures, xs.begin() + 3 * kFeatures});
+  const auto want = Recurrence({{Step(xs, 0)}, {Step(xs, 1), Step(xs, 2)}});
   SessionOptions options;
   options.threads = 0;
   auto session = Session::Create(graph, options);
@@ -312,8 +331,8 @@ TEST(LoopInputProjectionTest, FindsTheProductOfTheList) {
   auto outer = Session::Create(graph, options);
   ASSERT_TRUE(outer.ok()) << outer.status();
   const std::vector<float> xs = Sequence();
-  auto list =
-      (*outer)->Run({{"x", Floats(TensorShape({5, 1, 2}), xs)}}, {"list"});
+  auto list = (*outer)->Run({{"x", Floats(TensorShape({5, 1, kFeatures}), xs)}},
+                            {"list"});
   ASSERT_TRUE(list.ok()) << list.status();
   GraphDef def = p.prologue.graph_def;
   NodeDef stack;
@@ -336,7 +355,10 @@ TEST(LoopInputProjectionTest, FindsTheProductOfTheList) {
   ASSERT_EQ(steps.shape(), TensorShape({5, 1, 3}));
   for (int t = 0; t < 5; ++t) {
     for (int j = 0; j < 3; ++j) {
-      const double want = xs[2 * t] * kW[0][j] + xs[2 * t + 1] * kW[1][j];
+      double want = 0;
+      for (int k = 0; k < kFeatures; ++k) {
+        want += xs[t * kFeatures + k] * Weight(k, j);
+      }
       EXPECT_NEAR(steps.data<float>()[t * 3 + j], want, 1e-6) << t << "," << j;
     }
   }
