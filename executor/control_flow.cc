@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/tensor_list.h"
 #include "core/variant.h"
@@ -240,6 +241,11 @@ class BranchKernel : public ControlFlowKernel {
 // While, StatelessWhile: the loop variables start as the inputs; while cond
 // holds, body maps them to their next values.
 //
+// An iteration is one run: cond alone decides whether the first iteration
+// runs, and then each runs the step (LoopStepGraph): the body and cond on
+// its results, which decides whether the next one runs. A run costs its
+// setup whatever its size, and cond is a few small nodes.
+//
 // A loop variable that is a session constant and that the body passes
 // through unchanged (the weights an RNN's loop captures) is the same
 // constant in every iteration: cond and body are prepared a second time
@@ -250,16 +256,16 @@ class WhileKernel : public ControlFlowKernel {
  public:
   struct Functions {
     std::unique_ptr<PreparedFunction> cond;
-    std::unique_ptr<PreparedFunction> body;
+    std::unique_ptr<PreparedFunction> step;  // body, then cond
   };
-  // The body of `with_constants` with its input projection made before
-  // the loop (executor/loop_input_projection.h), and the prologue that
-  // makes it from loop variable `list_input`.
+  // The step of `with_constants` with its body's input projection made
+  // before the loop (executor/loop_input_projection.h), and the prologue
+  // that makes it from loop variable `list_input`.
   struct Projection {
     int list_input = -1;
     int64_t features = 0;  // LoopInputProjection::features
     std::unique_ptr<PreparedFunction> prologue;
-    std::unique_ptr<PreparedFunction> body;
+    std::unique_ptr<PreparedFunction> step;
   };
   // `constants` has one entry per input: the constant that `with_constants`
   // was prepared with, or no tensor (IsInitialized false) where that input
@@ -269,6 +275,7 @@ class WhileKernel : public ControlFlowKernel {
               Functions with_constants, std::vector<Tensor> constants,
               Projection projection, int64_t max_iterations)
       : ControlFlowKernel(ctx),
+        cond_prefix_(absl::StrCat(name(), "/cond/")),
         fed_(std::move(fed)),
         with_constants_(std::move(with_constants)),
         constants_(std::move(constants)),
@@ -283,15 +290,15 @@ class WhileKernel : public ControlFlowKernel {
         options.deadline != std::chrono::steady_clock::time_point::max();
     std::vector<Tensor> vars = Gather(inputs, 0);
     std::vector<Tensor> next, pred, fed;
-    const PreparedFunction* body = f.body.get();
-    if (constant && projection_.body != nullptr &&
+    const PreparedFunction* step = f.step.get();
+    if (constant && projection_.step != nullptr &&
         WorthProjecting(vars[projection_.list_input])) {
       // A list that does not project (see loop_input_projection.h) runs
       // the loop as it is, which gives the graph's results or errors.
       const int list = projection_.list_input;
       if (projection_.prologue->Call({vars[list]}, &fed, &next, options).ok()) {
         vars[list] = std::move(next[0]);
-        body = projection_.body.get();
+        step = projection_.step.get();
       }
     }
     for (int64_t iteration = 0;; ++iteration) {
@@ -307,10 +314,12 @@ class WhileKernel : public ControlFlowKernel {
             absl::StrCat("run deadline exceeded in loop ", node_label(),
                          " at iteration ", iteration));
       }
-      Status s = f.cond->Call(vars, &fed, &pred, options);
-      if (!s.ok()) {
-        return AddContext(
-            s, absl::StrCat(node_label(), ": iteration ", iteration, ": cond"));
+      if (iteration == 0) {
+        Status s = f.cond->Call(vars, &fed, &pred, options);
+        if (!s.ok()) {
+          return AddContext(s,
+                            absl::StrCat(node_label(), ": iteration 0: cond"));
+        }
       }
       auto holds = ToBool(pred[0]);
       if (!holds.ok()) {
@@ -323,16 +332,21 @@ class WhileKernel : public ControlFlowKernel {
             "loop ", node_label(), " did not end after ", max_iterations_,
             " iterations (SessionOptions.max_loop_iterations)");
       }
-      s = body->Call(vars, &fed, &next, options);
+      Status s = step->Call(vars, &fed, &next, options);
       if (!s.ok()) {
-        return AddContext(
-            s, absl::StrCat(node_label(), ": iteration ", iteration, ": body"));
+        // A node of the step's cond part is the next iteration's cond.
+        const bool in_cond = absl::StrContains(s.message(), cond_prefix_);
+        return AddContext(s, absl::StrCat(node_label(), ": iteration ",
+                                          iteration + (in_cond ? 1 : 0),
+                                          in_cond ? ": cond" : ": body"));
       }
+      pred[0] = std::move(next.back());
+      next.pop_back();
       vars.swap(next);
     }
     // The body passed the list through: its value out is the one that came
     // in, not the projected one.
-    if (body == projection_.body.get()) {
+    if (step == projection_.step.get()) {
       vars[projection_.list_input] = *inputs[projection_.list_input];
     }
     return MoveResults(&vars, outputs);
@@ -358,7 +372,7 @@ class WhileKernel : public ControlFlowKernel {
   // Whether `with_constants_` serves these inputs: it exists and each input
   // it took as a constant is that constant (a pointer and shape compare).
   bool InputsAreTheConstants(absl::Span<const Tensor* const> inputs) const {
-    if (with_constants_.body == nullptr) return false;
+    if (with_constants_.step == nullptr) return false;
     for (size_t i = 0; i < constants_.size(); ++i) {
       if (constants_[i].IsInitialized() &&
           !ConstantInputMatches(*inputs[i], constants_[i])) {
@@ -368,6 +382,8 @@ class WhileKernel : public ControlFlowKernel {
     return true;
   }
 
+  // "<node>/cond/": names the nodes of a step that belong to cond.
+  const std::string cond_prefix_;
   const Functions fed_;
   const Functions with_constants_;
   const std::vector<Tensor> constants_;
@@ -404,13 +420,14 @@ WhileKernel::Projection PrepareProjection(
   }
   auto prologue = PreparedFunction::Create(
       node, "input projection", body_f, std::move(found.prologue), {}, options);
-  auto projected = PreparedFunction::Create(
-      node, "body", body_f, std::move(found.body), constants, options);
+  auto projected = PreparedFunction::Create(node, "body", body_f,
+                                            LoopStepGraph(found.body, cond),
+                                            constants, options);
   if (!prologue.ok() || !projected.ok()) return out;
   out.list_input = found.list_input;
   out.features = found.features;
   out.prologue = *std::move(prologue);
-  out.body = *std::move(projected);
+  out.step = *std::move(projected);
   return out;
 }
 
@@ -482,14 +499,15 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
     }
     WhileKernel::Functions fed, with_constants;
     WhileKernel::Projection projection;
+    FunctionGraph step_graph = LoopStepGraph(body_graph, cond_graph);
     if (any_constant) {
       WEFT_ASSIGN_OR_RETURN(
           with_constants.cond,
           PreparedFunction::Create(node, "cond", cond_f, cond_graph, constants,
                                    options));
       WEFT_ASSIGN_OR_RETURN(
-          with_constants.body,
-          PreparedFunction::Create(node, "body", body_f, body_graph, constants,
+          with_constants.step,
+          PreparedFunction::Create(node, "body", body_f, step_graph, constants,
                                    options));
       projection = PrepareProjection(node, body_f, cond_graph, body_graph,
                                      through, constants, options);
@@ -498,8 +516,8 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
         fed.cond, PreparedFunction::Create(node, "cond", cond_f,
                                            std::move(cond_graph), {}, options));
     WEFT_ASSIGN_OR_RETURN(
-        fed.body, PreparedFunction::Create(node, "body", body_f,
-                                           std::move(body_graph), {}, options));
+        fed.step, PreparedFunction::Create(node, "body", body_f,
+                                           std::move(step_graph), {}, options));
     return std::unique_ptr<OpKernel>(new WhileKernel(
         &construction, std::move(fed), std::move(with_constants),
         std::move(constants), std::move(projection),

@@ -1,5 +1,6 @@
 #include "graph/function_library.h"
 
+#include <algorithm>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -562,6 +563,33 @@ std::vector<bool> PassedThroughInputs(const FunctionGraph& fn) {
     }
   }
   return out;
+}
+
+FunctionGraph LoopStepGraph(const FunctionGraph& body,
+                            const FunctionGraph& cond) {
+  FunctionGraph step = body;
+  for (const NodeDef& n : cond.graph_def.node) {
+    const auto feed = std::find(cond.feeds.begin(), cond.feeds.end(), n.name);
+    if (feed == cond.feeds.end()) {
+      step.graph_def.node.push_back(n);
+      continue;
+    }
+    const size_t i = feed - cond.feeds.begin();
+    NodeDef read;
+    read.name = n.name;
+    read.op = "Identity";
+    read.device = n.device;
+    read.input = {body.fetches[i]};
+    read.attr["T"] = AttrValue::Type(cond.input_types[i]);
+    step.graph_def.node.push_back(std::move(read));
+  }
+  step.fetches.insert(step.fetches.end(), cond.fetches.begin(),
+                      cond.fetches.end());
+  step.targets.insert(step.targets.end(), cond.targets.begin(),
+                      cond.targets.end());
+  step.output_types.insert(step.output_types.end(), cond.output_types.begin(),
+                           cond.output_types.end());
+  return step;
 }
 
 }  // namespace weft

@@ -101,6 +101,15 @@ StatusOr<FunctionGraph> FunctionBodyGraph(
 // captures). False where fn has fewer outputs than inputs.
 std::vector<bool> PassedThroughInputs(const FunctionGraph& fn);
 
+// A While's iteration as one graph: `body`, then `cond` on the body's
+// results, so that a loop runs one graph per iteration instead of two.
+// Feeds, targets and input types are the body's (plus cond's targets);
+// fetches are the body's results and then cond's predicate. Cond's
+// placeholders become Identity nodes of the body's results; node names do
+// not clash as long as the two were instantiated under different prefixes.
+FunctionGraph LoopStepGraph(const FunctionGraph& body,
+                            const FunctionGraph& cond);
+
 }  // namespace weft
 
 #endif  // WEFT_GRAPH_FUNCTION_LIBRARY_H_

@@ -199,6 +199,67 @@ TEST(ControlFlowTest, ErrorInABodyNamesTheLoopAndTheBodyNode) {
   EXPECT_THAT(message, HasSubstr("node 'loop/body/r' (Reshape)"));
 }
 
+// An iteration runs the body and then the next iteration's cond as one
+// graph: an error in that cond part is the next iteration's cond's. Here
+// cond asserts v < 3 before comparing v with 100; v doubles from 1, so the
+// cond of iteration 2 (v = 4) fails.
+TEST(ControlFlowTest, ErrorInALaterCondNamesThatIterationsCond) {
+  constexpr char kText[] = R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "loop" op: "While" input: "x"
+  attr { key: "T" value { list { type: DT_FLOAT } } }
+  attr { key: "cond" value { func { name: "checked_below" } } }
+  attr { key: "body" value { func { name: "double" } } } }
+library {
+  function {
+    signature { name: "checked_below" input_arg { name: "v" type: DT_FLOAT }
+                output_arg { name: "ok" type: DT_BOOL } }
+    node_def { name: "three" op: "Const"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 3 } } } }
+    node_def { name: "limit" op: "Const"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 100 } } } }
+    node_def { name: "small" op: "Less" input: "v" input: "three:output:0"
+      attr { key: "T" value { type: DT_FLOAT } } }
+    node_def { name: "check" op: "Assert" input: "small:z:0" input: "v"
+      attr { key: "T" value { list { type: DT_FLOAT } } } }
+    node_def { name: "less" op: "Less" input: "v" input: "limit:output:0"
+      input: "^check" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "ok" value: "less:z:0" }
+  }
+  function {
+    signature { name: "double" input_arg { name: "v" type: DT_FLOAT }
+                output_arg { name: "out" type: DT_FLOAT } }
+    node_def { name: "add" op: "AddV2" input: "v" input: "v"
+      attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "out" value: "add:z:0" }
+  }
+}
+)";
+  auto graph = Load(kText);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  for (int threads : {0, 2}) {
+    SessionOptions options;
+    options.threads = threads;
+    auto v = RunLoop(*graph, 1.0f, options);
+    ASSERT_FALSE(v.ok());
+    const std::string message(v.status().message());
+    EXPECT_THAT(message, HasSubstr("node 'loop' (While): iteration 2: cond"));
+    EXPECT_THAT(message, HasSubstr("node 'loop/cond/check' (Assert)"));
+    // From 2.5 the body makes 5: the cond of iteration 1 fails.
+    v = RunLoop(*graph, 2.5f, options);
+    ASSERT_FALSE(v.ok());
+    EXPECT_THAT(std::string(v.status().message()),
+                HasSubstr("node 'loop' (While): iteration 1: cond"));
+    // From 4 the first cond fails, before any step.
+    v = RunLoop(*graph, 4.0f, options);
+    ASSERT_FALSE(v.ok());
+    EXPECT_THAT(std::string(v.status().message()),
+                HasSubstr("node 'loop' (While): iteration 0: cond"));
+  }
+}
+
 // cond(p): then adds one, else negates; p a bool or a number (TensorFlow's
 // truth value: nonzero).
 constexpr char kIf[] = R"(

@@ -6,7 +6,9 @@
 #include "graph/function_library.h"
 
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "graph/graph_def_io.h"
 #include "graph/import.h"
@@ -252,6 +254,59 @@ library {
   }
 }
 )";
+
+// A loop's step: the body, then cond reading the body's results through
+// Identity nodes in place of its placeholders; the signature is the body's
+// with cond's predicate fetched last.
+TEST(FunctionLibraryTest, LoopStepGraphRunsCondOnTheBodysResults) {
+  auto def = ParseTextGraphDef(kStep, "test.pbtxt");
+  ASSERT_TRUE(def.ok()) << def.status();
+  NameAttrList f;
+  f.name = "step";
+  auto body = FunctionBodyGraph(def->library, f, "loop/body/", {},
+                                OpRegistry::Global());
+  ASSERT_TRUE(body.ok()) << body.status();
+  FunctionGraph cond;
+  cond.input_types = body->input_types;
+  for (int i = 0; i < 4; ++i) {
+    NodeDef arg;
+    arg.name = absl::StrCat("loop/cond/_arg", i);
+    arg.op = "Placeholder";
+    arg.attr["dtype"] = AttrValue::Type(cond.input_types[i]);
+    cond.feeds.push_back(arg.name);
+    cond.graph_def.node.push_back(arg);
+  }
+  NodeDef less;
+  less.name = "loop/cond/less";
+  less.op = "Less";
+  less.input = {"loop/cond/_arg0", "loop/cond/_arg3"};  // k < n
+  less.attr["T"] = AttrValue::Type(DT_INT32);
+  cond.graph_def.node.push_back(less);
+  cond.fetches = {"loop/cond/less"};
+  cond.output_types = {DT_BOOL};
+
+  const FunctionGraph step = LoopStepGraph(*body, cond);
+  EXPECT_EQ(step.feeds, body->feeds);
+  std::vector<std::string> fetches = body->fetches;
+  fetches.push_back("loop/cond/less");
+  EXPECT_EQ(step.fetches, fetches);
+  std::vector<DataType> types = body->output_types;
+  types.push_back(DT_BOOL);
+  EXPECT_EQ(step.output_types, types);
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = absl::StrCat("loop/cond/_arg", i);
+    const NodeDef* read = nullptr;
+    for (const NodeDef& n : step.graph_def.node) {
+      if (n.name == name) read = &n;
+    }
+    ASSERT_NE(read, nullptr) << name;
+    EXPECT_EQ(read->op, "Identity");
+    EXPECT_EQ(read->input, std::vector<std::string>{body->fetches[i]});
+  }
+  // It imports as a graph of its own.
+  auto graph = ImportGraphDef(step.graph_def, ImportOptions());
+  EXPECT_TRUE(graph.ok()) << graph.status();
+}
 
 TEST(FunctionLibraryTest, PassedThroughInputsFollowIdentities) {
   auto def = ParseTextGraphDef(kStep, "test.pbtxt");
