@@ -8,7 +8,10 @@
 //   build/bench/weft_executor_bench --benchmark_counters_tabular=true
 //
 // "ns_per_node" divides the run time by the node count; the per-node cost is
-// the slope between sizes, which RESULTS.md works out. BM_ImportGraph and
+// the slope between sizes, which RESULTS.md works out. These graphs run
+// without the optimizer, which would read through the Identity nodes and
+// fuse the AddV2 chain (bench/RESULTS.md section 52): they measure what each
+// node that does run costs. BM_ImportGraph and
 // BM_CreateSession time session creation for 1k to 100k nodes; BM_WhileLoop
 // the cost of one While iteration ("ns_per_iteration").
 #include <memory>
@@ -91,7 +94,7 @@ struct Fixture {
 
 Fixture Make(const std::string& text, int threads,
              const std::vector<std::string>& fetches,
-             const std::vector<std::string>& targets) {
+             const std::vector<std::string>& targets, bool optimize = false) {
   Fixture f;
   auto def = ParseTextGraphDef(text, "bench");
   auto graph = ImportGraphDef(*def, ImportOptions());
@@ -99,6 +102,7 @@ Fixture Make(const std::string& text, int threads,
   if (!InferShapes(graph->get(), ShapeInferenceOptions()).ok()) std::abort();
   SessionOptions options;
   options.threads = threads;
+  options.optimize = optimize;
   auto session =
       Session::Create(std::shared_ptr<const Graph>(std::move(*graph)), options);
   if (!session.ok()) std::abort();
@@ -168,7 +172,8 @@ BENCHMARK(BM_FanOut)
 
 // A While loop of N iterations whose body is one AddV2 on an int32 counter
 // and one Identity on x: "ns_per_iteration" is the run time divided by N,
-// the cost of calling the prepared cond and body sub-plans once each.
+// the cost of one iteration's run of the prepared step (the body and the
+// next iteration's cond), optimized as a session would.
 std::string CountingLoop(int n) {
   std::string text = PlaceholderX();
   text +=
@@ -210,7 +215,8 @@ std::string CountingLoop(int n) {
 void BM_WhileLoop(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   Fixture f =
-      Make(CountingLoop(n), static_cast<int>(state.range(1)), {"loop:1"}, {});
+      Make(CountingLoop(n), static_cast<int>(state.range(1)), {"loop:1"}, {},
+           /*optimize=*/true);
   std::vector<Tensor> outputs;
   for (auto _ : state) {
     Status s = f.session->Run(*f.callable, f.feeds, &outputs);

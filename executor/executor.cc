@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <new>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
@@ -58,13 +59,25 @@ class RunningInArena {
 
 // A run's per-slot or per-node array: inside the RunState up to N elements,
 // so that the sub-runs of a small loop body allocate nothing, on the heap
-// beyond. Elements are default-initialized.
+// beyond. Only the n elements in use are constructed (default-initialized)
+// and destroyed, so that N can cover a loop step (an LSTM cell's step has
+// about 25 input slots) without every small run paying for N.
 template <typename T, size_t N>
 class RunArray {
  public:
   explicit RunArray(size_t n)
-      : heap_(n > N ? new T[n] : nullptr),
-        data_(n > N ? heap_.get() : local_) {}
+      : n_(n),
+        heap_(n > N ? new T[n] : nullptr),
+        data_(n > N ? heap_.get() : reinterpret_cast<T*>(local_)) {
+    if (n <= N) {
+      for (size_t i = 0; i < n; ++i) new (data_ + i) T;
+    }
+  }
+  ~RunArray() {
+    if (n_ <= N) {
+      for (size_t i = 0; i < n_; ++i) data_[i].~T();
+    }
+  }
   RunArray(const RunArray&) = delete;
   RunArray& operator=(const RunArray&) = delete;
 
@@ -73,7 +86,8 @@ class RunArray {
   T* data() const { return data_; }
 
  private:
-  T local_[N];
+  const size_t n_;
+  alignas(T) unsigned char local_[N * sizeof(T)];
   std::unique_ptr<T[]> heap_;
   T* const data_;
 };
@@ -580,10 +594,10 @@ class RunState {
   tbb::task_arena* const arena_;
   const RunOptions& options_;
   std::vector<Tensor>* const outputs_;
-  RunArray<Tensor, 8> slots_;
+  RunArray<Tensor, 32> slots_;
   // Per input slot, the tensor kernels read (Preset).
-  RunArray<const Tensor*, 8> inputs_;
-  RunArray<std::atomic<int>, 16> pending_;
+  RunArray<const Tensor*, 32> inputs_;
+  RunArray<std::atomic<int>, 32> pending_;
   const bool has_deadline_;
   tbb::task_group* group_ = nullptr;
   // The spin team serving the run (null without one) and the run's nodes
