@@ -15,15 +15,21 @@
 // the deadline before every iteration, and stops with an error naming the
 // loop at SessionOptions::max_loop_iterations.
 //
+// A While runs one graph per iteration: cond alone before the first, then
+// the step (graph/function_library.h: LoopStepGraph), the body followed by
+// cond on its results, which also decides whether the next iteration runs.
+//
 // A While's loop variable that is a session constant (a Const of the outer
 // graph, after folding) and that the body passes through unchanged, such as
 // the weights a Keras RNN's loop captures, is the same tensor in every
-// iteration: cond and body are prepared a second time with it as a Const
-// node, so that the optimizer folds and fuses through it and the products
-// pack it once instead of in every iteration. A run whose inputs are those
-// constants takes that pair; a signature that feeds one of the Consts takes
-// the pair prepared with every input fed. If and Case branches take their
-// inputs as fed.
+// iteration: cond and the step are prepared a second time with it as a
+// Const node, so that the optimizer folds and fuses through it and the
+// products pack it once instead of in every iteration. A run whose inputs
+// are those constants takes that pair; a signature that feeds one of the
+// Consts takes the pair prepared with every input fed. That pair may also
+// have a third form whose body reads its input projection from a list made
+// before the loop (executor/loop_input_projection.h), which runs take when
+// the steps have few rows. If and Case branches take their inputs as fed.
 //
 // The executor runs these kernels through ControlFlowKernel::Run (a plan
 // node of step PlanStep::kControlFlow), so graphs without control flow pay

@@ -255,16 +255,20 @@ library {
 }
 )";
 
+// kStep's function "step" as a loop body graph.
+StatusOr<FunctionGraph> StepBody() {
+  WEFT_ASSIGN_OR_RETURN(GraphDef def, ParseTextGraphDef(kStep, "test.pbtxt"));
+  NameAttrList f;
+  f.name = "step";
+  return FunctionBodyGraph(def.library, f, "loop/body/", {},
+                           OpRegistry::Global());
+}
+
 // A loop's step: the body, then cond reading the body's results through
 // Identity nodes in place of its placeholders; the signature is the body's
 // with cond's predicate fetched last.
 TEST(FunctionLibraryTest, LoopStepGraphRunsCondOnTheBodysResults) {
-  auto def = ParseTextGraphDef(kStep, "test.pbtxt");
-  ASSERT_TRUE(def.ok()) << def.status();
-  NameAttrList f;
-  f.name = "step";
-  auto body = FunctionBodyGraph(def->library, f, "loop/body/", {},
-                                OpRegistry::Global());
+  auto body = StepBody();
   ASSERT_TRUE(body.ok()) << body.status();
   FunctionGraph cond;
   cond.input_types = body->input_types;
@@ -309,12 +313,7 @@ TEST(FunctionLibraryTest, LoopStepGraphRunsCondOnTheBodysResults) {
 }
 
 TEST(FunctionLibraryTest, PassedThroughInputsFollowIdentities) {
-  auto def = ParseTextGraphDef(kStep, "test.pbtxt");
-  ASSERT_TRUE(def.ok()) << def.status();
-  NameAttrList f;
-  f.name = "step";
-  auto body = FunctionBodyGraph(def->library, f, "loop/body/", {},
-                                OpRegistry::Global());
+  auto body = StepBody();
   ASSERT_TRUE(body.ok()) << body.status();
   EXPECT_EQ(PassedThroughInputs(*body),
             std::vector<bool>({false, true, false, true}));
