@@ -78,6 +78,16 @@ bool BoolAttr(const NodeDef& n, const char* name) {
          it->second.b;
 }
 
+// The inputs of `n` that are not control inputs ("^node", listed last).
+size_t DataInputs(const NodeDef& n) {
+  size_t count = 0;
+  while (count < n.input.size() && !n.input[count].empty() &&
+         n.input[count][0] != '^') {
+    ++count;
+  }
+  return count;
+}
+
 // The value of a Const node, or null.
 const Tensor* ConstValue(const NodeDef* n) {
   if (n == nullptr || n->op != "Const") return nullptr;
@@ -164,7 +174,7 @@ bool FindLoopInputProjection(const FunctionGraph& cond,
     const std::vector<Read>& list_reads = index.Reads(body.feeds[k]);
     if (list_reads.size() != 1 || list_reads[0].slot != 0) continue;
     const NodeDef& get = *list_reads[0].node;
-    if (get.op != "TensorListGetItem" || get.input.size() != 3 ||
+    if (get.op != "TensorListGetItem" || DataInputs(get) != 3 ||
         !AttrIs(get, "element_dtype", DT_FLOAT)) {
       continue;
     }
@@ -172,7 +182,7 @@ bool FindLoopInputProjection(const FunctionGraph& cond,
     const std::vector<Read>& item_reads = index.Reads(get.name);
     if (item_reads.size() != 1 || item_reads[0].slot != 0) continue;
     const NodeDef& matmul = *item_reads[0].node;
-    if (matmul.op != "MatMul" || matmul.input.size() != 2 ||
+    if (matmul.op != "MatMul" || DataInputs(matmul) != 2 ||
         !AttrIs(matmul, "T", DT_FLOAT) || BoolAttr(matmul, "transpose_a")) {
       continue;
     }
@@ -205,6 +215,12 @@ bool FindLoopInputProjection(const FunctionGraph& cond,
       read.op = "TensorListGetItem";
       read.device = matmul.device;
       read.input = {body.feeds[k], get.input[1], shape_name};
+      // Whatever the product and the read ran after, the new read does.
+      for (const NodeDef* n : {&matmul, &get}) {
+        for (const std::string& in : n->input) {
+          if (!in.empty() && in[0] == '^') read.input.push_back(in);
+        }
+      }
       read.attr["element_dtype"] = AttrValue::Type(DT_FLOAT);
       nodes[i] = std::move(read);
     }

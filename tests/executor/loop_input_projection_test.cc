@@ -101,7 +101,7 @@ library {
     node_def { name: "read_w" op: "Identity" input: "w"
       attr { key: "T" value { type: DT_FLOAT } } }
     node_def { name: "xw" op: "MatMul" input: "x_t:item:0" input: "read_w:output:0"
-      attr { key: "T" value { type: DT_FLOAT } } }
+      input: "^next" attr { key: "T" value { type: DT_FLOAT } } }
     node_def { name: "hu" op: "MatMul" input: "h" input: "u"
       attr { key: "T" value { type: DT_FLOAT } } }
     node_def { name: "sum" op: "AddV2" input: "xw:product:0" input: "hu:product:0"
@@ -318,6 +318,8 @@ TEST(LoopInputProjectionTest, FindsTheProductOfTheList) {
   const NodeDef* xw = FindDef(p.body, "loop/body/xw");
   ASSERT_NE(xw, nullptr);
   EXPECT_EQ(xw->op, "TensorListGetItem");
+  // It keeps the product's control input.
+  EXPECT_EQ(xw->input.back(), "^loop/body/next");
   EXPECT_EQ(FindDef(p.body, "loop/body/x_t"), nullptr);
   EXPECT_EQ(p.prologue.feeds, std::vector<std::string>{"loop/projection/list"});
   const NodeDef* product = FindDef(p.prologue, "loop/projection/product");
