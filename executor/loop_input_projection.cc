@@ -17,9 +17,9 @@ struct Read {
   int slot;
 };
 
-class BodyIndex {
+class GraphIndex {
  public:
-  explicit BodyIndex(const GraphDef& g) {
+  explicit GraphIndex(const GraphDef& g) {
     for (const NodeDef& n : g.node) {
       by_name_[n.name] = &n;
       for (size_t i = 0; i < n.input.size(); ++i) {
@@ -106,14 +106,9 @@ int FeedIndex(const FunctionGraph& fn, const NodeDef* n) {
   return -1;
 }
 
-// Whether anything in `fn` reads feed `i`.
-bool ReadsFeed(const FunctionGraph& fn, size_t i) {
-  for (const NodeDef& n : fn.graph_def.node) {
-    for (const std::string& in : n.input) {
-      auto p = ParseNodeInput(in);
-      if (p.ok() && p->node == fn.feeds[i]) return true;
-    }
-  }
+// Whether `fn` reads or returns its feed `i` (`index` indexes fn's graph).
+bool ReadsFeed(const FunctionGraph& fn, const GraphIndex& index, size_t i) {
+  if (!index.Reads(fn.feeds[i]).empty()) return true;
   for (const std::string& f : fn.fetches) {
     auto p = ParseNodeInput(f);
     if (p.ok() && p->node == fn.feeds[i]) return true;
@@ -162,12 +157,13 @@ bool FindLoopInputProjection(const FunctionGraph& cond,
                              const std::vector<Tensor>& constants,
                              absl::string_view prefix,
                              LoopInputProjection* out) {
-  const BodyIndex index(body.graph_def);
+  const GraphIndex index(body.graph_def);
+  const GraphIndex cond_index(cond.graph_def);
   for (size_t k = 0; k < body.feeds.size(); ++k) {
     if (body.input_types[k] != DT_VARIANT || k >= passed_through.size() ||
         !passed_through[k] ||
         (k < constants.size() && constants[k].IsInitialized()) ||
-        k >= cond.feeds.size() || ReadsFeed(cond, k)) {
+        k >= cond.feeds.size() || ReadsFeed(cond, cond_index, k)) {
       continue;
     }
     // The list's one reader: a TensorListGetItem of float elements.

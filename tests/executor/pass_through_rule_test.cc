@@ -35,22 +35,10 @@ using rewrite_rule_test::RunRules;
 using rewrite_rule_test::RunUnoptimized;
 using rewrite_rule_test::Values;
 
-// A float node `name` of `op` reading `inputs` and then the control inputs
-// `controls`, as GraphDef text.
-std::string WithControls(const std::string& name, const std::string& op,
-                         const std::vector<std::string>& inputs,
-                         const std::vector<std::string>& controls) {
-  std::string text =
-      absl::StrCat("node { name: \"", name, "\" op: \"", op, "\"");
-  for (const std::string& i : inputs)
-    absl::StrAppend(&text, " input: \"", i, "\"");
-  for (const std::string& c : controls) {
-    absl::StrAppend(&text, " input: \"^", c, "\"");
-  }
-  if (op != "NoOp") {
-    absl::StrAppend(&text, " attr { key: \"T\" value { type: DT_FLOAT } }");
-  }
-  return absl::StrCat(text, " }\n");
+// A NoOp `name` that runs after `after`, as GraphDef text.
+std::string NoOpText(const std::string& name, const std::string& after) {
+  return absl::StrCat("node { name: \"", name, "\" op: \"NoOp\" input: \"^",
+                      after, "\" }\n");
 }
 
 // A RandomUniform `name` of 8 floats: a stateful node, a side effect for
@@ -74,14 +62,13 @@ std::string BodyText() {
   return absl::StrCat(
       FloatPlaceholderText("x", TensorShape({8})),
       FloatPlaceholderText("h", TensorShape({8})), FloatScalarText("w", 0.5f),
-      WithControls("read_w", "Identity", {"w"}, {}),
-      WithControls("noop", "NoOp", {}, {"read_w"}),
+      FloatOpText("read_w", "Identity", {"w"}), NoOpText("noop", "read_w"),
       FloatOpText("scaled", "Mul", {"x", "read_w"}),
       FloatOpText("sum", "AddV2", {"scaled", "h"}),
       FloatOpText("act", "Tanh", {"sum"}),
-      WithControls("out_h", "Identity", {"act"}, {"noop"}),
-      WithControls("out_x", "Identity", {"x"}, {"noop"}),
-      WithControls("out_grad", "StopGradient", {"sum"}, {"noop"}));
+      FloatOpText("out_h", "Identity", {"act", "^noop"}),
+      FloatOpText("out_x", "Identity", {"x", "^noop"}),
+      FloatOpText("out_grad", "StopGradient", {"sum", "^noop"}));
 }
 
 std::unique_ptr<Session> MakeSession(std::shared_ptr<const Graph> g) {
@@ -180,10 +167,10 @@ TEST(PassThroughRuleTest, ConstAfterPureControlEdgeIsAConstant) {
 TEST(PassThroughRuleTest, EdgesToAndFromSideEffectsStay) {
   const std::string text = absl::StrCat(
       FloatPlaceholderText("x", TensorShape({8})), NoiseText("noise"),
-      WithControls("after_noise", "Identity", {"x"}, {"noise"}),
+      FloatOpText("after_noise", "Identity", {"x", "^noise"}),
       // Reads the noise, and Relu waits for it.
       FloatOpText("noisy", "Identity", {"noise"}),
-      WithControls("relu", "Relu", {"x"}, {"noisy"}),
+      FloatOpText("relu", "Relu", {"x", "^noisy"}),
       FloatOpText("y", "AddV2", {"after_noise", "relu"}));
   auto g = GraphFromText(text);
   ASSERT_NE(g, nullptr);
