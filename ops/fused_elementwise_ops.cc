@@ -69,6 +69,29 @@ Status ReadElementwiseProgram(const AttrMap& attrs,
   }
   ElementwiseProgram p;
   p.num_inputs = static_cast<int>(num_inputs);
+  if (attrs.find("slices") != attrs.end()) {
+    WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "slices", &p.slices));
+  }
+  if (p.slices.empty()) {
+    for (int64_t i = 0; i < num_inputs; ++i) {
+      p.slices.push_back(0);
+      p.slices.push_back(-1);
+    }
+  }
+  if (static_cast<int64_t>(p.slices.size()) != 2 * num_inputs) {
+    return errors::InvalidArgument("attr 'slices' has ", p.slices.size(),
+                                   " entries; the ", num_inputs,
+                                   " inputs need ", 2 * num_inputs, " or none");
+  }
+  for (int64_t i = 0; i < num_inputs; ++i) {
+    const int64_t offset = p.slices[2 * i], width = p.slices[2 * i + 1];
+    if (offset < 0 || width < -1 || (width == -1 && offset != 0)) {
+      return errors::InvalidArgument(
+          "input ", i, " of attr 'slices' is (", offset, ", ", width,
+          "); an (offset, width) needs offset >= 0 and width >= 0, or (0, "
+          "-1) for the whole input");
+    }
+  }
   for (size_t i = 0; i < ops.size(); ++i) {
     ElementwiseStep step;
     if (!ElementwiseOpFromName(ops[i], &step.op)) {
@@ -118,7 +141,25 @@ Status FusedElementwiseShape(shape_inference::InferenceContext* c) {
   ElementwiseProgram program;
   WEFT_RETURN_IF_ERROR(ReadElementwiseProgram(c->attrs(), &program));
   std::vector<shape_inference::ShapeHandle> regs;
-  for (int i = 0; i < c->num_inputs(); ++i) regs.push_back(c->input(i));
+  for (int i = 0; i < c->num_inputs(); ++i) {
+    shape_inference::ShapeHandle in = c->input(i);
+    const int64_t offset = program.slices[2 * i];
+    const int64_t width = program.slices[2 * i + 1];
+    if (width >= 0 && c->RankKnown(in)) {
+      if (c->Rank(in) == 0) {
+        return errors::InvalidArgument("input ", i,
+                                       " is a scalar; its slice needs an axis");
+      }
+      shape_inference::DimensionHandle last = c->Dim(in, -1);
+      if (c->ValueKnown(last) && offset + width > c->Value(last)) {
+        return errors::InvalidArgument(
+            "input ", i, " has ", c->Value(last),
+            " columns on its last axis; its slice ends at ", offset + width);
+      }
+      WEFT_RETURN_IF_ERROR(c->ReplaceDim(in, -1, c->MakeDim(width), &in));
+    }
+    regs.push_back(in);
+  }
   for (const ElementwiseStep& s : program.steps) {
     shape_inference::ShapeHandle out = regs[s.a];
     if (s.b >= 0) {
@@ -144,6 +185,7 @@ REGISTER_OP("_FusedElementwise")
     .Attr("ops: list(string)")
     .Attr("operands: list(int)")
     .Attr("results: list(int)")
+    .Attr("slices: list(int) = []")
     .SetShapeFn(FusedElementwiseShape);
 
 }  // namespace weft

@@ -16,7 +16,12 @@
 //
 // Attrs: `ops` (one TensorFlow op name per step), `operands` (two
 // registers per step; -1 as the second of a unary op), `results` (the
-// register of each output, num_outputs of them).
+// register of each output, num_outputs of them), and `slices`: empty, or two
+// numbers per input, (offset, width), when the register is not the whole
+// input but the columns [offset, offset + width) of its last axis, what a
+// Split or StridedSlice along that axis would take (width -1: the whole
+// input, offset 0). The optimizer reads the gates of an RNN cell this way
+// where the graph split them apart first.
 #ifndef WEFT_OPS_FUSED_ELEMENTWISE_OPS_H_
 #define WEFT_OPS_FUSED_ELEMENTWISE_OPS_H_
 
@@ -60,11 +65,15 @@ struct ElementwiseProgram {
   int num_inputs = 0;
   std::vector<ElementwiseStep> steps;
   std::vector<int> results;  // the register of each output
+  // Per input, its (offset, width) on the last axis; (0, -1) for the whole
+  // input. Always 2 * num_inputs entries.
+  std::vector<int64_t> slices;
 };
 
-// The program a node's attrs (N, num_outputs, ops, operands, results)
-// describe, checked: known ops, each operand an input or an earlier step,
-// each result a step, one result per output. InvalidArgument otherwise,
+// The program a node's attrs (N, num_outputs, ops, operands, results,
+// slices) describe, checked: known ops, each operand an input or an earlier
+// step, each result a step, one result per output, slices with offset >= 0
+// and width >= 0 (or (0, -1)). InvalidArgument otherwise,
 // naming the attr and the step.
 Status ReadElementwiseProgram(const AttrMap& attrs,
                               ElementwiseProgram* program);

@@ -23,6 +23,18 @@
 // must stay a node. The values are the nodes' own bits (the kernel runs each
 // op's own float loop).
 //
+// Values the group reads that a Split, SplitV or StridedSlice took from the
+// last axis of another tensor (optimizer/column_range.h) are read in place,
+// as column ranges of that tensor (_FusedElementwise's `slices`), when all
+// that node computes goes to the group; it is then absorbed. When the
+// tensor so split is itself a BiasAdd (NHWC), Add or AddV2 whose value goes
+// only to such nodes, of a tensor of its shape and a bias along the last
+// axis (or a tensor of its shape, or a single element), the fused node adds
+// the two part by part in steps of its own before the group's, each element
+// the same one addition, and the add is absorbed too. A Keras LSTM cell's
+// BiasAdd and gate Split, and a GRU cell's Split and three StridedSlice
+// nodes, so stop copying the gates out in every loop iteration.
+//
 // The fused node is named "<last node>+<n>_fused" (n the nodes absorbed)
 // and lists the group in its kFusedNodesAttr; output 0 stands in for the
 // last node. WEFT_ELEMENTWISE_FUSION=0 in the environment turns the rule off

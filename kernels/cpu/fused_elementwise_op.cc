@@ -1,21 +1,31 @@
 // _FusedElementwise on the CPU (ops/fused_elementwise_ops.h): a group of
 // element-wise float nodes run as one kernel.
 //
-// The common case, every input either of the result's shape or a single
-// element of no higher rank (what the optimizer fuses: an RNN cell's gates
-// and states, a scalar constant), runs the program a block of elements at a
-// time: each step over 256 elements into a stack buffer that stays in L1
-// (or straight into its output), so a run allocates its outputs and
+// The common case, every input of the result's shape, a single element of
+// no higher rank, or a row of the result's last axis (what the optimizer fuses:
+// an RNN cell's gates and states, a scalar constant), runs the program a block
+// of elements at a time: each step over 256 elements into a stack buffer that
+// stays in L1 (or straight into its output), so a run allocates its outputs and
 // nothing else, and a large tensor is read once rather than once per node.
 // Any other combination of shapes, which only unknown dimensions at
 // optimization time allow, runs step by step on whole tensors with NumPy
 // broadcasting, as the nodes would.
 //
+// An input may be read as a slice of its last axis (the `slices` attr: the
+// columns a Split or StridedSlice took, or the part of a bias an add before
+// the split added to them): its rows are then read in place, `width`
+// floats at `offset` within each row of the whole tensor, and a blocked run
+// keeps each block within one row. A one-dimensional input as long as the
+// result's last axis (a bias, or a part of one) is read again for each row.
+//
 // Every step calls the float loop of its op's own kernel (binary_float.h,
 // sigmoid_float.h, tanh_float.h, exp_float.h; Neg and Square are exact), an
 // element's value does not depend on where a block or a thread's range
 // starts, so the outputs equal the separate nodes' bit for bit on every CPU
-// path and at every thread count.
+// path and at every thread count, NaN payloads aside: where both operands
+// of a step are NaN, the result is NaN, but which operand's sign and payload
+// it keeps depends on whether the element falls in a loop's vectors or its
+// scalar tail, so on where its block starts.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -109,41 +119,69 @@ class FusedElementwiseOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) const override {
     const int num_inputs = program_.num_inputs;
+    // Each input's shape as the steps read it (its slice, if any).
+    absl::InlinedVector<TensorShape, 8> shapes(num_inputs);
+    for (int i = 0; i < num_inputs; ++i) {
+      OP_REQUIRES_OK(ctx, SlicedShape(ctx->input(i).shape(), i, &shapes[i]));
+    }
     // The result's shape: the input with the most elements (the first).
     int widest = 0;
     for (int i = 1; i < num_inputs; ++i) {
-      if (ctx->input(i).NumElements() > ctx->input(widest).NumElements()) {
-        widest = i;
-      }
+      if (shapes[i].num_elements() > shapes[widest].num_elements()) widest = i;
     }
-    const TensorShape& shape = ctx->input(widest).shape();
-    absl::InlinedVector<char, 8> single(num_inputs, 0);
+    const TensorShape shape = shapes[widest];
+    const int64_t row = shape.dims() > 0 ? shape.dim_size(shape.dims() - 1) : 1;
+    absl::InlinedVector<Reading, 8> reading(num_inputs);
     bool blocked = static_cast<int>(program_.steps.size()) <= kMaxBlockedSteps;
+    bool by_rows = false;  // some input is read a row at a time
     for (int i = 0; i < num_inputs && blocked; ++i) {
       const Tensor& t = ctx->input(i);
-      if (t.shape() == shape) continue;
-      single[i] = 1;
-      blocked = t.NumElements() == 1 && t.dims() <= shape.dims();
+      Reading& r = reading[i];
+      r.data = t.data<float>();
+      const bool sliced = program_.slices[2 * i + 1] >= 0;
+      if (sliced) {
+        r.data += program_.slices[2 * i];
+        r.stride = t.dim_size(t.dims() - 1);
+      }
+      if (shapes[i] == shape) {
+        r.how = sliced ? Reading::kRows : Reading::kWhole;
+      } else if (shapes[i].num_elements() == 1 &&
+                 shapes[i].dims() <= shape.dims()) {
+        r.how = Reading::kSingle;
+      } else if (shapes[i].dims() == 1 && shape.dims() > 1 &&
+                 shapes[i].dim_size(0) == row) {
+        r.how = Reading::kRows;  // every row reads it again
+        r.stride = 0;
+      } else {
+        blocked = false;
+      }
+      by_rows = by_rows || r.how == Reading::kRows;
     }
-    // A step on single elements alone would have a smaller shape.
+    // A step on broadcast operands alone would have a smaller shape.
+    auto broadcast = [&](int reg) {
+      return reg < 0 ||
+             (reg < num_inputs && (reading[reg].how == Reading::kSingle ||
+                                   (reading[reg].how == Reading::kRows &&
+                                    reading[reg].stride == 0)));
+    };
     for (size_t s = 0; s < program_.steps.size() && blocked; ++s) {
       const ElementwiseStep& step = program_.steps[s];
-      const bool a_single = step.a < num_inputs && single[step.a];
-      const bool b_single =
-          step.b < 0 || (step.b < num_inputs && single[step.b]);
-      blocked = !(a_single && b_single);
+      blocked = !(broadcast(step.a) && broadcast(step.b));
     }
-    if (!blocked) return RunStepByStep(ctx);
+    if (!blocked) return RunStepByStep(ctx, shapes);
 
     absl::InlinedVector<float*, 4> out(program_.results.size(), nullptr);
     absl::InlinedVector<char, 8> forwarded(num_inputs, 0);
     for (size_t o = 0; o < program_.results.size(); ++o) {
       const int step = program_.results[o] - num_inputs;
       Tensor* t = nullptr;
-      // An input no later step reads may hold the output: a block's step
-      // reads its operands before writing, and earlier steps are done.
+      // A whole input no later step reads may hold the output: a block's
+      // step reads its operands before writing, and earlier steps are done.
       for (int i = 0; i < num_inputs && t == nullptr; ++i) {
-        if (single[i] || forwarded[i] || last_read_[i] > step) continue;
+        if (reading[i].how != Reading::kWhole || forwarded[i] ||
+            last_read_[i] > step) {
+          continue;
+        }
         if (ctx->forward_input_to_output_with_shape(i, static_cast<int>(o),
                                                     shape, &t)) {
           forwarded[i] = 1;
@@ -155,47 +193,81 @@ class FusedElementwiseOp : public OpKernel {
       }
       out[o] = t->data<float>();
     }
-    absl::InlinedVector<const float*, 8> in(num_inputs);
-    for (int i = 0; i < num_inputs; ++i) in[i] = ctx->input(i).data<float>();
     // Two pointers of capture: std::function keeps them inline, so the
     // call allocates nothing.
-    const Operands operands{in.data(), single.data(), out.data()};
+    const Operands operands{reading.data(), out.data(), by_rows ? row : 0};
     ctx->ParallelFor(shape.num_elements(), cost_,
                      [this, &operands](int64_t begin, int64_t end) {
-                       RunBlocks(operands.in, operands.single, operands.out,
-                                 begin, end);
+                       RunBlocks(operands, begin, end);
                      });
   }
 
  private:
+  // How the blocked run reads an input.
+  struct Reading {
+    enum How : uint8_t {
+      kWhole,   // element e at data[e]
+      kSingle,  // every element is data[0]
+      kRows,    // element e at data[(e / row) * stride + e % row]
+    };
+    const float* data = nullptr;
+    int64_t stride = 0;
+    How how = kWhole;
+  };
   struct Operands {
-    const float* const* in;
-    const char* single;
+    const Reading* in;
     float* const* out;
+    int64_t row;  // > 0: blocks stay within rows of this many elements
   };
 
-  // The program over elements [begin, end) of every full input and output.
-  void RunBlocks(const float* const* in, const char* single, float* const* out,
-                 int64_t begin, int64_t end) const {
+  // Input `i`'s shape as the steps read it: with a slice, its last axis
+  // is the slice's width (the slice must lie inside it).
+  Status SlicedShape(const TensorShape& in, int i, TensorShape* out) const {
+    const int64_t offset = program_.slices[2 * i];
+    const int64_t width = program_.slices[2 * i + 1];
+    if (width < 0) {
+      *out = in;
+      return Status();
+    }
+    if (in.dims() == 0 || offset + width > in.dim_size(in.dims() - 1)) {
+      return errors::InvalidArgument(
+          "input ", i, " of shape ", in.DebugString(), " has no columns [",
+          offset, ", ", offset + width, ") on its last axis to read");
+    }
+    TensorShape::Dims dims(in.dim_sizes().begin(), in.dim_sizes().end());
+    dims.back() = width;
+    WEFT_ASSIGN_OR_RETURN(*out, TensorShape::Build(dims));
+    return Status();
+  }
+
+  // The program over elements [begin, end) of the result.
+  void RunBlocks(const Operands& ops, int64_t begin, int64_t end) const {
     alignas(64) float scratch[kMaxBlockedSteps][kBlock];
     const int num_inputs = program_.num_inputs;
     const int num_steps = static_cast<int>(program_.steps.size());
     float* values[kMaxBlockedSteps];
-    for (int64_t b = begin; b < end; b += kBlock) {
-      const int64_t len = std::min(kBlock, end - b);
+    for (int64_t b = begin; b < end;) {
+      int64_t len = std::min(kBlock, end - b);
+      if (ops.row > 0) len = std::min(len, ops.row - b % ops.row);
       // Where register r's elements of this block are, and their stride.
       auto operand = [&](int r, int64_t* stride) -> const float* {
-        if (r >= num_inputs) {
-          *stride = 1;
-          return values[r - num_inputs];
+        *stride = 1;
+        if (r >= num_inputs) return values[r - num_inputs];
+        const Reading& in = ops.in[r];
+        switch (in.how) {
+          case Reading::kSingle:
+            *stride = 0;
+            return in.data;
+          case Reading::kRows:
+            return in.data + (b / ops.row) * in.stride + b % ops.row;
+          default:
+            return in.data + b;
         }
-        *stride = single[r] ? 0 : 1;
-        return single[r] ? in[r] : in[r] + b;
       };
       for (int s = 0; s < num_steps; ++s) {
         const ElementwiseStep& step = program_.steps[s];
         const int o = output_of_step_[s];
-        float* dst = o >= 0 ? out[o] + b : scratch[s];
+        float* dst = o >= 0 ? ops.out[o] + b : scratch[s];
         values[s] = dst;
         int64_t sa = 1, sb = 1;
         const float* a = operand(step.a, &sa);
@@ -206,15 +278,34 @@ class FusedElementwiseOp : public OpKernel {
           BinaryFloat(BinaryOf(step.op), a, sa, bp, sb, dst, len);
         }
       }
+      b += len;
     }
   }
 
   // Each step on whole tensors with NumPy broadcasting: operands that are
   // neither complete nor a single element are expanded first.
-  void RunStepByStep(OpKernelContext* ctx) const {
+  void RunStepByStep(OpKernelContext* ctx,
+                     absl::Span<const TensorShape> shapes) const {
     const int num_inputs = program_.num_inputs;
     std::vector<Tensor> values;
-    for (int i = 0; i < num_inputs; ++i) values.push_back(ctx->input(i));
+    for (int i = 0; i < num_inputs; ++i) {
+      const Tensor& in = ctx->input(i);
+      if (program_.slices[2 * i + 1] < 0) {
+        values.push_back(in);
+        continue;
+      }
+      // A slice is copied out: rows of its width from rows of the input's.
+      Tensor t;
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, shapes[i], &t));
+      const int64_t width = program_.slices[2 * i + 1];
+      const int64_t in_row = in.dim_size(in.dims() - 1);
+      const float* src = in.data<float>() + program_.slices[2 * i];
+      float* dst = t.data<float>();
+      for (int64_t r = 0; width > 0 && r < t.NumElements() / width; ++r) {
+        std::copy(src + r * in_row, src + r * in_row + width, dst + r * width);
+      }
+      values.push_back(std::move(t));
+    }
     for (size_t s = 0; s < program_.steps.size(); ++s) {
       const ElementwiseStep& step = program_.steps[s];
       const Tensor& a = values[step.a];

@@ -25,35 +25,11 @@ using rewrite_rule_test::FloatConstText;
 using rewrite_rule_test::FloatOpText;
 using rewrite_rule_test::FloatPlaceholderText;
 using rewrite_rule_test::GraphFromText;
+using rewrite_rule_test::IntConstText;
 using rewrite_rule_test::RunOptimized;
 using rewrite_rule_test::RunRule;
 using rewrite_rule_test::RunUnoptimized;
 using rewrite_rule_test::Values;
-
-// An int32 Const `name` of `shape` holding `values`, as GraphDef text.
-std::string IntConstText(const std::string& name,
-                         const std::vector<int64_t>& shape,
-                         const std::vector<int>& values) {
-  std::string dims, ints;
-  for (int64_t d : shape) absl::StrAppend(&dims, "dim { size: ", d, " } ");
-  for (int v : values) absl::StrAppend(&ints, "int_val: ", v, " ");
-  return absl::Substitute(
-      R"pb(
-        node {
-          name: "$0"
-          op: "Const"
-          attr {
-            key: "dtype"
-            value { type: DT_INT32 }
-          }
-          attr {
-            key: "value"
-            value { tensor { dtype: DT_INT32 tensor_shape { $1 } $2 } }
-          }
-        }
-      )pb",
-      name, dims, ints);
-}
 
 // What one pattern `name` is made of: the block, SpaceToBatchND's paddings
 // (top, bottom, left, right), BatchToSpaceND's crops, and the convolution.

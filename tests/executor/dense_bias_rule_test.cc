@@ -26,6 +26,7 @@ using rewrite_rule_test::FloatConstText;
 using rewrite_rule_test::FloatOpText;
 using rewrite_rule_test::FloatPlaceholderText;
 using rewrite_rule_test::GraphFromText;
+using rewrite_rule_test::IntConstText;
 using rewrite_rule_test::RunOptimized;
 using rewrite_rule_test::RunRule;
 using rewrite_rule_test::RunUnoptimized;
@@ -40,18 +41,6 @@ std::string BatchPlaceholder(const std::string& name,
                       "' op: 'Placeholder' attr { key: 'dtype' value { type: "
                       "DT_FLOAT } } attr { key: 'shape' value { shape { ",
                       shape, "} } } }\n");
-}
-
-// An int32 vector Const.
-std::string IntVector(const std::string& name, const std::vector<int>& v) {
-  std::string values;
-  for (int x : v) absl::StrAppend(&values, "int_val: ", x, " ");
-  return absl::StrCat(
-      "node { name: '", name,
-      "' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
-      "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape "
-      "{ dim { size: ",
-      v.size(), " } } ", values, "} } } }\n");
 }
 
 std::string Reshape(const std::string& name, const std::string& in,
@@ -98,15 +87,15 @@ void Check(const std::string& text, const std::string& fetch, bool fused) {
 // Keras' Tensordot: x flattened, MatMul, Reshape back, BiasAdd; the fused
 // node is named after the MatMul and lists the three nodes.
 TEST(DenseBiasRuleTest, TensordotBiasMovesIntoTheProduct) {
-  const std::string text =
-      absl::StrCat(BatchPlaceholder("x", {3, 8}), IntVector("flat", {-1, 8}),
-                   IntVector("back", {-1, 3, 6}),
-                   FloatConstText("w", Values(TensorShape({8, 6}), -1, 1, 22)),
-                   FloatConstText("b", Values(TensorShape({6}), -1, 1, 23)),
-                   Reshape("d/x2", "x", "flat"),
-                   FloatOpText("d/mm", "MatMul", {"d/x2", "w"}),
-                   Reshape("d/r", "d/mm", "back"),
-                   FloatOpText("d/out", "BiasAdd", {"d/r", "b"}));
+  const std::string text = absl::StrCat(
+      BatchPlaceholder("x", {3, 8}), IntConstText("flat", {2}, {-1, 8}),
+      IntConstText("back", {3}, {-1, 3, 6}),
+      FloatConstText("w", Values(TensorShape({8, 6}), -1, 1, 22)),
+      FloatConstText("b", Values(TensorShape({6}), -1, 1, 23)),
+      Reshape("d/x2", "x", "flat"),
+      FloatOpText("d/mm", "MatMul", {"d/x2", "w"}),
+      Reshape("d/r", "d/mm", "back"),
+      FloatOpText("d/out", "BiasAdd", {"d/r", "b"}));
   Check(text, "d/out", true);
   auto g = GraphFromText(text);
   ASSERT_NE(g, nullptr);
@@ -136,7 +125,8 @@ TEST(DenseBiasRuleTest, HeadsBiasOverTheReshapedProduct) {
                                       ? TensorShape({2, 1})
                                       : TensorShape({1, 2, 3});
       const std::string text = absl::StrCat(
-          BatchPlaceholder("x", {3, 8}), IntVector("heads", {-1, 3, 2, 3}),
+          BatchPlaceholder("x", {3, 8}),
+          IntConstText("heads", {4}, {-1, 3, 2, 3}),
           FloatConstText("w", Values(TensorShape({8, 6}), -1, 1, 24)),
           FloatConstText("b", Values(b_shape, -1, 1, 25)),
           FloatOpText("q/mm", "BatchMatMulV2", {"x", "w"}),
@@ -172,7 +162,7 @@ TEST(DenseBiasRuleTest, BatchMatMulThenBias) {
 // its bias (the fusion rule's).
 TEST(DenseBiasRuleTest, OtherPatternsStay) {
   const std::string common = absl::StrCat(
-      BatchPlaceholder("x", {3, 8}), IntVector("heads", {-1, 3, 2, 3}),
+      BatchPlaceholder("x", {3, 8}), IntConstText("heads", {4}, {-1, 3, 2, 3}),
       FloatConstText("w", Values(TensorShape({8, 6}), -1, 1, 28)));
   {
     SCOPED_TRACE("bias along the tokens");
@@ -187,7 +177,8 @@ TEST(DenseBiasRuleTest, OtherPatternsStay) {
   {
     SCOPED_TRACE("an Add that broadcasts");
     Check(absl::StrCat(
-              BatchPlaceholder("x", {3, 8}), IntVector("cols", {-1, 3, 1}),
+              BatchPlaceholder("x", {3, 8}),
+              IntConstText("cols", {3}, {-1, 3, 1}),
               FloatConstText("w1", Values(TensorShape({8, 1}), -1, 1, 30)),
               FloatConstText("b", Values(TensorShape({4}), -1, 1, 31)),
               FloatOpText("mm", "BatchMatMulV2", {"x", "w1"}),
@@ -238,7 +229,7 @@ TEST(DenseBiasRuleTest, OtherPatternsStay) {
   {
     SCOPED_TRACE("MatMul then BiasAdd");
     Check(absl::StrCat(
-              BatchPlaceholder("x", {3, 8}), IntVector("flat", {-1, 8}),
+              BatchPlaceholder("x", {3, 8}), IntConstText("flat", {2}, {-1, 8}),
               FloatConstText("w", Values(TensorShape({8, 4}), -1, 1, 37)),
               FloatConstText("b", Values(TensorShape({4}), -1, 1, 38)),
               Reshape("x2", "x", "flat"),

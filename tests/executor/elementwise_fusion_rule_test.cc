@@ -4,7 +4,10 @@
 // for bit the nodes' values; what must stay apart stays apart (a node read
 // through one outside the group, which would close a cycle; a fetched
 // value; an operand that broadcasts; a lone node), and unknown dimensions
-// that differ at run time still give the nodes' values and shapes.
+// that differ at run time still give the nodes' values and shapes. Gates
+// split apart first (Split, SplitV, StridedSlice on the last axis, after a
+// BiasAdd or Add) are read in place, the split and the add taken in, unless
+// something else reads them.
 #include "executor/optimizer/elementwise_fusion_rule.h"
 
 #include <string>
@@ -26,11 +29,29 @@ using rewrite_rule_test::FloatOpText;
 using rewrite_rule_test::FloatPlaceholderText;
 using rewrite_rule_test::FloatScalarText;
 using rewrite_rule_test::GraphFromText;
+using rewrite_rule_test::IntConstText;
 using rewrite_rule_test::PartialFloatPlaceholderText;
 using rewrite_rule_test::RunOptimized;
 using rewrite_rule_test::RunRule;
 using rewrite_rule_test::RunUnoptimized;
 using rewrite_rule_test::Values;
+
+// The cell's nodes after its gates (z[0] .. z[3]) and state c_prev.
+std::string LstmGatesText(const std::vector<std::string>& z) {
+  std::string text;
+  text += FloatOpText("i", "Sigmoid", {z[0]});
+  text += FloatOpText("f", "Sigmoid", {z[1]});
+  text += FloatOpText("g", "Tanh", {z[2]});
+  text += FloatOpText("o", "Sigmoid", {z[3]});
+  text += FloatOpText("fc", "Mul", {"f", "c_prev"});
+  text += FloatOpText("ig", "Mul", {"i", "g"});
+  text += FloatOpText("c", "AddV2", {"fc", "ig"});
+  text += FloatOpText("tc", "Tanh", {"c"});
+  text += FloatOpText("h", "Mul", {"o", "tc"});
+  text += FloatOpText("c_out", "Identity", {"c"});
+  text += FloatOpText("h_out", "Identity", {"h"});
+  return text;
+}
 
 // Keras' LSTM cell after the gate Split: c = f * c_prev + i * g with
 // sigmoid gates and a tanh candidate, h = o * tanh(c); both read outside
@@ -40,18 +61,31 @@ std::string LstmCellText(const std::vector<int64_t>& dims) {
   for (const char* p : {"zi", "zf", "zg", "zo", "c_prev"}) {
     text += PartialFloatPlaceholderText(p, dims);
   }
-  text += FloatOpText("i", "Sigmoid", {"zi"});
-  text += FloatOpText("f", "Sigmoid", {"zf"});
-  text += FloatOpText("g", "Tanh", {"zg"});
-  text += FloatOpText("o", "Sigmoid", {"zo"});
-  text += FloatOpText("fc", "Mul", {"f", "c_prev"});
-  text += FloatOpText("ig", "Mul", {"i", "g"});
-  text += FloatOpText("c", "AddV2", {"fc", "ig"});
-  text += FloatOpText("tc", "Tanh", {"c"});
-  text += FloatOpText("h", "Mul", {"o", "tc"});
-  text += FloatOpText("c_out", "Identity", {"c"});
-  text += FloatOpText("h_out", "Identity", {"h"});
-  return text;
+  return text + LstmGatesText({"zi", "zf", "zg", "zo"});
+}
+
+// The cell as Keras writes it: z (rows x 4 units) plus a bias, split into
+// the four gates along the last axis by `split` ("Split" or "SplitV"),
+// with the add a BiasAdd or an AddV2.
+std::string SplitLstmCellText(int64_t rows, int64_t units,
+                              const std::string& split,
+                              const std::string& add) {
+  std::string text =
+      PartialFloatPlaceholderText("z", {rows, 4 * units}) +
+      PartialFloatPlaceholderText("c_prev", {rows, units}) +
+      FloatConstText("bias", Values(TensorShape({4 * units}), -2, 2, 9)) +
+      IntConstText("axis", {}, {-1}) + FloatOpText("zb", add, {"z", "bias"});
+  if (split == "Split") {
+    text += FloatOpText("gates", "Split", {"axis", "zb"},
+                        "attr { key: 'num_split' value { i: 4 } } ");
+  } else {
+    const int u = static_cast<int>(units);
+    text += IntConstText("sizes", {4}, {u, u, -1, u}) +
+            FloatOpText("gates", "SplitV", {"zb", "sizes", "axis"},
+                        "attr { key: 'num_split' value { i: 4 } } "
+                        "attr { key: 'Tlen' value { type: DT_INT32 } } ");
+  }
+  return text + LstmGatesText({"gates:0", "gates:1", "gates:2", "gates:3"});
 }
 
 Feeds LstmFeeds(const TensorShape& shape) {
@@ -82,6 +116,130 @@ TEST(ElementwiseFusionRuleTest, LstmCellBecomesOneNodeWithTwoOutputs) {
     ASSERT_EQ(actual.size(), 2u);
     ExpectSameBits(actual[0], expected[0]);
     ExpectSameBits(actual[1], expected[1]);
+  }
+}
+
+// BiasAdd (or AddV2) then Split (or SplitV) into the gates: the fused node
+// reads z and the bias in column ranges and adds them part by part, the
+// split and the add taken in; the same bits as the nodes.
+TEST(ElementwiseFusionRuleTest, GatesSplitAfterABiasAreReadInPlace) {
+  for (const char* split : {"Split", "SplitV"}) {
+    for (const char* add : {"BiasAdd", "AddV2"}) {
+      for (int64_t rows : {3, -1}) {
+        SCOPED_TRACE(absl::StrCat(split, " ", add, " rows ", rows));
+        auto graph = GraphFromText(SplitLstmCellText(rows, 40, split, add));
+        const Feeds feeds = {
+            {"z", Values(TensorShape({3, 160}), -6, 6, 1)},
+            {"c_prev", Values(TensorShape({3, 40}), -6, 6, 2)}};
+        const std::vector<std::string> fetches = {"h_out", "c_out"};
+        ElementwiseFusionRule rule;
+        auto optimized = RunRule(rule, *graph, feeds, fetches);
+        ASSERT_NE(optimized, nullptr);
+        EXPECT_EQ(CountOps(*optimized, "_FusedElementwise"), 1);
+        for (const char* op : {split, add, "Sigmoid", "Tanh", "Mul"}) {
+          EXPECT_EQ(CountOps(*optimized, op), 0) << op;
+        }
+        // The cell's 8, the split and the add.
+        EXPECT_EQ(optimized->stats().fused_away, 10);
+        const std::vector<Tensor> expected =
+            RunUnoptimized(graph, feeds, fetches);
+        const std::vector<Tensor> actual = RunOptimized(optimized, feeds);
+        ASSERT_EQ(actual.size(), 2u);
+        ExpectSameBits(actual[0], expected[0]);
+        ExpectSameBits(actual[1], expected[1]);
+      }
+    }
+  }
+}
+
+// A GRU's recurrent part sliced three ways by StridedSlice (x[:, :33],
+// x[:, 33:66], x[:, 66:]) and added to the input part's Split: the slices
+// are read in place.
+TEST(ElementwiseFusionRuleTest, StridedSlicesOfTheLastAxis) {
+  std::string text = PartialFloatPlaceholderText("xw", {-1, 99}) +
+                     PartialFloatPlaceholderText("hu", {-1, 99}) +
+                     PartialFloatPlaceholderText("h_prev", {-1, 33}) +
+                     IntConstText("axis", {}, {1}) +
+                     FloatOpText("x", "Split", {"axis", "xw"},
+                                 "attr { key: 'num_split' value { i: 3 } } ") +
+                     IntConstText("stride", {2}, {1, 1});
+  const int bounds[][2] = {{0, 33}, {33, 66}, {66, 0}};
+  for (int k = 0; k < 3; ++k) {
+    const std::string b = absl::StrCat("begin", k), e = absl::StrCat("end", k);
+    text += IntConstText(b, {2}, {0, bounds[k][0]}) +
+            IntConstText(e, {2}, {0, bounds[k][1]}) +
+            FloatOpText(
+                absl::StrCat("hs", k), "StridedSlice", {"hu", b, e, "stride"},
+                absl::StrCat("attr { key: 'Index' value { type: DT_INT32 } } "
+                             "attr { key: 'begin_mask' value { i: 1 } } "
+                             "attr { key: 'end_mask' value { i: ",
+                             k == 2 ? 3 : 1, " } } "));
+  }
+  text += FloatOpText("az", "AddV2", {"x:0", "hs0"});
+  text += FloatOpText("ar", "AddV2", {"x:1", "hs1"});
+  text += FloatOpText("z", "Sigmoid", {"az"});
+  text += FloatOpText("r", "Sigmoid", {"ar"});
+  text += FloatOpText("rh", "Mul", {"r", "hs2"});
+  text += FloatOpText("ah", "AddV2", {"x:2", "rh"});
+  text += FloatOpText("cand", "Tanh", {"ah"});
+  text += FloatOpText("zh", "Mul", {"z", "h_prev"});
+  text += FloatOpText("h", "AddV2", {"zh", "cand"});
+  text += FloatOpText("h_out", "Identity", {"h"});
+  auto graph = GraphFromText(text);
+  const Feeds feeds = {{"xw", Values(TensorShape({2, 99}), -5, 5, 3)},
+                       {"hu", Values(TensorShape({2, 99}), -5, 5, 4)},
+                       {"h_prev", Values(TensorShape({2, 33}), -5, 5, 5)}};
+  ElementwiseFusionRule rule;
+  auto optimized = RunRule(rule, *graph, feeds, {"h_out"});
+  ASSERT_NE(optimized, nullptr);
+  EXPECT_EQ(CountOps(*optimized, "_FusedElementwise"), 1);
+  EXPECT_EQ(CountOps(*optimized, "StridedSlice"), 0);
+  EXPECT_EQ(CountOps(*optimized, "Split"), 0);
+  ExpectSameBits(RunOptimized(optimized, feeds)[0],
+                 RunUnoptimized(graph, feeds, {"h_out"})[0]);
+}
+
+// A split or add that something outside the group also reads stays a
+// node: a gate read by a Relu keeps the Split (the group reads its
+// outputs), the biased z fetched keeps the BiasAdd (the group reads its
+// columns in place). Rows that differ at run time from c_prev's (1 and 3,
+// both unknown when optimizing) still give the nodes' values.
+TEST(ElementwiseFusionRuleTest, RangesReadElsewhereStay) {
+  struct Case {
+    const char* what;
+    std::string extra;
+    std::vector<std::string> fetches;
+    const char* stays;
+    const char* gone;  // null: nothing but the cell's nodes
+  };
+  const Case cases[] = {
+      {"a gate read by a Relu",
+       FloatOpText("r", "Relu", {"gates:1"}),
+       {"h_out", "r"},
+       "Split",
+       nullptr},
+      {"the biased z fetched", "", {"h_out", "zb"}, "BiasAdd", "Split"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    auto graph =
+        GraphFromText(SplitLstmCellText(-1, 8, "Split", "BiasAdd") + c.extra);
+    const Feeds feeds = {{"z", Values(TensorShape({1, 32}), -6, 6, 6)},
+                         {"c_prev", Values(TensorShape({3, 8}), -6, 6, 7)}};
+    ElementwiseFusionRule rule;
+    auto optimized = RunRule(rule, *graph, feeds, c.fetches);
+    ASSERT_NE(optimized, nullptr);
+    EXPECT_EQ(CountOps(*optimized, "_FusedElementwise"), 1);
+    EXPECT_EQ(CountOps(*optimized, c.stays), 1);
+    if (c.gone != nullptr) EXPECT_EQ(CountOps(*optimized, c.gone), 0);
+    const std::vector<Tensor> expected =
+        RunUnoptimized(graph, feeds, c.fetches);
+    const std::vector<Tensor> actual = RunOptimized(optimized, feeds);
+    ASSERT_EQ(actual.size(), expected.size());
+    EXPECT_EQ(actual[0].shape(), TensorShape({3, 8}));
+    for (size_t i = 0; i < actual.size(); ++i) {
+      ExpectSameBits(actual[i], expected[i]);
+    }
   }
 }
 

@@ -40,12 +40,7 @@ std::string Mean(const std::string& name, const std::string& in,
 }
 
 std::string IntScalar(const std::string& name, int value) {
-  return absl::StrCat(
-      "node { name: '", name,
-      "' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
-      "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape "
-      "{} int_val: ",
-      value, " } } } }\n");
+  return rewrite_rule_test::IntConstText(name, {}, {value});
 }
 
 // Keras 3's LayerNormalization(epsilon=1e-6) of `x` over axis `axis`

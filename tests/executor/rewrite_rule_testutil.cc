@@ -204,6 +204,19 @@ std::string FloatScalarText(const std::string& name, float value) {
   return FloatConstText(name, t);
 }
 
+std::string IntConstText(const std::string& name,
+                         const std::vector<int64_t>& shape,
+                         const std::vector<int>& values) {
+  std::string dims, ints;
+  for (int64_t d : shape) absl::StrAppend(&dims, "dim { size: ", d, " } ");
+  for (int v : values) absl::StrAppend(&ints, "int_val: ", v, " ");
+  return absl::StrCat(
+      "node { name: '", name,
+      "' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } "
+      "attr { key: 'value' value { tensor { dtype: DT_INT32 tensor_shape { ",
+      dims, "} ", ints, "} } } }\n");
+}
+
 std::string FloatOpText(const std::string& name, const std::string& op,
                         const std::vector<std::string>& inputs,
                         const std::string& attrs) {

@@ -80,6 +80,12 @@ std::string FloatConstText(const std::string& name, const Tensor& value);
 // A float32 scalar Const, as GraphDef text.
 std::string FloatScalarText(const std::string& name, float value);
 
+// An int32 Const `name` of `shape` holding `values` (an axis, sizes, slice
+// bounds), as GraphDef text.
+std::string IntConstText(const std::string& name,
+                         const std::vector<int64_t>& shape,
+                         const std::vector<int>& values);
+
 // A node `name` of `op` reading `inputs`, with T = DT_FLOAT and the attrs
 // in `attrs` (GraphDef text of `attr { ... }` entries), as GraphDef text.
 std::string FloatOpText(const std::string& name, const std::string& op,
