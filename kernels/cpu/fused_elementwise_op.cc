@@ -119,37 +119,65 @@ class FusedElementwiseOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) const override {
     const int num_inputs = program_.num_inputs;
-    // Each input's shape as the steps read it (its slice, if any).
-    absl::InlinedVector<TensorShape, 8> shapes(num_inputs);
+    // Each input's elements as the steps read it (its slice, if any).
+    absl::InlinedVector<int64_t, 16> elements(num_inputs);
+    int64_t most = 0;
     for (int i = 0; i < num_inputs; ++i) {
-      OP_REQUIRES_OK(ctx, SlicedShape(ctx->input(i).shape(), i, &shapes[i]));
+      const TensorShape& in = ctx->input(i).shape();
+      const int64_t width = program_.slices[2 * i + 1];
+      if (width < 0) {
+        elements[i] = in.num_elements();
+      } else {
+        OP_REQUIRES_OK(ctx, CheckSlice(in, i));
+        const int64_t last = in.dim_size(in.dims() - 1);
+        elements[i] = last > 0 ? in.num_elements() / last * width : 0;
+      }
+      most = std::max(most, elements[i]);
     }
-    // The result's shape: the input with the most elements (the first).
-    int widest = 0;
-    for (int i = 1; i < num_inputs; ++i) {
-      if (shapes[i].num_elements() > shapes[widest].num_elements()) widest = i;
+    // The result's shape: that of the input with the most elements, a
+    // whole one if there is one (a slice's must be built).
+    const TensorShape* result = nullptr;
+    TensorShape built;
+    for (int i = 0; i < num_inputs && result == nullptr; ++i) {
+      if (elements[i] == most && program_.slices[2 * i + 1] < 0) {
+        result = &ctx->input(i).shape();
+      }
     }
-    const TensorShape shape = shapes[widest];
+    for (int i = 0; i < num_inputs && result == nullptr; ++i) {
+      if (elements[i] == most) {
+        OP_REQUIRES_OK(ctx, SlicedShape(ctx->input(i).shape(), i, &built));
+        result = &built;
+      }
+    }
+    const TensorShape& shape = *result;
     const int64_t row = shape.dims() > 0 ? shape.dim_size(shape.dims() - 1) : 1;
-    absl::InlinedVector<Reading, 8> reading(num_inputs);
+    absl::InlinedVector<Reading, 16> reading(num_inputs);
     bool blocked = static_cast<int>(program_.steps.size()) <= kMaxBlockedSteps;
     bool by_rows = false;  // some input is read a row at a time
     for (int i = 0; i < num_inputs && blocked; ++i) {
       const Tensor& t = ctx->input(i);
+      const TensorShape& in = t.shape();
       Reading& r = reading[i];
       r.data = t.data<float>();
-      const bool sliced = program_.slices[2 * i + 1] >= 0;
-      if (sliced) {
+      const int64_t width = program_.slices[2 * i + 1];
+      // Its rank and last dimension as read.
+      const int rank = in.dims();
+      const int64_t last = width >= 0 ? width
+                           : rank > 0 ? in.dim_size(rank - 1)
+                                      : 1;
+      if (width >= 0) {
         r.data += program_.slices[2 * i];
-        r.stride = t.dim_size(t.dims() - 1);
+        r.stride = in.dim_size(rank - 1);
       }
-      if (shapes[i] == shape) {
-        r.how = sliced ? Reading::kRows : Reading::kWhole;
-      } else if (shapes[i].num_elements() == 1 &&
-                 shapes[i].dims() <= shape.dims()) {
+      bool same = rank == shape.dims() && elements[i] == most;
+      for (int d = 0; d + 1 < rank && same; ++d) {
+        same = in.dim_size(d) == shape.dim_size(d);
+      }
+      if (same && (rank == 0 || last == row)) {
+        r.how = width >= 0 ? Reading::kRows : Reading::kWhole;
+      } else if (elements[i] == 1 && rank <= shape.dims()) {
         r.how = Reading::kSingle;
-      } else if (shapes[i].dims() == 1 && shape.dims() > 1 &&
-                 shapes[i].dim_size(0) == row) {
+      } else if (rank == 1 && shape.dims() > 1 && last == row) {
         r.how = Reading::kRows;  // every row reads it again
         r.stride = 0;
       } else {
@@ -168,10 +196,10 @@ class FusedElementwiseOp : public OpKernel {
       const ElementwiseStep& step = program_.steps[s];
       blocked = !(broadcast(step.a) && broadcast(step.b));
     }
-    if (!blocked) return RunStepByStep(ctx, shapes);
+    if (!blocked) return RunStepByStep(ctx);
 
     absl::InlinedVector<float*, 4> out(program_.results.size(), nullptr);
-    absl::InlinedVector<char, 8> forwarded(num_inputs, 0);
+    absl::InlinedVector<char, 16> forwarded(num_inputs, 0);
     for (size_t o = 0; o < program_.results.size(); ++o) {
       const int step = program_.results[o] - num_inputs;
       Tensor* t = nullptr;
@@ -220,19 +248,25 @@ class FusedElementwiseOp : public OpKernel {
     int64_t row;  // > 0: blocks stay within rows of this many elements
   };
 
-  // Input `i`'s shape as the steps read it: with a slice, its last axis
-  // is the slice's width (the slice must lie inside it).
-  Status SlicedShape(const TensorShape& in, int i, TensorShape* out) const {
+  // Whether input `i`'s slice lies inside its last axis.
+  Status CheckSlice(const TensorShape& in, int i) const {
     const int64_t offset = program_.slices[2 * i];
     const int64_t width = program_.slices[2 * i + 1];
-    if (width < 0) {
-      *out = in;
-      return Status();
-    }
     if (in.dims() == 0 || offset + width > in.dim_size(in.dims() - 1)) {
       return errors::InvalidArgument(
           "input ", i, " of shape ", in.DebugString(), " has no columns [",
           offset, ", ", offset + width, ") on its last axis to read");
+    }
+    return Status();
+  }
+
+  // Input `i`'s shape as the steps read it: with a slice (checked), its
+  // last axis is the slice's width.
+  Status SlicedShape(const TensorShape& in, int i, TensorShape* out) const {
+    const int64_t width = program_.slices[2 * i + 1];
+    if (width < 0) {
+      *out = in;
+      return Status();
     }
     TensorShape::Dims dims(in.dim_sizes().begin(), in.dim_sizes().end());
     dims.back() = width;
@@ -284,8 +318,7 @@ class FusedElementwiseOp : public OpKernel {
 
   // Each step on whole tensors with NumPy broadcasting: operands that are
   // neither complete nor a single element are expanded first.
-  void RunStepByStep(OpKernelContext* ctx,
-                     absl::Span<const TensorShape> shapes) const {
+  void RunStepByStep(OpKernelContext* ctx) const {
     const int num_inputs = program_.num_inputs;
     std::vector<Tensor> values;
     for (int i = 0; i < num_inputs; ++i) {
@@ -295,8 +328,10 @@ class FusedElementwiseOp : public OpKernel {
         continue;
       }
       // A slice is copied out: rows of its width from rows of the input's.
+      TensorShape sliced;
+      OP_REQUIRES_OK(ctx, SlicedShape(in.shape(), i, &sliced));
       Tensor t;
-      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, shapes[i], &t));
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DT_FLOAT, sliced, &t));
       const int64_t width = program_.slices[2 * i + 1];
       const int64_t in_row = in.dim_size(in.dims() - 1);
       const float* src = in.data<float>() + program_.slices[2 * i];
