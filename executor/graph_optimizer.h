@@ -190,6 +190,10 @@ bool IsDenseBiasProduct(absl::string_view op);
 // elementwise_fusion_rule.cc): nodes of these ops, one reading another, may
 // become a _FusedElementwise.
 bool IsElementwiseFusionOp(absl::string_view op);
+// The scalar fusion rule's (executor/optimizer/scalar_fusion_rule.cc):
+// integer and boolean scalar nodes of these ops, one reading another, may
+// become a _FusedScalars.
+bool IsScalarFusionOp(absl::string_view op);
 
 // Optimizes what `live` (the nodes a plan for the signature runs, ids of
 // `graph`) computes. Feeds, fetches and targets must already be valid for

@@ -130,6 +130,21 @@ void AddElementwiseCandidate(const std::string& name, const AttrMap& attrs,
       .IgnoreError();
 }
 
+// An integer or boolean node of the scalar fusion's vocabulary
+// (scalar_fusion_rule.h): whether it joins a group depends on shapes known
+// only once a loop's body and cond are one step, so any such node counts.
+// The kernel has no type constraint: one program stands for all.
+void AddScalarCandidate(const std::string& name, OpsToRegister* out) {
+  const AttrMap program = {{"Tin", AttrValue::TypeList({DT_BOOL})},
+                           {"Tout", AttrValue::TypeList({DT_BOOL})},
+                           {"ops", AttrValue::StringList({"LogicalNot"})},
+                           {"operands", AttrValue::IntList({0, -1})},
+                           {"results", AttrValue::IntList({1})}};
+  AddCandidate(name, {}, "_FusedScalars", "/scalar_candidate", program, {"x"},
+               out)
+      .IgnoreError();
+}
+
 // Whether a consumer of output 0 of `node` is one of `ops`.
 bool ReadBy(const Node& node, bool (*ops)(absl::string_view)) {
   for (const Endpoint& c : node.consumers(0)) {
@@ -149,6 +164,11 @@ Status AddFusionCandidates(const Graph& graph, OpsToRegister* out) {
   const AttrMap one_bias = {{"num_args", AttrValue::Int(1)},
                             {"fused_ops", AttrValue::StringList({"BiasAdd"})}};
   for (const auto& node : graph.nodes()) {
+    if (IsScalarFusionOp(node->op()) && node->num_outputs() == 1 &&
+        (node->output_type(0) == DT_INT32 || node->output_type(0) == DT_INT64 ||
+         node->output_type(0) == DT_BOOL)) {
+      AddScalarCandidate(node->name(), out);
+    }
     if (node->num_outputs() < 1 || node->output_type(0) != DT_FLOAT) {
       continue;
     }
@@ -292,10 +312,13 @@ Status AddGraphDef(const GraphDef& graph_def, absl::string_view source,
     }
     // The bodies are optimized when a call's kernel is made
     // (executor/control_flow.h): element-wise nodes reading each other
-    // there may become a _FusedElementwise too.
+    // there may become a _FusedElementwise too, and integer and boolean
+    // scalar nodes a _FusedScalars.
     absl::flat_hash_set<absl::string_view> elementwise;
     for (const NodeDef& def : f.node_def) {
       if (IsElementwiseFusionOp(def.op)) elementwise.insert(def.name);
+      // A loop's counters and conds: a _FusedScalars.
+      if (IsScalarFusionOp(def.op)) AddScalarCandidate(def.name, out);
     }
     for (const NodeDef& def : f.node_def) {
       if (!IsElementwiseFusionOp(def.op)) continue;

@@ -11,6 +11,7 @@
 #include "executor/graph_optimizer.h"
 #include "executor/optimizer/column_range.h"
 #include "executor/optimizer/graph_rebuilder.h"
+#include "executor/optimizer/node_group.h"
 #include "executor/optimizer/rewrite_context.h"
 #include "ops/attr_value.h"
 #include "ops/fused_elementwise_ops.h"
@@ -53,11 +54,6 @@ bool FitsShape(const PartialTensorShape& s, const PartialTensorShape& shape) {
   return true;
 }
 
-struct Group {
-  std::vector<const Node*> nodes;               // in topological order
-  absl::flat_hash_map<const Node*, int> index;  // node -> place in `nodes`
-};
-
 // A register of the fused node's program, before the inputs are counted:
 // an input, a step added before the group's (an add read through a view), or
 // the step of group node `index`.
@@ -97,10 +93,10 @@ class Reads {
 
   // The register input `i` of group node `n` reads.
   Ref Read(const Node* n, int i) {
-    const Node* src = ctx_.Canonical(n->input(i).node);
+    const NodeOutput v = ReadThroughIdentities(InputOf(n, i), ctx_);
+    const Node* src = v.node;
     auto g = group_.find(src);
     if (g != group_.end()) return {Ref::kGroup, g->second};
-    const NodeOutput v{src, n->input(i).index};
     ColumnRange range;
     if (!ColumnsOf(src, v.index, ctx_, &range) || !Takes(src)) {
       return {Ref::kInput, Input({v})};
@@ -325,71 +321,21 @@ void ElementwiseFusionRule::Visit(const Node* seed, RewriteContext* ctx) const {
   const Graph& graph = ctx->graph();
   const PartialTensorShape& shape = graph.output_shape(seed, 0);
   if (shape.unknown_rank()) return;
-  const int seed_pos = ctx->Position(seed);
-
-  Group group;
-  // Whether `n` may join: its shape is the seed's and it reads group nodes
-  // and values from before the seed of a fitting shape.
-  auto joins = [&](const Node* n) {
-    if (!Fusible(n, *ctx) || graph.output_shape(n, 0) != shape ||
-        !ctx->PlacedAlike(n, seed)) {
-      return false;
-    }
-    for (int i = 0; i < n->num_inputs(); ++i) {
-      const Node* src = ctx->Canonical(n->input(i).node);
-      if (group.index.contains(src)) continue;
-      if (ctx->Position(src) >= seed_pos || n->input_type(i) != DT_FLOAT ||
-          !FitsShape(graph.output_shape(src, n->input(i).index), shape)) {
-        return false;
-      }
-    }
-    return true;
+  // Nodes of the seed's shape reading values of a fitting shape.
+  NodeGroupSpec spec;
+  spec.window = kWindow;
+  spec.max_nodes = kMaxNodes;
+  spec.member = [&](const Node* n) {
+    return Fusible(n, *ctx) && graph.output_shape(n, 0) == shape &&
+           ctx->PlacedAlike(n, seed);
   };
-  const std::vector<int>& order = ctx->order();
-  for (int pos = seed_pos;
-       pos < static_cast<int>(order.size()) && pos <= seed_pos + kWindow &&
-       static_cast<int>(group.nodes.size()) < kMaxNodes;
-       ++pos) {
-    const Node* n = graph.node(order[pos]);
-    if (!joins(n)) {
-      if (n == seed) return;
-      continue;
-    }
-    group.index[n] = static_cast<int>(group.nodes.size());
-    group.nodes.push_back(n);
-  }
-
-  // Keep the nodes connected to the seed through the group's own edges.
-  const int size = static_cast<int>(group.nodes.size());
-  std::vector<std::vector<int>> adjacent(size);
-  for (int s = 0; s < size; ++s) {
-    const Node* n = group.nodes[s];
-    for (int i = 0; i < n->num_inputs(); ++i) {
-      auto it = group.index.find(ctx->Canonical(n->input(i).node));
-      if (it == group.index.end()) continue;
-      adjacent[s].push_back(it->second);
-      adjacent[it->second].push_back(s);
-    }
-  }
-  std::vector<char> reached(size, 0);
-  std::vector<int> stack = {0};
-  reached[0] = 1;
-  while (!stack.empty()) {
-    const int s = stack.back();
-    stack.pop_back();
-    for (int t : adjacent[s]) {
-      if (!reached[t]) {
-        reached[t] = 1;
-        stack.push_back(t);
-      }
-    }
-  }
-  std::vector<const Node*> nodes;
-  for (int s = 0; s < size; ++s) {
-    if (reached[s]) nodes.push_back(group.nodes[s]);
-  }
-  if (nodes.size() < 2) return;
-  RecordGroup(nodes, ctx);
+  spec.outside_input = [&](const Node* n, int i) {
+    const NodeOutput v = ReadThroughIdentities(InputOf(n, i), *ctx);
+    return n->input_type(i) == DT_FLOAT &&
+           FitsShape(graph.output_shape(v.node, v.index), shape);
+  };
+  const std::vector<const Node*> nodes = GrowNodeGroup(seed, *ctx, spec);
+  if (!nodes.empty()) RecordGroup(nodes, ctx);
 }
 
 }  // namespace weft

@@ -229,10 +229,10 @@ bool RewriteContext::PlacedOnOneCpu(
   return true;
 }
 
-bool RewriteContext::IsOpenFloatNode(const Node* n) const {
+bool RewriteContext::IsOpenNode(const Node* n) const {
   return IsKept(n) && IsLive(n) && !IsFed(n) && !IsFolded(n) &&
          !IsAbsorbed(n) && !IsReplaced(n) && stand_in(n).empty() &&
-         n->num_outputs() >= 1 && n->output_type(0) == DT_FLOAT;
+         n->num_outputs() >= 1;
 }
 
 std::string RewriteContext::UniqueName(const std::string& base) {

@@ -179,8 +179,12 @@ class RewriteContext {
   }
   // A node a rewrite may replace by a new node standing in for it: it runs
   // in the kept graph, is not fed, no rule has folded, absorbed or replaced
-  // it or given it a stand-in, and its output 0 is float32.
-  bool IsOpenFloatNode(const Node* n) const;
+  // it or given it a stand-in, and it has an output.
+  bool IsOpenNode(const Node* n) const;
+  // The same, with output 0 float32.
+  bool IsOpenFloatNode(const Node* n) const {
+    return IsOpenNode(n) && n->output_type(0) == DT_FLOAT;
+  }
   // `base`, or `base_1`, `base_2`, ...: a name no node of the graph and
   // no name handed out before has. Rules call it in a fixed order, so the
   // optimized graph's names are the same on every run.

@@ -13,6 +13,7 @@
 #include "executor/optimizer/pad_folding_rule.h"
 #include "executor/optimizer/pass_through_rule.h"
 #include "executor/optimizer/rewrite_context.h"
+#include "executor/optimizer/scalar_fusion_rule.h"
 #include "executor/optimizer/swish_rule.h"
 
 namespace weft {
@@ -31,6 +32,7 @@ std::vector<std::unique_ptr<RewriteRule>> DefaultRewriteRules() {
   rules.push_back(std::make_unique<LayerNormRule>());
   // Last: it takes the element-wise nodes no pattern above claimed.
   rules.push_back(std::make_unique<ElementwiseFusionRule>());
+  rules.push_back(std::make_unique<ScalarFusionRule>());
   // After every rule that reads a node's consumers: an Identity it reads
   // through still counts as a reader of its input until the end.
   rules.push_back(std::make_unique<PassThroughRule>());

@@ -56,7 +56,7 @@ struct Case {
   bool pointwise = true;
 };
 
-std::string Name(const Case& c) {
+std::string CaseName(const Case& c) {
   return absl::StrCat(
       c.n, "x", c.h, "x", c.w, "x", c.x > 0 ? absl::StrCat(c.x, "->") : "", c.c,
       " M", c.m, " K", c.k, " s", c.stride, " d", c.dilation, " ", c.padding,
@@ -120,7 +120,7 @@ Operands Make(const Case& c, unsigned seed) {
   return o;
 }
 
-AttrMap WindowAttrs(const Case& c) {
+AttrMap WindowAttrMap(const Case& c) {
   AttrMap a;
   a["strides"] = AttrValue::IntList({1, c.stride, c.stride, 1});
   a["dilations"] = AttrValue::IntList({1, c.dilation, c.dilation, 1});
@@ -147,7 +147,7 @@ StatusOr<Tensor> Separately(const Case& c, const Operands& o, int threads) {
     WEFT_ASSIGN_OR_RETURN(std::vector<Tensor> expanded, expand.Run(in));
     x = expanded[0];
   }
-  AttrMap d = WindowAttrs(c);
+  AttrMap d = WindowAttrMap(c);
   d["fused_ops"] = AttrValue::StringList(c.depthwise_ops);
   d["num_args"] = AttrValue::Int(static_cast<int64_t>(o.depthwise_args.size()));
   std::vector<Tensor> in = {x, o.depthwise};
@@ -171,7 +171,7 @@ StatusOr<Tensor> Fused(const Case& c, const Operands& o, int threads,
                        AttrMap extra = {}) {
   if (!c.pointwise) {
     // The expansion and the depthwise convolution: its epilogue unprefixed.
-    AttrMap a = WindowAttrs(c);
+    AttrMap a = WindowAttrMap(c);
     a["expand_fused_ops"] = AttrValue::StringList(c.expand_ops);
     a["num_expand_args"] =
         AttrValue::Int(static_cast<int64_t>(o.expand_args.size()));
@@ -186,7 +186,7 @@ StatusOr<Tensor> Fused(const Case& c, const Operands& o, int threads,
     WEFT_ASSIGN_OR_RETURN(std::vector<Tensor> out, runner.Run(in));
     return out[0];
   }
-  AttrMap a = WindowAttrs(c);
+  AttrMap a = WindowAttrMap(c);
   a["depthwise_fused_ops"] = AttrValue::StringList(c.depthwise_ops);
   a["num_depthwise_args"] =
       AttrValue::Int(static_cast<int64_t>(o.depthwise_args.size()));
@@ -297,7 +297,7 @@ std::vector<Case> Cases() {
 TEST(SeparableConvTest, EqualsTheTwoKernelsBitForBit) {
   unsigned seed = 10;
   for (const Case& c : Cases()) {
-    SCOPED_TRACE(Name(c));
+    SCOPED_TRACE(CaseName(c));
     const Operands o = Make(c, seed += 10);
     StatusOr<Tensor> want = Separately(c, o, 0);
     ASSERT_TRUE(want.ok()) << want.status();
@@ -324,7 +324,7 @@ TEST(SeparableConvTest, NanAndInfinitiesAsTheTwoKernels) {
   banded_alone.pointwise = false;
   for (Case c : {Case{1, 9, 8, 16, 1, 8}, Case{2, 40, 40, 48, 1, 24},
                  small_expanded, banded_expanded, banded_alone}) {
-    SCOPED_TRACE(Name(c));
+    SCOPED_TRACE(CaseName(c));
     Operands o = Make(c, 77);
     float* x = o.input.data<float>();
     x[5] = std::numeric_limits<float>::quiet_NaN();
@@ -357,7 +357,7 @@ TEST(SeparableConvTest, EmptyShapes) {
     }
   }
   for (Case c : cases) {
-    SCOPED_TRACE(Name(c));
+    SCOPED_TRACE(CaseName(c));
     c.pointwise_ops = {"BiasAdd", "Relu"};
     const Operands o = Make(c, 5);
     StatusOr<Tensor> want = Separately(c, o, 2);

@@ -369,6 +369,33 @@ TEST(OpsToRegisterTest, KernelsFollowTheNodesDtype) {
                            "NegFunctor<CwiseComputeT<float>>>")));
 }
 
+TEST(OpsToRegisterTest, IntegerScalarNodesMayBecomeFusedScalars) {
+  // A loop's counter comparison (scalar_fusion_rule.h); a float Less would
+  // not join one.
+  OpsToRegister out = Collect(R"pb(
+    node {
+      name: "i"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+    }
+    node {
+      name: "less"
+      op: "Less"
+      input: "i"
+      input: "i"
+      attr {
+        key: "T"
+        value { type: DT_INT32 }
+      }
+    }
+  )pb");
+  EXPECT_THAT(out.ops, AllOf(Contains("Less"), Contains("_FusedScalars")));
+  EXPECT_THAT(out.kernel_classes, Contains("FusedScalarsOp"));
+}
+
 TEST(OpsToRegisterTest, FunctionBodiesCount) {
   // `scaled` calls library function `scale` by name; the body's ops count,
   // and a body node whose type is the function's attr ("$T") takes every
