@@ -116,8 +116,8 @@ class Reads {
   }
 
  private:
-  // A node the fused node may take in: it may be rewritten, and all it
-  // computes goes to `readers` (group nodes, or nodes taken in already).
+  // A node the fused node may take in, who reads it aside: open, not
+  // fetched, without control edges that stay, placed with the seed.
   bool Open(const Node* n) const {
     return ctx_.IsOpenFloatNode(n) && !ctx_.IsProtected(n) &&
            !ctx_.HasKeptControlInputs(n) && !ctx_.HasKeptControlOutputs(n) &&

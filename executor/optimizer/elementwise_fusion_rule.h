@@ -12,7 +12,8 @@
 // topological order, by the later nodes (within 64 places of the seed, up
 // to 32 nodes) that read only group nodes and values computed before the
 // seed, so that the fused node cannot close a cycle; then it keeps the
-// nodes connected to the seed. Every node's inferred shape must equal the
+// nodes connected to the seed (optimizer/node_group.h, which also reads
+// through Identity nodes between them). Every node's inferred shape must equal the
 // seed's (unknown dimensions in the same places), and each value read from
 // outside must have that shape too or be a single element of no higher rank
 // (a scalar constant); at run time the kernel checks the shapes again and

@@ -57,7 +57,9 @@ void RecordGroup(const std::vector<const Node*>& nodes, RewriteContext* ctx) {
   std::vector<NodeOutput> inputs;
   std::vector<DataType> tin, tout;
   std::vector<std::string> ops, names;
-  std::vector<int64_t> operands;  // steps as -1 - s, fixed up below
+  // Per step, its operands: an input (>= 0), step s (kStep + s), or none.
+  constexpr int64_t kStep = int64_t{1} << 32;
+  std::vector<int64_t> operands;
   for (const Node* n : nodes) {
     ops.push_back(n->op());
     names.push_back(n->name());
@@ -69,7 +71,7 @@ void RecordGroup(const std::vector<const Node*>& nodes, RewriteContext* ctx) {
       const NodeOutput v = ReadThroughIdentities(InputOf(n, i), *ctx);
       auto it = step_of.find(v.node);
       if (it != step_of.end()) {
-        operands.push_back(-1 - it->second);
+        operands.push_back(kStep + it->second);
         continue;
       }
       size_t r = 0;
@@ -81,12 +83,10 @@ void RecordGroup(const std::vector<const Node*>& nodes, RewriteContext* ctx) {
       operands.push_back(static_cast<int64_t>(r));
     }
   }
+  // Steps' registers follow the inputs'.
   const int64_t num_inputs = static_cast<int64_t>(inputs.size());
-  for (size_t k = 0; k < operands.size(); ++k) {
-    // A unary step's second operand stays -1.
-    if (operands[k] < 0 && !(k % 2 == 1 && nodes[k / 2]->num_inputs() == 1)) {
-      operands[k] = num_inputs + (-1 - operands[k]);
-    }
+  for (int64_t& r : operands) {
+    if (r >= kStep) r = num_inputs + (r - kStep);
   }
   std::vector<const Node*> outputs;  // the last node first
   const Node* last = nodes.back();
