@@ -464,11 +464,16 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
     WEFT_ASSIGN_OR_RETURN(NameAttrList cond_f, FuncAttr(node, "cond", source));
     WEFT_ASSIGN_OR_RETURN(NameAttrList body_f, FuncAttr(node, "body", source));
     // The bodies see the loop variables with the shapes every iteration
-    // keeps (output_shapes), or unknown shapes when the node says nothing.
-    std::vector<PartialTensorShape> shapes;
-    Status s = GetNodeAttr(node.attrs(), "output_shapes", &shapes);
-    if (!s.ok() || shapes.size() != in.size()) {
-      shapes.assign(in.size(), PartialTensorShape());
+    // keeps: the node's inferred output shapes, which shape inference
+    // derives from the inputs' and the body's (graph/function_shapes.h)
+    // and intersects with output_shapes. A loop raised from TF1 control
+    // flow declares none; its bodies then still know ranks and dimensions,
+    // so that their element-wise and scalar nodes fuse.
+    std::vector<PartialTensorShape> shapes(in.size());
+    if (node.num_outputs() == static_cast<int>(in.size())) {
+      for (size_t i = 0; i < in.size(); ++i) {
+        shapes[i] = graph.output_shape(&node, static_cast<int>(i));
+      }
     }
     WEFT_ASSIGN_OR_RETURN(
         FunctionGraph cond_graph,

@@ -464,5 +464,72 @@ TEST(ControlFlowTest, ConstantLoopVariablesAndFedOnes) {
   }
 }
 
+// The bodies see the shapes shape inference proves for every iteration
+// (the node declares none here): a variable that doubles in length each
+// iteration is [?] to them, not its input's [1] (which would refuse the
+// second iteration's value), while the counter stays a scalar.
+constexpr char kGrowing[] = R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 1 } } } } }
+node { name: "i" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+node { name: "loop" op: "While" input: "i" input: "x"
+  attr { key: "T" value { list { type: DT_INT32 type: DT_FLOAT } } }
+  attr { key: "cond" value { func { name: "few" } } }
+  attr { key: "body" value { func { name: "twice" } } } }
+library {
+  function {
+    signature { name: "few" input_arg { name: "i" type: DT_INT32 }
+                input_arg { name: "v" type: DT_FLOAT }
+                output_arg { name: "ok" type: DT_BOOL } }
+    node_def { name: "three" op: "Const"
+      attr { key: "dtype" value { type: DT_INT32 } }
+      attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 3 } } } }
+    node_def { name: "less" op: "Less" input: "i" input: "three:output:0"
+      attr { key: "T" value { type: DT_INT32 } } }
+    ret { key: "ok" value: "less:z:0" }
+  }
+  function {
+    signature { name: "twice" input_arg { name: "i" type: DT_INT32 }
+                input_arg { name: "v" type: DT_FLOAT }
+                output_arg { name: "i_out" type: DT_INT32 }
+                output_arg { name: "out" type: DT_FLOAT } }
+    node_def { name: "one" op: "Const"
+      attr { key: "dtype" value { type: DT_INT32 } }
+      attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+    node_def { name: "next" op: "AddV2" input: "i" input: "one:output:0"
+      attr { key: "T" value { type: DT_INT32 } } }
+    node_def { name: "axis" op: "Const"
+      attr { key: "dtype" value { type: DT_INT32 } }
+      attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+    node_def { name: "cat" op: "ConcatV2" input: "v" input: "v" input: "axis:output:0"
+      attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } }
+      attr { key: "Tidx" value { type: DT_INT32 } } }
+    ret { key: "i_out" value: "next:z:0" }
+    ret { key: "out" value: "cat:output:0" }
+  }
+}
+)";
+
+TEST(ControlFlowTest, BodiesSeeTheShapesEveryIterationKeeps) {
+  auto graph = Load(kGrowing);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const Node* loop = (*graph)->FindNode("loop");
+  EXPECT_EQ((*graph)->output_shape(loop, 0).DebugString(), "[]");
+  EXPECT_EQ((*graph)->output_shape(loop, 1).DebugString(), "[?]");
+  for (int threads : {0, 2}) {
+    SessionOptions options;
+    options.threads = threads;
+    auto session = Session::Create(*graph, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    auto out = (*session)->Run({{"x", Floats(TensorShape({1}), {2.5f})}},
+                               {"loop:0", "loop:1"});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].data<int32_t>()[0], 3);
+    ASSERT_EQ((*out)[1].shape(), TensorShape({8}));
+    for (int k = 0; k < 8; ++k) EXPECT_EQ((*out)[1].data<float>()[k], 2.5f);
+  }
+}
+
 }  // namespace
 }  // namespace weft
