@@ -6,6 +6,7 @@
 #include "ops/common_shape_fns.h"
 #include "ops/op_registry.h"
 #include "ops/shape_inference.h"
+#include "ops/step_program.h"
 
 namespace weft {
 
@@ -51,22 +52,10 @@ bool IsUnaryElementwiseOp(ElementwiseOp op) {
 Status ReadElementwiseProgram(const AttrMap& attrs,
                               ElementwiseProgram* program) {
   int64_t num_inputs = 0, num_outputs = 0;
-  std::vector<std::string> ops;
-  std::vector<int64_t> operands, results;
   WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "N", &num_inputs));
   WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "num_outputs", &num_outputs));
-  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "ops", &ops));
-  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "operands", &operands));
-  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "results", &results));
-  if (operands.size() != 2 * ops.size()) {
-    return errors::InvalidArgument("attr 'operands' has ", operands.size(),
-                                   " entries; the ", ops.size(),
-                                   " steps of 'ops' need ", 2 * ops.size());
-  }
-  if (static_cast<int64_t>(results.size()) != num_outputs) {
-    return errors::InvalidArgument("attr 'results' has ", results.size(),
-                                   " entries for ", num_outputs, " outputs");
-  }
+  StepProgramAttrs a;
+  WEFT_RETURN_IF_ERROR(ReadStepProgramAttrs(attrs, num_outputs, &a));
   ElementwiseProgram p;
   p.num_inputs = static_cast<int>(num_inputs);
   if (attrs.find("slices") != attrs.end()) {
@@ -92,42 +81,24 @@ Status ReadElementwiseProgram(const AttrMap& attrs,
           "-1) for the whole input");
     }
   }
-  for (size_t i = 0; i < ops.size(); ++i) {
+  const int64_t num_steps = static_cast<int64_t>(a.ops.size());
+  for (int64_t i = 0; i < num_steps; ++i) {
     ElementwiseStep step;
-    if (!ElementwiseOpFromName(ops[i], &step.op)) {
-      return errors::InvalidArgument("step ", i, " of attr 'ops': '", ops[i],
+    if (!ElementwiseOpFromName(a.ops[i], &step.op)) {
+      return errors::InvalidArgument("step ", i, " of attr 'ops': '", a.ops[i],
                                      "' is not an element-wise op it runs");
     }
     // Registers before step i: the inputs and steps 0 .. i-1.
-    const int64_t defined = num_inputs + static_cast<int64_t>(i);
-    const int64_t a = operands[2 * i], b = operands[2 * i + 1];
-    const bool unary = IsUnaryElementwiseOp(step.op);
-    if (a < 0 || a >= defined || (unary ? b != -1 : (b < 0 || b >= defined))) {
-      return errors::InvalidArgument(
-          "step ", i, " (", ops[i], ") of attr 'ops' reads registers ", a,
-          " and ", b, "; ",
-          unary ? "a unary step reads one of" : "it reads two of", " the ",
-          defined, " defined before it", unary ? " and -1" : "");
-    }
-    step.a = static_cast<int>(a);
-    step.b = static_cast<int>(b);
+    WEFT_RETURN_IF_ERROR(
+        CheckStepOperands(a, i, IsUnaryElementwiseOp(step.op), num_inputs + i));
+    step.a = static_cast<int>(a.operands[2 * i]);
+    step.b = static_cast<int>(a.operands[2 * i + 1]);
     p.steps.push_back(step);
   }
-  for (size_t o = 0; o < results.size(); ++o) {
-    const int64_t r = results[o];
-    if (r < num_inputs || r >= num_inputs + static_cast<int64_t>(ops.size())) {
-      return errors::InvalidArgument(
-          "output ", o, " of attr 'results' is register ", r,
-          ", not one of the ", ops.size(), " steps' (", num_inputs, " .. ",
-          num_inputs + static_cast<int64_t>(ops.size()) - 1, ")");
-    }
-    for (int earlier : p.results) {
-      if (earlier == r) {
-        return errors::InvalidArgument("register ", r,
-                                       " is in attr 'results' more than once");
-      }
-    }
-    p.results.push_back(static_cast<int>(r));
+  for (int64_t o = 0; o < num_outputs; ++o) {
+    WEFT_RETURN_IF_ERROR(
+        CheckStepResult(a, o, num_inputs, num_inputs + num_steps));
+    p.results.push_back(static_cast<int>(a.results[o]));
   }
   *program = std::move(p);
   return Status();

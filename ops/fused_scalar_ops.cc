@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "ops/op_registry.h"
 #include "ops/shape_inference.h"
+#include "ops/step_program.h"
 
 namespace weft {
 
@@ -73,23 +74,11 @@ DataType ScalarStepType(ScalarOp op, DataType in) {
 
 Status ReadScalarProgram(const AttrMap& attrs, ScalarProgram* program) {
   std::vector<DataType> tin, tout;
-  std::vector<std::string> ops;
-  std::vector<int64_t> operands, results;
   WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "Tin", &tin));
   WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "Tout", &tout));
-  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "ops", &ops));
-  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "operands", &operands));
-  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "results", &results));
-  if (operands.size() != 2 * ops.size()) {
-    return errors::InvalidArgument("attr 'operands' has ", operands.size(),
-                                   " entries; the ", ops.size(),
-                                   " steps of 'ops' need ", 2 * ops.size());
-  }
-  if (results.size() != tout.size()) {
-    return errors::InvalidArgument("attr 'results' has ", results.size(),
-                                   " entries for the ", tout.size(),
-                                   " outputs of 'Tout'");
-  }
+  StepProgramAttrs a;
+  WEFT_RETURN_IF_ERROR(
+      ReadStepProgramAttrs(attrs, static_cast<int64_t>(tout.size()), &a));
   ScalarProgram p;
   p.types = tin;
   for (size_t i = 0; i < tin.size(); ++i) {
@@ -99,43 +88,33 @@ Status ReadScalarProgram(const AttrMap& attrs, ScalarProgram* program) {
                                      "; inputs are int32, int64 or bool");
     }
   }
-  for (size_t i = 0; i < ops.size(); ++i) {
+  for (int64_t i = 0; i < static_cast<int64_t>(a.ops.size()); ++i) {
     ScalarStep step;
-    if (!ScalarOpFromName(ops[i], &step.op)) {
-      return errors::InvalidArgument("step ", i, " of attr 'ops': '", ops[i],
+    if (!ScalarOpFromName(a.ops[i], &step.op)) {
+      return errors::InvalidArgument("step ", i, " of attr 'ops': '", a.ops[i],
                                      "' is not a scalar op it runs");
     }
-    const int64_t defined = static_cast<int64_t>(p.types.size());
-    const int64_t a = operands[2 * i], b = operands[2 * i + 1];
     const bool unary = step.op == ScalarOp::kLogicalNot;
-    if (a < 0 || a >= defined || (unary ? b != -1 : (b < 0 || b >= defined))) {
-      return errors::InvalidArgument(
-          "step ", i, " (", ops[i], ") of attr 'ops' reads registers ", a,
-          " and ", b, "; ",
-          unary ? "a unary step reads one of" : "it reads two of", " the ",
-          defined, " defined before it", unary ? " and -1" : "");
-    }
-    const DataType in = p.types[a];
+    WEFT_RETURN_IF_ERROR(
+        CheckStepOperands(a, i, unary, static_cast<int64_t>(p.types.size())));
+    step.a = static_cast<int>(a.operands[2 * i]);
+    step.b = static_cast<int>(a.operands[2 * i + 1]);
+    const DataType in = p.types[step.a];
     const DataType out = ScalarStepType(step.op, in);
-    if (out == DT_INVALID || (!unary && p.types[b] != in)) {
+    if (out == DT_INVALID || (!unary && p.types[step.b] != in)) {
       return errors::InvalidArgument(
-          "step ", i, " (", ops[i], ") reads ", DataTypeName(in),
-          unary ? "" : absl::StrCat(" and ", DataTypeName(p.types[b])),
+          "step ", i, " (", a.ops[i], ") reads ", DataTypeName(in),
+          unary ? "" : absl::StrCat(" and ", DataTypeName(p.types[step.b])),
           ", which it does not take");
     }
-    step.a = static_cast<int>(a);
-    step.b = static_cast<int>(b);
     p.steps.push_back(step);
     p.types.push_back(out);
   }
   const int64_t num_inputs = static_cast<int64_t>(tin.size());
-  for (size_t o = 0; o < results.size(); ++o) {
-    const int64_t r = results[o];
-    if (r < num_inputs || r >= static_cast<int64_t>(p.types.size())) {
-      return errors::InvalidArgument(
-          "output ", o, " of attr 'results' is register ", r,
-          ", not one of the ", ops.size(), " steps'");
-    }
+  for (size_t o = 0; o < tout.size(); ++o) {
+    WEFT_RETURN_IF_ERROR(CheckStepResult(a, o, num_inputs,
+                                         static_cast<int64_t>(p.types.size())));
+    const int64_t r = a.results[o];
     if (p.types[r] != tout[o]) {
       return errors::InvalidArgument("output ", o, " is step ", r - num_inputs,
                                      "'s ", DataTypeName(p.types[r]),
