@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/function_shapes.h"
+#include "graph/shape_values.h"
 #include "ops/shape_inference.h"
 
 namespace weft {
@@ -67,6 +68,9 @@ Status InferShapes(Graph* graph, const ShapeInferenceOptions& options) {
 
   // Known constant value of each node's output 0, when it has one.
   std::vector<const Tensor*> const_value(graph->num_nodes(), nullptr);
+  // What is known of each node's output 0 as a shape (graph/shape_values.h).
+  std::vector<ShapeValue> shape_value(graph->num_nodes());
+  std::vector<ShapeValue> input_values;
   std::vector<PartialTensorShape> input_shapes;
   std::vector<const Tensor*> input_tensors;
   std::vector<PartialTensorShape> input_tensors_as_shapes;
@@ -76,16 +80,15 @@ Status InferShapes(Graph* graph, const ShapeInferenceOptions& options) {
     input_shapes.assign(n_in, PartialTensorShape());
     input_tensors.assign(n_in, nullptr);
     input_tensors_as_shapes.assign(n_in, PartialTensorShape());
+    input_values.assign(n_in, ShapeValue());
     for (int i = 0; i < n_in; ++i) {
       const Endpoint& e = node->input(i);
       input_shapes[i] = graph->output_shape(e.node, e.index);
-      if (e.index == 0) input_tensors[i] = const_value[e.node->id()];
-      // A Shape node's value is its input's shape, even when partly known.
-      if (e.node->op() == "Shape" && e.node->num_inputs() == 1) {
-        const Endpoint& shaped = e.node->input(0);
-        input_tensors_as_shapes[i] =
-            graph->output_shape(shaped.node, shaped.index);
-      }
+      if (e.index != 0) continue;
+      input_tensors[i] = const_value[e.node->id()];
+      // A shape's value, even when partly known (a Shape node's).
+      input_values[i] = shape_value[e.node->id()];
+      input_tensors_as_shapes[i] = input_values[i].vector;
     }
 
     shape_inference::InferenceContext ctx(node->def(), node->op_def(),
@@ -101,6 +104,8 @@ Status InferShapes(Graph* graph, const ShapeInferenceOptions& options) {
       }
       graph->set_output_shape(node, i, *std::move(shape));
     }
+    shape_value[id] =
+        InferShapeValue(*node, input_values, input_tensors, input_shapes);
     if (IsFunctionalControlFlowOp(node->op())) {
       WEFT_RETURN_IF_ERROR(
           InferControlFlowShapes(graph, node, input_shapes, src));
