@@ -13,8 +13,8 @@
 // to 32 nodes) that read only group nodes and values computed before the
 // seed, so that the fused node cannot close a cycle; then it keeps the
 // nodes connected to the seed (optimizer/node_group.h, which also reads
-// through Identity nodes between them). Every node's inferred shape must equal the
-// seed's (unknown dimensions in the same places), and each value read from
+// through Identity nodes between them). Every node's inferred shape must equal
+// the seed's (unknown dimensions in the same places), and each value read from
 // outside must have that shape too or be a single element of no higher rank
 // (a scalar constant); at run time the kernel checks the shapes again and
 // broadcasts step by step when unknown dimensions differ. Nodes must be
