@@ -131,6 +131,7 @@ Status InferShapes(Graph* graph, const ShapeInferenceOptions& options) {
       }
     } else if (ForwardsValue(node) && n_in > 0) {
       const_value[id] = input_tensors[0];
+      shape_value[id] = input_values[0];
     }
   }
   return Status();

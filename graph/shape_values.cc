@@ -3,6 +3,7 @@
 #include <string>
 
 #include "ops/attr_value.h"
+#include "ops/common_shape_fns.h"
 
 namespace weft {
 namespace {
@@ -35,36 +36,29 @@ ShapeValue Scalar(int64_t dim) {
   return v;
 }
 
-int64_t Mask(const Node& node, const char* name) {
-  int64_t mask = 0;
-  GetNodeAttr(node.attrs(), name, &mask).IgnoreError();
-  return mask;
-}
-
-// input[begin:end:stride] of a known vector, one term.
+// input[begin:end:stride] of a known vector, one term, as the op's own
+// shape function plans it (PlanStridedSlice).
 ShapeValue SliceOf(const Node& node, const ShapeValue& in,
                    const std::vector<const Tensor*>& constants) {
   std::vector<int64_t> b, e, s;
+  StridedSliceMasks masks;
   if (in.vector.unknown_rank() || !Ints(constants[1], &b) ||
       !Ints(constants[2], &e) || !Ints(constants[3], &s) || b.size() != 1 ||
-      e.size() != 1 || s.size() != 1 || s[0] <= 0 ||
-      Mask(node, "ellipsis_mask") != 0 || Mask(node, "new_axis_mask") != 0) {
+      !ReadStridedSliceMasks(node.attrs(), &masks).ok() ||
+      masks.ellipsis != 0 || masks.new_axis != 0) {
     return {};
   }
   const int64_t n = in.vector.dims();
-  auto clamp = [n](int64_t i) {
-    if (i < 0) i += n;
-    return i < 0 ? 0 : (i > n ? n : i);
-  };
-  if (Mask(node, "shrink_axis_mask") & 1) {
-    const int64_t i = b[0] < 0 ? b[0] + n : b[0];
-    if (i < 0 || i >= n) return {};
-    return Scalar(in.vector.dim_size(static_cast<int>(i)));
+  auto plan = PlanStridedSlice({n}, 1, &b, &e, &s, masks);
+  if (!plan.ok()) return {};
+  const int64_t begin = plan->begin[0], end = plan->end[0];
+  const int64_t stride = plan->strides[0];
+  if (masks.shrink_axis & 1) {
+    if (begin < 0 || begin >= n) return {};
+    return Scalar(in.vector.dim_size(static_cast<int>(begin)));
   }
-  const int64_t begin = (Mask(node, "begin_mask") & 1) ? 0 : clamp(b[0]);
-  const int64_t end = (Mask(node, "end_mask") & 1) ? n : clamp(e[0]);
   std::vector<int64_t> dims;
-  for (int64_t i = begin; i < end; i += s[0]) {
+  for (int64_t i = begin; stride > 0 ? i < end : i > end; i += stride) {
     dims.push_back(in.vector.dim_size(static_cast<int>(i)));
   }
   return Vector(dims);
@@ -93,9 +87,7 @@ ShapeValue InferShapeValue(
     }
     return {};
   }
-  if ((op == "Identity" || op == "StopGradient" || op == "Snapshot" ||
-       op == "Cast") &&
-      n >= 1 && IsInteger(node.input_type(0))) {
+  if (op == "Cast" && n == 1 && IsInteger(node.input_type(0))) {
     return inputs[0];
   }
   if (op == "StridedSlice" && n == 4)

@@ -33,10 +33,11 @@ struct ShapeValue {
 // The value of output 0 of `node`, from what is known of its inputs:
 // `inputs[i]` the value of the tensor input i reads (nothing known for an
 // output other than 0), `constants[i]` its constant value or null,
-// `input_shapes[i]` its shape. Shape, Const (int scalars), Identity-like
-// nodes, Cast between integer types, StridedSlice of a vector (one
-// element, or a range with a positive stride), Pack of scalars along axis 0
-// and ConcatV2 of vectors along axis 0; nothing known for anything else.
+// `input_shapes[i]` its shape. Shape, Const (int scalars), Cast between
+// integer types, StridedSlice of a vector (one element or a range), Pack of
+// scalars along axis 0 and ConcatV2 of vectors along axis 0; nothing known
+// for anything else (the caller passes values through Identity-like nodes,
+// as it does constants).
 ShapeValue InferShapeValue(const Node& node,
                            const std::vector<ShapeValue>& inputs,
                            const std::vector<const Tensor*>& constants,

@@ -595,11 +595,7 @@ Status StridedSliceShape(InferenceContext* c) {
     return Status();
   }
   StridedSliceMasks masks;
-  WEFT_RETURN_IF_ERROR(c->GetAttr("begin_mask", &masks.begin));
-  WEFT_RETURN_IF_ERROR(c->GetAttr("end_mask", &masks.end));
-  WEFT_RETURN_IF_ERROR(c->GetAttr("ellipsis_mask", &masks.ellipsis));
-  WEFT_RETURN_IF_ERROR(c->GetAttr("new_axis_mask", &masks.new_axis));
-  WEFT_RETURN_IF_ERROR(c->GetAttr("shrink_axis_mask", &masks.shrink_axis));
+  WEFT_RETURN_IF_ERROR(ReadStridedSliceMasks(c->attrs(), &masks));
   std::vector<int64_t> input_dims;
   for (int32_t d = 0; d < c->Rank(input); ++d) {
     input_dims.push_back(c->Value(c->Dim(input, d)));

@@ -136,6 +136,14 @@ bool Bit(uint32_t mask, int64_t i) { return i < 32 && ((mask >> i) & 1u); }
 
 }  // namespace
 
+Status ReadStridedSliceMasks(const AttrMap& attrs, StridedSliceMasks* masks) {
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "begin_mask", &masks->begin));
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "end_mask", &masks->end));
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "ellipsis_mask", &masks->ellipsis));
+  WEFT_RETURN_IF_ERROR(GetNodeAttr(attrs, "new_axis_mask", &masks->new_axis));
+  return GetNodeAttr(attrs, "shrink_axis_mask", &masks->shrink_axis);
+}
+
 StatusOr<StridedSlicePlan> PlanStridedSlice(
     const std::vector<int64_t>& input_dims, int64_t num_terms,
     const std::vector<int64_t>* begin, const std::vector<int64_t>* end,

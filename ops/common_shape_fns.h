@@ -60,6 +60,11 @@ struct StridedSliceMasks {
   int64_t shrink_axis = 0;
 };
 
+// A StridedSlice node's five masks from its attrs (begin_mask, end_mask,
+// ellipsis_mask, new_axis_mask, shrink_axis_mask): its shape function, its
+// kernels and the rules that read a slice as a view all read them here.
+Status ReadStridedSliceMasks(const AttrMap& attrs, StridedSliceMasks* masks);
+
 // A StridedSlice resolved against an input shape, as TensorFlow's
 // ValidateStridedSliceOp resolves it. The shape function plans with what is
 // known; the kernel plans with everything known and walks the result, so the

@@ -89,12 +89,8 @@ bool StridedSliceColumns(const Node* n, const RewriteContext& ctx,
     return false;
   }
   StridedSliceMasks masks;
-  GetNodeAttr(n->attrs(), "begin_mask", &masks.begin).IgnoreError();
-  GetNodeAttr(n->attrs(), "end_mask", &masks.end).IgnoreError();
-  GetNodeAttr(n->attrs(), "ellipsis_mask", &masks.ellipsis).IgnoreError();
-  GetNodeAttr(n->attrs(), "new_axis_mask", &masks.new_axis).IgnoreError();
-  GetNodeAttr(n->attrs(), "shrink_axis_mask", &masks.shrink_axis).IgnoreError();
-  if (masks.ellipsis != 0 || masks.new_axis != 0 || masks.shrink_axis != 0) {
+  if (!ReadStridedSliceMasks(n->attrs(), &masks).ok() || masks.ellipsis != 0 ||
+      masks.new_axis != 0 || masks.shrink_axis != 0) {
     return false;
   }
   const std::vector<int64_t> dims(shape.dim_sizes().begin(),

@@ -95,11 +95,7 @@ StatusOr<SliceView> ResolveStridedSlice(const Tensor& input,
 
 Status ReadStridedSliceMasks(OpKernelConstruction* ctx,
                              StridedSliceMasks* masks) {
-  WEFT_RETURN_IF_ERROR(ctx->GetAttr("begin_mask", &masks->begin));
-  WEFT_RETURN_IF_ERROR(ctx->GetAttr("end_mask", &masks->end));
-  WEFT_RETURN_IF_ERROR(ctx->GetAttr("ellipsis_mask", &masks->ellipsis));
-  WEFT_RETURN_IF_ERROR(ctx->GetAttr("new_axis_mask", &masks->new_axis));
-  return ctx->GetAttr("shrink_axis_mask", &masks->shrink_axis);
+  return ReadStridedSliceMasks(ctx->def().attr, masks);
 }
 
 }  // namespace weft
