@@ -101,6 +101,21 @@ class PreparedFunction {
     return session_->Run(*callable_, *fed, results, options);
   }
 
+  // Call for a caller that gives `args` up (left moved-from): what the
+  // function's nodes read once they may write in place
+  // (Session::RunTakingFeeds). A loop's step takes its variables this way,
+  // as the iteration's values replace them anyway.
+  Status CallTaking(std::vector<Tensor>* args, std::vector<Tensor>* fed,
+                    std::vector<Tensor>* results,
+                    const RunOptions& options) const {
+    if (fed_inputs_.size() == args->size()) {
+      return session_->RunTakingFeeds(*callable_, args, results, options);
+    }
+    fed->clear();
+    for (int i : fed_inputs_) fed->push_back(std::move((*args)[i]));
+    return session_->RunTakingFeeds(*callable_, fed, results, options);
+  }
+
  private:
   PreparedFunction() = default;
   static std::string Where(const Node& node, absl::string_view role,
@@ -332,7 +347,9 @@ class WhileKernel : public ControlFlowKernel {
             "loop ", node_label(), " did not end after ", max_iterations_,
             " iterations (SessionOptions.max_loop_iterations)");
       }
-      Status s = step->Call(vars, &fed, &next, options);
+      // The step's results replace the variables, which it may therefore
+      // overwrite (a list it appends to, a state it updates).
+      Status s = step->CallTaking(&vars, &fed, &next, options);
       if (!s.ok()) {
         // A node of the step's cond part is the next iteration's cond.
         const bool in_cond = absl::StrContains(s.message(), cond_prefix_);

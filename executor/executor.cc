@@ -126,7 +126,11 @@ class RunState {
   // Points every input slot at its tensor: the slot itself, or a preset
   // read in place (the session's constant, or the caller's feed, so `feeds`
   // must outlive the run); fetches of presets get their tensors now.
-  void Preset(const std::vector<Tensor>& feeds) {
+  // `taken` (null unless the run takes its feeds; then &feeds): a feed
+  // with a sole slot (Plan::feed_sole_slot) moves into that slot instead,
+  // forwardable as a computed tensor is.
+  void Preset(const std::vector<Tensor>& feeds, std::vector<Tensor>* taken) {
+    if (taken != nullptr) forwardable_ = plan_.slot_forwardable_taking_feeds();
     const std::vector<int>& slot_preset = plan_.slot_preset();
     for (size_t slot = 0; slot < slot_preset.size(); ++slot) {
       const int p = slot_preset[slot];
@@ -135,6 +139,12 @@ class RunState {
         continue;
       }
       const PresetTensor& preset = plan_.presets()[p];
+      if (taken != nullptr && preset.feed_index >= 0 &&
+          plan_.feed_sole_slot()[preset.feed_index] == static_cast<int>(slot)) {
+        slots_[slot] = std::move((*taken)[preset.feed_index]);
+        inputs_[slot] = &slots_[slot];
+        continue;
+      }
       inputs_[slot] =
           preset.value != nullptr ? preset.value : &feeds[preset.feed_index];
     }
@@ -314,9 +324,10 @@ class RunState {
     params.kernel = pn.kernel;
     params.inputs = NodeInputs(pn);
     // Every input a producer wrote may be forwarded (the kernel also checks
-    // that nobody else holds the buffer); presets never are.
+    // that nobody else holds the buffer), and feeds the run took; other
+    // presets never are.
     params.forwardable_inputs =
-        plan_.slot_forwardable().subspan(pn.input_base, pn.num_inputs);
+        forwardable_.subspan(pn.input_base, pn.num_inputs);
     params.outputs = absl::MakeSpan(outs);
 
     if (pn.is_async) {
@@ -598,6 +609,8 @@ class RunState {
   // Per input slot, the tensor kernels read (Preset).
   RunArray<const Tensor*, 32> inputs_;
   RunArray<std::atomic<int>, 32> pending_;
+  // Per input slot, whether its kernel may forward it (see Preset).
+  absl::Span<const bool> forwardable_ = plan_.slot_forwardable();
   const bool has_deadline_;
   tbb::task_group* group_ = nullptr;
   // The spin team serving the run (null without one) and the run's nodes
@@ -630,17 +643,20 @@ Status RecordPlan(const Plan& plan, const std::vector<Tensor>& feeds,
   const RunOptions options;  // RunState keeps a reference
   RunState state(plan, /*arena=*/nullptr, options, outputs, /*trace=*/false);
   state.SetRecording(&device_inputs);
-  state.Preset(feeds);
+  state.Preset(feeds, nullptr);
   state.RunInline();
   Status s = state.status();
   if (!s.ok()) outputs->clear();
   return s;
 }
 
-Status ExecutePlan(const Plan& plan, tbb::task_arena* arena, CpuSpinTeam* team,
-                   const std::vector<Tensor>& feeds,
-                   std::vector<Tensor>* outputs, const RunOptions& options,
-                   RunMetadata* metadata) {
+namespace {
+
+// ExecutePlan and ExecutePlanTakingFeeds: `taken` is null, or &feeds.
+Status Execute(const Plan& plan, tbb::task_arena* arena, CpuSpinTeam* team,
+               const std::vector<Tensor>& feeds, std::vector<Tensor>* taken,
+               std::vector<Tensor>* outputs, const RunOptions& options,
+               RunMetadata* metadata) {
   if (plan.device_graph() != nullptr && !options.trace) {
     bool replayed = false;
     Status s =
@@ -661,7 +677,7 @@ Status ExecutePlan(const Plan& plan, tbb::task_arena* arena, CpuSpinTeam* team,
   // back (bench/RESULTS.md section 51).
   const bool run_inline = arena == nullptr || arena == t_running_arena;
   RunState state(plan, run_inline ? nullptr : arena, options, outputs, trace);
-  state.Preset(feeds);
+  state.Preset(feeds, taken);
   if (run_inline) {
     state.RunInline();
   } else {
@@ -679,6 +695,23 @@ Status ExecutePlan(const Plan& plan, tbb::task_arena* arena, CpuSpinTeam* team,
   if (trace) state.CollectTraces(metadata);
   if (!s.ok()) outputs->clear();
   return s;
+}
+
+}  // namespace
+
+Status ExecutePlan(const Plan& plan, tbb::task_arena* arena, CpuSpinTeam* team,
+                   const std::vector<Tensor>& feeds,
+                   std::vector<Tensor>* outputs, const RunOptions& options,
+                   RunMetadata* metadata) {
+  return Execute(plan, arena, team, feeds, nullptr, outputs, options, metadata);
+}
+
+Status ExecutePlanTakingFeeds(const Plan& plan, tbb::task_arena* arena,
+                              CpuSpinTeam* team, std::vector<Tensor>* feeds,
+                              std::vector<Tensor>* outputs,
+                              const RunOptions& options,
+                              RunMetadata* metadata) {
+  return Execute(plan, arena, team, *feeds, feeds, outputs, options, metadata);
 }
 
 }  // namespace weft

@@ -25,6 +25,15 @@ Status ExecutePlan(const Plan& plan, tbb::task_arena* arena, CpuSpinTeam* team,
                    std::vector<Tensor>* outputs, const RunOptions& options,
                    RunMetadata* metadata);
 
+// ExecutePlan for a caller that gives its feeds up (Session::RunTakingFeeds):
+// a feed that one kernel input alone reads (Plan::feed_sole_slot) moves into
+// the run, and that kernel may forward its buffer when nothing else holds
+// it. `feeds` is left with those tensors moved out.
+Status ExecutePlanTakingFeeds(const Plan& plan, tbb::task_arena* arena,
+                              CpuSpinTeam* team, std::vector<Tensor>* feeds,
+                              std::vector<Tensor>* outputs,
+                              const RunOptions& options, RunMetadata* metadata);
+
 // Runs `plan`'s kernels once on the calling thread while its accelerator
 // records them (executor/device_graph.h): each copy step to the device hands
 // its consumers `device_inputs[step]` (indexed by plan node; the buffer a

@@ -382,6 +382,18 @@ class PlanBuilder {
         plan.slot_forwardable_[slot] = false;
       }
     }
+    plan.feed_sole_slot_.assign(plan.feed_dtypes_.size(), -1);
+    plan.slot_forwardable_taking_feeds_ =
+        std::make_unique<bool[]>(plan.num_input_slots_);
+    std::copy_n(plan.slot_forwardable_.get(), plan.num_input_slots_,
+                plan.slot_forwardable_taking_feeds_.get());
+    for (const PresetTensor& p : plan.presets_) {
+      if (p.feed_index < 0 || p.slots.size() != 1 || !p.fetches.empty()) {
+        continue;
+      }
+      plan.feed_sole_slot_[p.feed_index] = p.slots[0];
+      plan.slot_forwardable_taking_feeds_[p.slots[0]] = true;
+    }
     for (size_t i = 0; i < plan.nodes_.size(); ++i) {
       PlanNode& pn = plan.nodes_[i];
       pn.out_base = static_cast<int>(plan.out_begin_.size());

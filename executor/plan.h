@@ -106,6 +106,17 @@ class Plan {
   absl::Span<const bool> slot_forwardable() const {
     return absl::MakeConstSpan(slot_forwardable_.get(), num_input_slots_);
   }
+  // Per feed: the input slot it fills when one kernel input alone reads it
+  // and no fetch does, else -1. A run that takes its feeds
+  // (Session::RunTakingFeeds) moves such a feed into its slot, where the
+  // kernel may forward it as it would a computed tensor.
+  const std::vector<int>& feed_sole_slot() const { return feed_sole_slot_; }
+  // slot_forwardable() with those feeds' slots forwardable too, for runs
+  // that take their feeds.
+  absl::Span<const bool> slot_forwardable_taking_feeds() const {
+    return absl::MakeConstSpan(slot_forwardable_taking_feeds_.get(),
+                               num_input_slots_);
+  }
   int num_fetches() const { return num_fetches_; }
   int max_node_outputs() const { return max_node_outputs_; }
 
@@ -152,6 +163,8 @@ class Plan {
   std::vector<PresetTensor> presets_;
   std::vector<int> slot_preset_;
   std::unique_ptr<bool[]> slot_forwardable_;
+  std::vector<int> feed_sole_slot_;
+  std::unique_ptr<bool[]> slot_forwardable_taking_feeds_;
   int num_input_slots_ = 0;
   int num_fetches_ = 0;
   int max_node_outputs_ = 0;

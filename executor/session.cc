@@ -424,8 +424,11 @@ Status NameFeeds(const Status& s, absl::string_view source,
   absl::StrAppend(&fed, s.message(), " (the run's ");
   for (size_t i = 0; i < feeds.size(); ++i) {
     absl::StrAppend(&fed, i == 0 ? "" : ", ", "feed '", callable.feeds()[i],
-                    "' ", DataTypeName(feeds[i].dtype()), " ",
-                    feeds[i].shape().DebugString());
+                    "' ", DataTypeName(feeds[i].dtype()));
+    // A feed the run took (RunTakingFeeds) has left; its dtype stays.
+    if (feeds[i].IsInitialized()) {
+      absl::StrAppend(&fed, " ", feeds[i].shape().DebugString());
+    }
   }
   return Status(s.code(), absl::StrCat(fed, ")"));
 }
@@ -490,6 +493,22 @@ Status Session::Run(const Callable& callable, const std::vector<Tensor>& feeds,
                          outputs, options, metadata);
   if (!s.ok()) {
     return NameFeeds(s, impl_->options_.source_name, callable, feeds);
+  }
+  return s;
+}
+
+Status Session::RunTakingFeeds(const Callable& callable,
+                               std::vector<Tensor>* feeds,
+                               std::vector<Tensor>* outputs,
+                               const RunOptions& options,
+                               RunMetadata* metadata) const {
+  const Plan& plan = *callable.plan_;
+  WEFT_RETURN_IF_ERROR(impl_->CheckFeeds(callable, plan, *feeds));
+  Status s =
+      ExecutePlanTakingFeeds(plan, impl_->arena_, impl_->cpu_->spin_team(),
+                             feeds, outputs, options, metadata);
+  if (!s.ok()) {
+    return NameFeeds(s, impl_->options_.source_name, callable, *feeds);
   }
   return s;
 }

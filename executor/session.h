@@ -247,6 +247,18 @@ class Session {
              std::vector<Tensor>* outputs, const RunOptions& options = {},
              RunMetadata* metadata = nullptr) const;
 
+  // Run for a caller that gives its feeds up: a feed that one kernel input
+  // alone reads moves into the run, and that kernel may write it in place
+  // (forward it) when nothing else holds its buffer, as it may a tensor the
+  // graph computed. A loop passes its variables from one iteration's run
+  // to the next this way, so that TensorListSetItem writes into the list
+  // rather than copying it every iteration. `feeds` is left with such
+  // tensors moved out.
+  Status RunTakingFeeds(const Callable& callable, std::vector<Tensor>* feeds,
+                        std::vector<Tensor>* outputs,
+                        const RunOptions& options = {},
+                        RunMetadata* metadata = nullptr) const;
+
   // Convenience: prepares (once per distinct signature, cached) and runs.
   StatusOr<std::vector<Tensor>> Run(
       const std::vector<std::pair<std::string, Tensor>>& feeds,

@@ -531,5 +531,84 @@ TEST(ControlFlowTest, BodiesSeeTheShapesEveryIterationKeeps) {
   }
 }
 
+// A loop that writes item i of a list it is given, while the outer graph
+// also reads the list it started from: each iteration's run takes the loop
+// variables (Session::RunTakingFeeds), so TensorListSetItem may write the
+// list in place once the loop alone holds it, but never the outer one.
+constexpr char kListWriter[] = R"(
+node { name: "n" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "shape" value { shape { } } } }
+node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 0 } } } } } }
+node { name: "list" op: "TensorListReserve" input: "shape" input: "n"
+       attr { key: "element_dtype" value { type: DT_FLOAT } }
+       attr { key: "shape_type" value { type: DT_INT32 } } }
+node { name: "i" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+node { name: "loop" op: "While" input: "i" input: "n" input: "list"
+  attr { key: "T" value { list { type: DT_INT32 type: DT_INT32 type: DT_VARIANT } } }
+  attr { key: "cond" value { func { name: "below" } } }
+  attr { key: "body" value { func { name: "write" } } } }
+node { name: "written" op: "TensorListStack" input: "loop:2" input: "shape"
+       attr { key: "element_dtype" value { type: DT_FLOAT } } }
+node { name: "outer" op: "TensorListStack" input: "list" input: "shape"
+       attr { key: "element_dtype" value { type: DT_FLOAT } } }
+library {
+  function {
+    signature { name: "below" input_arg { name: "i" type: DT_INT32 }
+                input_arg { name: "n" type: DT_INT32 }
+                input_arg { name: "l" type: DT_VARIANT }
+                output_arg { name: "ok" type: DT_BOOL } }
+    node_def { name: "less" op: "Less" input: "i" input: "n"
+      attr { key: "T" value { type: DT_INT32 } } }
+    ret { key: "ok" value: "less:z:0" }
+  }
+  function {
+    signature { name: "write" input_arg { name: "i" type: DT_INT32 }
+                input_arg { name: "n" type: DT_INT32 }
+                input_arg { name: "l" type: DT_VARIANT }
+                output_arg { name: "i_out" type: DT_INT32 }
+                output_arg { name: "n_out" type: DT_INT32 }
+                output_arg { name: "l_out" type: DT_VARIANT } }
+    node_def { name: "one" op: "Const"
+      attr { key: "dtype" value { type: DT_INT32 } }
+      attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+    node_def { name: "next" op: "AddV2" input: "i" input: "one:output:0"
+      attr { key: "T" value { type: DT_INT32 } } }
+    node_def { name: "item" op: "Cast" input: "next:z:0"
+      attr { key: "SrcT" value { type: DT_INT32 } }
+      attr { key: "DstT" value { type: DT_FLOAT } } }
+    node_def { name: "set" op: "TensorListSetItem" input: "l" input: "i"
+      input: "item:y:0" attr { key: "element_dtype" value { type: DT_FLOAT } } }
+    ret { key: "i_out" value: "next:z:0" }
+    ret { key: "n_out" value: "n" }
+    ret { key: "l_out" value: "set:output_handle:0" }
+  }
+}
+)";
+
+TEST(ControlFlowTest, ALoopWritesItsOwnListNotTheOneItStartedFrom) {
+  auto graph = Load(kListWriter);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  for (int threads : {0, 2}) {
+    SessionOptions options;
+    options.threads = threads;
+    auto session = Session::Create(*graph, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    for (int n : {0, 1, 5}) {
+      Tensor fed = *Tensor::Allocate(DefaultCpuAllocator(), DT_INT32, {});
+      *fed.data<int32_t>() = n;
+      auto out = (*session)->Run({{"n", fed}}, {"written", "outer"});
+      ASSERT_TRUE(out.ok()) << out.status();
+      ASSERT_EQ((*out)[0].shape(), TensorShape({n}));
+      ASSERT_EQ((*out)[1].shape(), TensorShape({n}));
+      for (int k = 0; k < n; ++k) {
+        EXPECT_EQ((*out)[0].data<float>()[k], k + 1.0f) << k;
+        EXPECT_EQ((*out)[1].data<float>()[k], 0.0f) << k;  // never set
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace weft

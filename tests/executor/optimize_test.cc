@@ -666,7 +666,7 @@ TEST(OptimizeTest, ResidualsThatMustNotFuse) {
 }
 
 TEST(OptimizeTest, NanAndInfinityPassThroughFusedActivations) {
-  for (const std::string& activation :
+  for (const char* activation :
        {"Relu", "Relu6", "Elu", "LeakyRelu", ""}) {
     SCOPED_TRACE(activation);
     Pattern p = Dense("BiasAdd", activation, false, false);

@@ -674,6 +674,59 @@ TEST(SessionTest, InputBuffersAreForwardedWhenUnshared) {
   EXPECT_LE(g_forwarded.load(), 1);
 }
 
+TEST(SessionTest, TakenFeedsReadOnceAreForwarded) {
+  // x -> p alone; y -> {q, r}; z -> s and fetched as it is.
+  auto g = MakeGraph(
+      Placeholder("x") + Placeholder("y") + Placeholder("z") +
+      Unary("p", "ExecInPlace", "x") + Unary("q", "ExecInPlace", "y") +
+      Unary("r", "ExecInPlace", "y") + Unary("s", "ExecInPlace", "z"));
+  for (int threads : {0, 2}) {
+    auto session = MakeSession(g, threads);
+    auto sole = session->Prepare({"x"}, {"p"});
+    ASSERT_TRUE(sole.ok()) << sole.status();
+    std::vector<Tensor> outputs;
+
+    // The run holds the only reference: p writes into x's buffer, and the
+    // caller's vector is left without it.
+    ResetCounters();
+    std::vector<Tensor> feeds = {Vec2(1, 2)};
+    const void* buffer = feeds[0].raw_data();
+    ASSERT_TRUE(session->RunTakingFeeds(**sole, &feeds, &outputs).ok());
+    EXPECT_EQ(Values(outputs[0]), (std::vector<float>{2, 4}));
+    EXPECT_EQ(outputs[0].raw_data(), buffer);
+    EXPECT_EQ(g_forwarded.load(), 1);
+    EXPECT_FALSE(feeds[0].IsInitialized());
+
+    // The caller keeps a copy: not forwarded, and the copy is unchanged.
+    ResetCounters();
+    Tensor kept = Vec2(1, 2);
+    feeds = {kept};
+    ASSERT_TRUE(session->RunTakingFeeds(**sole, &feeds, &outputs).ok());
+    EXPECT_EQ(Values(outputs[0]), (std::vector<float>{2, 4}));
+    EXPECT_EQ(Values(kept), (std::vector<float>{1, 2}));
+    EXPECT_EQ(g_forwarded.load(), 0);
+
+    // Run (not taking) never forwards a feed.
+    ResetCounters();
+    feeds = {Vec2(1, 2)};
+    ASSERT_TRUE(session->Run(**sole, feeds, &outputs).ok());
+    EXPECT_EQ(g_forwarded.load(), 0);
+    EXPECT_EQ(Values(feeds[0]), (std::vector<float>{1, 2}));
+
+    // Read by two nodes, or by one and fetched: never forwarded.
+    auto shared = session->Prepare({"y", "z"}, {"q", "r", "s", "z"});
+    ASSERT_TRUE(shared.ok()) << shared.status();
+    ResetCounters();
+    feeds = {Vec2(3, 4), Vec2(5, 6)};
+    ASSERT_TRUE(session->RunTakingFeeds(**shared, &feeds, &outputs).ok());
+    EXPECT_EQ(Values(outputs[0]), (std::vector<float>{6, 8}));
+    EXPECT_EQ(Values(outputs[1]), (std::vector<float>{6, 8}));
+    EXPECT_EQ(Values(outputs[2]), (std::vector<float>{10, 12}));
+    EXPECT_EQ(Values(outputs[3]), (std::vector<float>{5, 6}));
+    EXPECT_EQ(g_forwarded.load(), 0);
+  }
+}
+
 TEST(SessionTest, TraceIsWrittenAsChromeTraceJson) {
   auto g = MakeGraph(Placeholder("x") + Unary("a", "ExecAddOne", "x") +
                      Unary("b", "ExecAddOne", "a"));
