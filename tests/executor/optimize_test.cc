@@ -666,8 +666,7 @@ TEST(OptimizeTest, ResidualsThatMustNotFuse) {
 }
 
 TEST(OptimizeTest, NanAndInfinityPassThroughFusedActivations) {
-  for (const char* activation :
-       {"Relu", "Relu6", "Elu", "LeakyRelu", ""}) {
+  for (const char* activation : {"Relu", "Relu6", "Elu", "LeakyRelu", ""}) {
     SCOPED_TRACE(activation);
     Pattern p = Dense("BiasAdd", activation, false, false);
     Tensor x = Random(p.input, -2, 2, 5);
