@@ -109,10 +109,21 @@ class FusedScalarsOp : public OpKernel {
       regs[num_inputs + s] = Step(step.op, program_.types[step.a], regs[step.a],
                                   step.b >= 0 ? regs[step.b] : 0);
     }
+    // Every input is read above, so an output may take any input's buffer
+    // that nothing else holds (the context checks dtype and references):
+    // a loop's counters come back in the buffers they came in, which a
+    // step that takes its variables hands over (Session::RunTakingFeeds).
     for (size_t o = 0; o < program_.results.size(); ++o) {
+      const int out = static_cast<int>(o);
       Tensor* t = nullptr;
-      OP_REQUIRES_OK(
-          ctx, ctx->allocate_output(static_cast<int>(o), TensorShape(), &t));
+      bool forwarded = false;
+      for (int i = 0; i < num_inputs && !forwarded; ++i) {
+        forwarded =
+            ctx->forward_input_to_output_with_shape(i, out, TensorShape(), &t);
+      }
+      if (!forwarded) {
+        OP_REQUIRES_OK(ctx, ctx->allocate_output(out, TensorShape(), &t));
+      }
       Write(regs[program_.results[o]], t);
     }
   }

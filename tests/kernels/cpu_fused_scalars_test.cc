@@ -151,6 +151,34 @@ TEST(CpuFusedScalarsTest, ALoopStepsCountersAndCond) {
   }
 }
 
+// Outputs may take the buffers of inputs handed over (as a loop step's
+// counters are): i + 1 lands in i's buffer, while i * 2, computed from
+// the same i, still sees the value i came with; an input the caller keeps
+// is never written.
+TEST(CpuFusedScalarsTest, OutputsTakeInputsHandedOver) {
+  const AttrMap attrs = ProgramAttrs({DT_INT32, DT_INT32}, {DT_INT32, DT_INT32},
+                                     {"AddV2", "Mul"}, {0, 1, 0, 1}, {2, 3});
+  // inputs: 0 i, 1 c; steps: 2 = i + c, 3 = i * c.
+  Tensor i = AsScalar<int32_t>(7);
+  const void* i_buffer = i.raw_data();
+  OpRunner fused("_FusedScalars", attrs);
+  auto out = fused.Run(test::Inputs(std::move(i), AsScalar<int32_t>(2)));
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].data<int32_t>()[0], 9);
+  EXPECT_EQ((*out)[1].data<int32_t>()[0], 14);
+  EXPECT_TRUE((*out)[0].raw_data() == i_buffer ||
+              (*out)[1].raw_data() == i_buffer);
+
+  const Tensor kept = AsScalar<int32_t>(7);
+  out = fused.Run({kept, AsScalar<int32_t>(2)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].data<int32_t>()[0], 9);
+  EXPECT_EQ((*out)[1].data<int32_t>()[0], 14);
+  EXPECT_EQ(kept.data<int32_t>()[0], 7);
+  EXPECT_NE((*out)[0].raw_data(), kept.raw_data());
+  EXPECT_NE((*out)[1].raw_data(), kept.raw_data());
+}
+
 TEST(CpuFusedScalarsTest, BadProgramsAndInputsAreErrors) {
   struct Case {
     AttrMap attrs;
