@@ -1,5 +1,6 @@
 #include "core/tensor.h"
 
+#include <cstdint>
 #include <new>
 #include <string>
 
@@ -32,7 +33,22 @@ TensorBuffer* TensorBuffer::Create(Allocator* allocator, DataType dtype,
   return new TensorBuffer(allocator, dtype, data, bytes, num_elements);
 }
 
+TensorBuffer* TensorBuffer::CreateView(const TensorBuffer* parent,
+                                       size_t offset, size_t bytes,
+                                       int64_t num_elements) {
+  parent->Ref();
+  auto* view = new TensorBuffer(parent->allocator_, parent->dtype_,
+                                static_cast<char*>(parent->data_) + offset,
+                                bytes, num_elements);
+  view->parent_ = parent;
+  return view;
+}
+
 TensorBuffer::~TensorBuffer() {
+  if (parent_ != nullptr) {
+    parent_->Unref();
+    return;
+  }
   if (dtype_ == DT_STRING) {
     auto* s = static_cast<std::string*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) s[i].~basic_string();
@@ -143,6 +159,26 @@ StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
   }
   if (buf_) buf_->Ref();
   return Tensor(dtype_, shape, buf_);
+}
+
+Tensor Tensor::SharedRows(int64_t begin, int64_t count,
+                          const TensorShape& shape) const {
+  if (buf_ == nullptr || !DataTypeIsPod(dtype_) || dims() < 1 || begin < 0 ||
+      count < 0 || begin + count > dim_size(0)) {
+    return Tensor();
+  }
+  const int64_t row = dim_size(0) == 0 ? 0 : NumElements() / dim_size(0);
+  if (shape.num_elements() != count * row) return Tensor();
+  const size_t elem = DataTypeSize(dtype_);
+  const size_t offset = static_cast<size_t>(begin * row) * elem;
+  if ((reinterpret_cast<uintptr_t>(buf_->data()) + offset) % kTensorAlignment !=
+      0) {
+    return Tensor();
+  }
+  return Tensor(
+      dtype_, shape,
+      TensorBuffer::CreateView(
+          buf_, offset, static_cast<size_t>(count * row) * elem, count * row));
 }
 
 void Tensor::CheckType(DataType expected) const {

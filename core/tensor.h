@@ -30,6 +30,13 @@ class TensorBuffer {
   // the byte count overflows.
   static TensorBuffer* Create(Allocator* allocator, DataType dtype,
                               int64_t num_elements);
+  // `bytes` of `parent`'s data from byte `offset` on (within it, at a
+  // multiple of kTensorAlignment), for plain-data elements: a view that
+  // holds a reference to `parent` instead of memory of its own. A view is
+  // never its data's only holder (RefCountIsOne is false), so no kernel
+  // writes it in place.
+  static TensorBuffer* CreateView(const TensorBuffer* parent, size_t offset,
+                                  size_t bytes, int64_t num_elements);
 
   void* data() const { return data_; }
   size_t size() const { return num_bytes_; }
@@ -45,7 +52,7 @@ class TensorBuffer {
   // nothing, when others hold references too.
   bool UnrefOneOfTwo() const;
   bool RefCountIsOne() const {
-    return refs_.load(std::memory_order_acquire) == 1;
+    return parent_ == nullptr && refs_.load(std::memory_order_acquire) == 1;
   }
 
  private:
@@ -64,6 +71,9 @@ class TensorBuffer {
   size_t num_bytes_;
   int64_t num_elements_;
   mutable std::atomic<int32_t> refs_{1};
+  // The buffer a view (CreateView) reads, which it holds a reference to;
+  // null for a buffer with memory of its own.
+  const TensorBuffer* parent_ = nullptr;
 };
 
 class Tensor {
@@ -120,6 +130,15 @@ class Tensor {
   // Shares this tensor's buffer under a new shape with the same element
   // count; InvalidArgument otherwise.
   StatusOr<Tensor> Reshaped(const TensorShape& shape) const;
+
+  // Rows [begin, begin + count) of dimension 0, as a tensor of `shape`
+  // (which has that many rows' elements) sharing this tensor's memory
+  // (TensorBuffer::CreateView), when the dtype is plain data and the rows
+  // start at a multiple of kTensorAlignment bytes; otherwise, or out of
+  // range, an uninitialized Tensor, and the caller copies. The view keeps
+  // the whole buffer alive.
+  Tensor SharedRows(int64_t begin, int64_t count,
+                    const TensorShape& shape) const;
 
   // Eigen views; T must match dtype() and the rank must fit (checked).
   template <typename T>

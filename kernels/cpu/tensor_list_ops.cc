@@ -72,6 +72,10 @@ Status Rows(OpKernelContext* ctx, const Tensor& t, int64_t begin, int64_t count,
   for (int d = 1; d < t.dims(); ++d) {
     WEFT_RETURN_IF_ERROR(shape.AddDim(t.dim_size(d)));
   }
+  // Aligned rows are shared, as TensorFlow's Tensor::Slice shares them: a
+  // list made from a sequence reads it where it is.
+  *out = t.SharedRows(begin, count, shape);
+  if (out->IsInitialized()) return Status();
   WEFT_RETURN_IF_ERROR(
       ctx->allocate_temp(t.dtype(), shape, out, MemorySpace::kHost));
   const int64_t row = t.dim_size(0) == 0 ? 0 : t.NumElements() / t.dim_size(0);

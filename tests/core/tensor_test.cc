@@ -11,6 +11,7 @@
 #include "core/tensor_types.h"
 #include "core/variant.h"
 #include "gtest/gtest.h"
+#include "tests/core/counting_allocator_testutil.h"
 
 namespace weft {
 namespace {
@@ -72,6 +73,44 @@ TEST(TensorTest, ReshapedSharesAndChecksCount) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("6 elements"), std::string::npos)
       << bad.status();
+}
+
+// SharedRows: aligned rows read the tensor's memory, keep it alive after
+// the tensor is gone, allocate nothing and are never written in place;
+// unaligned rows, out-of-range rows and strings give no view.
+TEST(TensorTest, SharedRowsViewAlignedRows) {
+  CountingAllocator counting;
+  auto t = Tensor::Allocate(&counting, DT_FLOAT, TensorShape({4, 16}));
+  ASSERT_TRUE(t.ok()) << t.status();
+  for (int i = 0; i < 64; ++i) t->data<float>()[i] = static_cast<float>(i);
+  Tensor row2 = t->SharedRows(2, 1, TensorShape({16}));
+  Tensor rows13 = t->SharedRows(1, 3, TensorShape({3, 16}));
+  ASSERT_TRUE(row2.IsInitialized());
+  ASSERT_TRUE(rows13.IsInitialized());
+  EXPECT_EQ(counting.allocs, 1);
+  EXPECT_EQ(row2.data<float>(), t->data<float>() + 32);
+  EXPECT_EQ(rows13.data<float>()[0], 16.0f);
+  EXPECT_EQ(row2.shape(), TensorShape({16}));
+  EXPECT_FALSE(row2.RefCountIsOne());  // never forwarded
+  EXPECT_FALSE(t->RefCountIsOne());    // the views hold it
+  *t = Tensor();
+  EXPECT_EQ(counting.frees, 0);
+  EXPECT_EQ(row2.data<float>()[15], 47.0f);
+  Tensor copy = row2;
+  row2 = Tensor();
+  rows13 = Tensor();
+  EXPECT_EQ(counting.frees, 0);
+  copy = Tensor();
+  EXPECT_EQ(counting.frees, 1);
+
+  // Rows of 3 floats start 12 bytes apart: row 1 is not aligned.
+  Tensor narrow(DT_FLOAT, TensorShape({4, 3}));
+  EXPECT_TRUE(narrow.SharedRows(0, 1, TensorShape({3})).IsInitialized());
+  EXPECT_FALSE(narrow.SharedRows(1, 1, TensorShape({3})).IsInitialized());
+  EXPECT_FALSE(narrow.SharedRows(3, 2, TensorShape({2, 3})).IsInitialized());
+  EXPECT_FALSE(narrow.SharedRows(0, 1, TensorShape({4})).IsInitialized());
+  Tensor strings(DT_STRING, TensorShape({4, 16}));
+  EXPECT_FALSE(strings.SharedRows(0, 1, TensorShape({16})).IsInitialized());
 }
 
 TEST(TensorTest, StringTensorsConstructAndDestroyElements) {
