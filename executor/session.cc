@@ -181,6 +181,11 @@ class SessionImpl : public PlanResources {
       const std::vector<Feed>& feeds, const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets, bool remember);
 
+  // Session::Run and RunTakingFeeds: `taken` is null, or &feeds.
+  Status RunCallable(const Callable& callable, const std::vector<Tensor>& feeds,
+                     std::vector<Tensor>* taken, std::vector<Tensor>* outputs,
+                     const RunOptions& options, RunMetadata* metadata) const;
+
   Status CheckFeeds(const Callable& callable, const Plan& plan,
                     const std::vector<Tensor>& feeds) const;
 
@@ -484,17 +489,28 @@ StatusOr<std::shared_ptr<const Callable>> Session::Prepare(
   return impl_->CachedCallable(feeds, fetches, targets, /*remember=*/false);
 }
 
+Status SessionImpl::RunCallable(const Callable& callable,
+                                const std::vector<Tensor>& feeds,
+                                std::vector<Tensor>* taken,
+                                std::vector<Tensor>* outputs,
+                                const RunOptions& options,
+                                RunMetadata* metadata) const {
+  const Plan& plan = *callable.plan_;
+  WEFT_RETURN_IF_ERROR(CheckFeeds(callable, plan, feeds));
+  Status s = taken != nullptr
+                 ? ExecutePlanTakingFeeds(plan, arena_, cpu_->spin_team(),
+                                          taken, outputs, options, metadata)
+                 : ExecutePlan(plan, arena_, cpu_->spin_team(), feeds, outputs,
+                               options, metadata);
+  if (!s.ok()) return NameFeeds(s, options_.source_name, callable, feeds);
+  return s;
+}
+
 Status Session::Run(const Callable& callable, const std::vector<Tensor>& feeds,
                     std::vector<Tensor>* outputs, const RunOptions& options,
                     RunMetadata* metadata) const {
-  const Plan& plan = *callable.plan_;
-  WEFT_RETURN_IF_ERROR(impl_->CheckFeeds(callable, plan, feeds));
-  Status s = ExecutePlan(plan, impl_->arena_, impl_->cpu_->spin_team(), feeds,
-                         outputs, options, metadata);
-  if (!s.ok()) {
-    return NameFeeds(s, impl_->options_.source_name, callable, feeds);
-  }
-  return s;
+  return impl_->RunCallable(callable, feeds, nullptr, outputs, options,
+                            metadata);
 }
 
 Status Session::RunTakingFeeds(const Callable& callable,
@@ -502,15 +518,8 @@ Status Session::RunTakingFeeds(const Callable& callable,
                                std::vector<Tensor>* outputs,
                                const RunOptions& options,
                                RunMetadata* metadata) const {
-  const Plan& plan = *callable.plan_;
-  WEFT_RETURN_IF_ERROR(impl_->CheckFeeds(callable, plan, *feeds));
-  Status s =
-      ExecutePlanTakingFeeds(plan, impl_->arena_, impl_->cpu_->spin_team(),
-                             feeds, outputs, options, metadata);
-  if (!s.ok()) {
-    return NameFeeds(s, impl_->options_.source_name, callable, *feeds);
-  }
-  return s;
+  return impl_->RunCallable(callable, *feeds, feeds, outputs, options,
+                            metadata);
 }
 
 StatusOr<std::vector<Tensor>> Session::Run(
