@@ -5,6 +5,7 @@
 // operands' dtype, int32 results wrapped to 32 bits in two's complement, as
 // the separate nodes' kernels compute them on the machines weft runs on.
 #include <cstdint>
+#include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "core/tensor.h"
@@ -91,6 +92,7 @@ class FusedScalarsOp : public OpKernel {
  public:
   explicit FusedScalarsOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ReadScalarProgram(ctx->def().attr, &program_));
+    for (int i = 0; i < program_.num_inputs(); ++i) inputs_.push_back(i);
   }
 
   void Compute(OpKernelContext* ctx) const override {
@@ -114,22 +116,16 @@ class FusedScalarsOp : public OpKernel {
     // a loop's counters come back in the buffers they came in, which a
     // step that takes its variables hands over (Session::RunTakingFeeds).
     for (size_t o = 0; o < program_.results.size(); ++o) {
-      const int out = static_cast<int>(o);
       Tensor* t = nullptr;
-      bool forwarded = false;
-      for (int i = 0; i < num_inputs && !forwarded; ++i) {
-        forwarded =
-            ctx->forward_input_to_output_with_shape(i, out, TensorShape(), &t);
-      }
-      if (!forwarded) {
-        OP_REQUIRES_OK(ctx, ctx->allocate_output(out, TensorShape(), &t));
-      }
+      OP_REQUIRES_OK(ctx, ctx->forward_input_or_allocate_output(
+                              inputs_, static_cast<int>(o), TensorShape(), &t));
       Write(regs[program_.results[o]], t);
     }
   }
 
  private:
   ScalarProgram program_;
+  std::vector<int> inputs_;  // 0 .. num_inputs - 1: all may be forwarded
 };
 
 REGISTER_KERNEL_BUILDER(Name("_FusedScalars").Device(DEVICE_CPU),

@@ -64,7 +64,8 @@ Status Zeros(OpKernelContext* ctx, DataType dtype, const TensorShape& shape,
   return Status();
 }
 
-// Rows [begin, begin + count) of `t` along dimension 0, as a new tensor.
+// Rows [begin, begin + count) of `t` along dimension 0: a view of them
+// (Tensor::SharedRows) when they are aligned, else a copy.
 Status Rows(OpKernelContext* ctx, const Tensor& t, int64_t begin, int64_t count,
             bool keep_dim, Tensor* out) {
   TensorShape shape;
