@@ -265,25 +265,26 @@ void StridedGather(const OpKernelContext& ctx, DataType dtype, const void* src,
 
 }  // namespace copy_util
 
-Status ReadIndexTensor(const Tensor& t, absl::string_view what,
-                       std::vector<int64_t>* out) {
+namespace {
+
+// The NumElements() values of index tensor `t` into `out`, which has room
+// for them; ReadIndexTensor's dtype rule and message.
+Status ReadIndexValues(const Tensor& t, absl::string_view what, int64_t* out) {
   const int64_t n = t.NumElements();
-  out->resize(n);
   switch (t.dtype()) {
     case DT_INT8:
-      for (int64_t i = 0; i < n; ++i) (*out)[i] = t.data<int8_t>()[i];
+      std::copy(t.data<int8_t>(), t.data<int8_t>() + n, out);
       return Status();
     case DT_INT16:
-      for (int64_t i = 0; i < n; ++i) (*out)[i] = t.data<int16_t>()[i];
+      std::copy(t.data<int16_t>(), t.data<int16_t>() + n, out);
       return Status();
     case DT_INT32:
-      for (int64_t i = 0; i < n; ++i) (*out)[i] = t.data<int32_t>()[i];
+      std::copy(t.data<int32_t>(), t.data<int32_t>() + n, out);
       return Status();
     case DT_INT64:
-      std::copy(t.data<int64_t>(), t.data<int64_t>() + n, out->begin());
+      std::copy(t.data<int64_t>(), t.data<int64_t>() + n, out);
       return Status();
     default:
-      out->clear();
       return errors::InvalidArgument(what,
                                      " must hold int8, int16, int32 or int64 "
                                      "values but is ",
@@ -291,6 +292,18 @@ Status ReadIndexTensor(const Tensor& t, absl::string_view what,
   }
 }
 
+}  // namespace
+
+Status ReadIndexTensor(const Tensor& t, absl::string_view what,
+                       std::vector<int64_t>* out) {
+  out->resize(t.NumElements());
+  Status s = ReadIndexValues(t, what, out->data());
+  if (!s.ok()) out->clear();
+  return s;
+}
+
+// A scalar read without a vector: loops read their counters and list
+// indices this way on every iteration.
 Status ReadIndexScalar(const Tensor& t, absl::string_view what,
                        bool allow_vector_of_one, int64_t* out) {
   const bool ok = t.dims() == 0 ||
@@ -299,10 +312,7 @@ Status ReadIndexScalar(const Tensor& t, absl::string_view what,
     return errors::InvalidArgument(what, " must be a scalar but has shape ",
                                    t.shape().DebugString());
   }
-  std::vector<int64_t> v;
-  WEFT_RETURN_IF_ERROR(ReadIndexTensor(t, what, &v));
-  *out = v[0];
-  return Status();
+  return ReadIndexValues(t, what, out);
 }
 
 std::string IndexListString(absl::Span<const int64_t> values) {
