@@ -12,6 +12,21 @@ if(WEFT_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
   set(CMAKE_CUDA_COMPILER_LAUNCHER ${_weft_ccache})
 endif()
 
+# The linker: LLVM's lld where the compiler can use it (Debian: lld,
+# installed by scripts/setup), else the compiler's default (GNU ld). Every
+# in-tree program links all of libweft (weft::linked), and an instrumented
+# test program is about 300 MB: lld links one in half the time GNU ld takes
+# (weft_kernels_test under ASan: 3.4 s against 6.8 s). Only C and C++ link
+# steps; what the installed package's users link with is theirs to choose.
+option(WEFT_USE_LLD "Link with lld when the compiler accepts -fuse-ld=lld" ON)
+if(WEFT_USE_LLD)
+  include(CheckLinkerFlag)
+  check_linker_flag(CXX "-fuse-ld=lld" WEFT_HAVE_LLD)
+  if(WEFT_HAVE_LLD)
+    add_link_options("$<$<LINK_LANGUAGE:C,CXX>:-fuse-ld=lld>")
+  endif()
+endif()
+
 # Precompiled headers: the standard, Eigen, absl (and, for tests, gtest)
 # headers that nearly every source includes, parsed once per target instead
 # of once per source (cmake/pch/). OFF checks that every source includes

@@ -93,6 +93,11 @@ testing::AssertionResult WithinTolerance(const Tensor& got, const Tensor& want,
 // the CPU and the CUDA kernel are given.
 std::vector<Tensor> CaseInputs(const Case& c, DataType dtype);
 
+// The dtypes of CaseInputs(c, dtype), without drawing any value: kernel
+// lookups need only these, and drawing the large rows' values for all
+// 2,000-odd rows took most of a registration check's time (37 s under ASan).
+std::vector<DataType> CaseInputTypes(const Case& c, DataType dtype);
+
 // A tensor of `dtype` and `shape` with values drawn as `kind` says.
 Tensor RandomTensor(DataType dtype, const TensorShape& shape, Values kind,
                     std::mt19937* rng);

@@ -261,6 +261,15 @@ std::vector<Tensor> CaseInputs(const Case& c, DataType dtype) {
   return inputs;
 }
 
+std::vector<DataType> CaseInputTypes(const Case& c, DataType dtype) {
+  std::vector<DataType> types;
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    auto fixed = c.fixed.find(static_cast<int>(i));
+    types.push_back(fixed != c.fixed.end() ? fixed->second.dtype() : dtype);
+  }
+  return types;
+}
+
 namespace {
 
 struct Param {
@@ -338,9 +347,7 @@ TEST(CudaKernelRegistrationTest, EveryTableRowHasCudaKernels) {
     auto reg = OpRegistry::Global()->LookUp(c.op);
     ASSERT_TRUE(reg.ok()) << reg.status();
     for (DataType dt : c.dtypes) {
-      std::vector<DataType> input_types;
-      for (const Tensor& t : CaseInputs(c, dt))
-        input_types.push_back(t.dtype());
+      const std::vector<DataType> input_types = CaseInputTypes(c, dt);
       NodeDef node;
       NodeTypes types;
       ASSERT_TRUE(MakeTestNode(c.op, c.attrs, input_types, &node, &types).ok())
@@ -356,6 +363,24 @@ TEST(CudaKernelRegistrationTest, EveryTableRowHasCudaKernels) {
 #endif
     }
   }
+}
+
+// CaseInputTypes is what the registration check above looks kernels up
+// with: it must name the dtypes CaseInputs gives. Every 25th row (the table
+// mixes fixed index inputs and drawn ones throughout), for each of its dtypes.
+TEST(CudaKernelRegistrationTest, CaseInputTypesAreTheDtypesOfCaseInputs) {
+  const std::vector<Case> cases = AllCases();
+  int rows_with_fixed_inputs = 0;
+  for (size_t r = 0; r < cases.size(); r += 25) {
+    const Case& c = cases[r];
+    if (!c.fixed.empty()) ++rows_with_fixed_inputs;
+    for (DataType dt : c.dtypes) {
+      std::vector<DataType> drawn;
+      for (const Tensor& t : CaseInputs(c, dt)) drawn.push_back(t.dtype());
+      EXPECT_EQ(CaseInputTypes(c, dt), drawn) << c.op << " " << DataTypeName(dt);
+    }
+  }
+  EXPECT_GT(rows_with_fixed_inputs, 0);
 }
 
 TEST(CudaKernelRegistrationTest, SkipReasonIsGivenWithoutGpu) {
