@@ -377,7 +377,8 @@ TEST(CudaKernelRegistrationTest, CaseInputTypesAreTheDtypesOfCaseInputs) {
     for (DataType dt : c.dtypes) {
       std::vector<DataType> drawn;
       for (const Tensor& t : CaseInputs(c, dt)) drawn.push_back(t.dtype());
-      EXPECT_EQ(CaseInputTypes(c, dt), drawn) << c.op << " " << DataTypeName(dt);
+      EXPECT_EQ(CaseInputTypes(c, dt), drawn)
+          << c.op << " " << DataTypeName(dt);
     }
   }
   EXPECT_GT(rows_with_fixed_inputs, 0);
