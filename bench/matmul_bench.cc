@@ -160,12 +160,13 @@ void RegisterMatMulBenchmarks() {
         GemmEpilogue::Activation::kSwish}) {
     RegisterPackedRhsGemm(4608, 24, 144, GemmRhsLocality::kCached, 1, act);
   }
-  // Products of one and two rows: an LSTM(128) step at batch 1 and 2 (its
+  // Products of few rows: an LSTM(128) step at batch 1, 2 and 8 (its
   // recurrent weights, 256 KiB, read from L2 every step), a classifier's
   // 1024 -> 1000 Dense layer at batch 1 (4 MB, from L3), and a 4096 x 4096
   // layer taken in turn with 3 others (256 MB, from memory).
   RegisterPackedRhsGemm(1, 128, 512, GemmRhsLocality::kCached);
   RegisterPackedRhsGemm(2, 128, 512, GemmRhsLocality::kCached);
+  RegisterPackedRhsGemm(8, 128, 512, GemmRhsLocality::kCached);
   RegisterPackedRhsGemm(1, 1024, 1000, GemmRhsLocality::kMemory);
   RegisterPackedRhsGemm(1, 4096, 4096, GemmRhsLocality::kMemory, 4);
 }
