@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "core/tensor_list.h"
 #include "core/variant.h"
 #include "executor/loop_input_projection.h"
+#include "executor/lstm_loop.h"
 #include "graph/function_library.h"
 #include "graph/function_shapes.h"
 #include "graph/import.h"
@@ -285,21 +288,40 @@ class WhileKernel : public ControlFlowKernel {
   // `constants` has one entry per input: the constant that `with_constants`
   // was prepared with, or no tensor (IsInitialized false) where that input
   // is fed. `with_constants` is empty when no input is such a constant;
-  // `projection` is empty when it is, or when its body has no projection.
+  // `projection` is empty when it is, or when its body has no projection;
+  // `lstm` null unless with_constants is an LSTM's recurrence
+  // (executor/lstm_loop.h).
   WhileKernel(OpKernelConstruction* ctx, Functions fed,
               Functions with_constants, std::vector<Tensor> constants,
-              Projection projection, int64_t max_iterations)
+              Projection projection, std::unique_ptr<LstmLoop> lstm,
+              int64_t max_iterations)
       : ControlFlowKernel(ctx),
         cond_prefix_(absl::StrCat(name(), "/cond/")),
         fed_(std::move(fed)),
         with_constants_(std::move(with_constants)),
         constants_(std::move(constants)),
         projection_(std::move(projection)),
+        lstm_(std::move(lstm)),
+        parallel_([device = ctx->device()](
+                      int64_t n, int64_t cost,
+                      const std::function<void(int64_t, int64_t)>& fn) {
+          device->ParallelFor(n, cost, fn);
+        }),
         max_iterations_(max_iterations) {}
 
   Status Run(absl::Span<const Tensor* const> inputs, absl::Span<Tensor> outputs,
              const RunOptions& options) const override {
     const bool constant = InputsAreTheConstants(inputs);
+    if (constant && lstm_ != nullptr) {
+      // Inputs it does not run (see lstm_loop.h) run the loop below.
+      std::vector<Tensor> results;
+      Status s;
+      if (lstm_->Run(inputs, parallel_, options, max_iterations_, node_label(),
+                     &results, &s)) {
+        if (!s.ok()) return s;
+        return MoveResults(&results, outputs);
+      }
+    }
     const Functions& f = constant ? with_constants_ : fed_;
     const bool has_deadline =
         options.deadline != std::chrono::steady_clock::time_point::max();
@@ -405,6 +427,9 @@ class WhileKernel : public ControlFlowKernel {
   const Functions with_constants_;
   const std::vector<Tensor> constants_;
   const Projection projection_;
+  const std::unique_ptr<LstmLoop> lstm_;
+  // The device's threads, for the LSTM's products.
+  const ParallelForFn parallel_;
   const int64_t max_iterations_;
 };
 
@@ -446,6 +471,22 @@ WhileKernel::Projection PrepareProjection(
   out.prologue = *std::move(prologue);
   out.step = *std::move(projected);
   return out;
+}
+
+// The loop's recurrence as an LSTM's (executor/lstm_loop.h) on the CPU;
+// null when it is none or when WEFT_LSTM_LOOP=0 (which A/B measurements
+// and the tests' comparison with the loop's own nodes use).
+std::unique_ptr<LstmLoop> FindLstm(const FunctionGraph& cond,
+                                   const FunctionGraph& body,
+                                   const std::vector<bool>& through,
+                                   const std::vector<Tensor>& constants,
+                                   const Device& device) {
+  const char* env = std::getenv("WEFT_LSTM_LOOP");
+  if ((env != nullptr && std::strcmp(env, "0") == 0) ||
+      device.device_type() != DEVICE_CPU) {
+    return nullptr;
+  }
+  return LstmLoop::Find(cond, body, through, constants);
 }
 
 }  // namespace
@@ -521,6 +562,7 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
     }
     WhileKernel::Functions fed, with_constants;
     WhileKernel::Projection projection;
+    std::unique_ptr<LstmLoop> lstm;
     FunctionGraph step_graph = LoopStepGraph(body_graph, cond_graph);
     if (any_constant) {
       WEFT_ASSIGN_OR_RETURN(
@@ -533,6 +575,7 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
                                    options));
       projection = PrepareProjection(node, body_f, cond_graph, body_graph,
                                      through, constants, options);
+      lstm = FindLstm(cond_graph, body_graph, through, constants, *device);
     }
     WEFT_ASSIGN_OR_RETURN(
         fed.cond, PreparedFunction::Create(node, "cond", cond_f,
@@ -542,7 +585,7 @@ StatusOr<std::unique_ptr<OpKernel>> CreateControlFlowKernel(
                                            std::move(step_graph), {}, options));
     return std::unique_ptr<OpKernel>(new WhileKernel(
         &construction, std::move(fed), std::move(with_constants),
-        std::move(constants), std::move(projection),
+        std::move(constants), std::move(projection), std::move(lstm),
         options.session_options.max_loop_iterations));
   }
   std::vector<NameAttrList> fs;

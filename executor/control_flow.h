@@ -29,7 +29,10 @@
 // Consts takes the pair prepared with every input fed. That pair may also
 // have a third form whose body reads its input projection from a list made
 // before the loop (executor/loop_input_projection.h), which runs take when
-// the steps have few rows. If and Case branches take their inputs as fed.
+// the steps have few rows; and on the CPU, where the loop is a Keras LSTM
+// layer's, the whole recurrence as one kernel (executor/lstm_loop.h),
+// which runs take before either. If and Case branches take their inputs as
+// fed.
 //
 // The executor runs these kernels through ControlFlowKernel::Run (a plan
 // node of step PlanStep::kControlFlow), so graphs without control flow pay

@@ -3,111 +3,16 @@
 #include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "executor/function_graph_index.h"
 #include "graph/import.h"
 
 namespace weft {
 namespace {
 
-// A read of a node's output: the reading node and its input slot (-1 for
-// a control input).
-struct Read {
-  const NodeDef* node;
-  int slot;
-};
-
-class GraphIndex {
- public:
-  explicit GraphIndex(const GraphDef& g) {
-    for (const NodeDef& n : g.node) {
-      by_name_[n.name] = &n;
-      for (size_t i = 0; i < n.input.size(); ++i) {
-        auto p = ParseNodeInput(n.input[i]);
-        if (!p.ok()) continue;
-        reads_[p->node].push_back(
-            {&n, p->is_control ? -1 : static_cast<int>(i)});
-      }
-    }
-  }
-
-  const NodeDef* Find(const std::string& name) const {
-    auto it = by_name_.find(name);
-    return it == by_name_.end() ? nullptr : it->second;
-  }
-
-  // Every read of any output of node `name`.
-  const std::vector<Read>& Reads(const std::string& name) const {
-    static const std::vector<Read> kNone;
-    auto it = reads_.find(name);
-    return it == reads_.end() ? kNone : it->second;
-  }
-
-  // The node that input `slot` of `n` comes from, through Identity nodes
-  // (output 0 of each); null when it names no node.
-  const NodeDef* Source(const NodeDef& n, int slot) const {
-    const NodeDef* cur = &n;
-    for (size_t hops = 0; hops <= by_name_.size(); ++hops) {
-      if (slot >= static_cast<int>(cur->input.size())) return nullptr;
-      auto p = ParseNodeInput(cur->input[slot]);
-      if (!p.ok() || p->is_control) return nullptr;
-      const NodeDef* src = Find(p->node);
-      if (src == nullptr || src->op != "Identity") return src;
-      if (p->index != 0) return nullptr;
-      cur = src;
-      slot = 0;
-    }
-    return nullptr;
-  }
-
- private:
-  absl::flat_hash_map<std::string, const NodeDef*> by_name_;
-  absl::flat_hash_map<std::string, std::vector<Read>> reads_;
-};
-
-bool AttrIs(const NodeDef& n, const char* name, DataType type) {
-  auto it = n.attr.find(name);
-  return it != n.attr.end() && it->second.kind == AttrValue::Kind::kType &&
-         it->second.type == type;
-}
-
-// The bool attr `name` of `n`, false when unset.
-bool BoolAttr(const NodeDef& n, const char* name) {
-  auto it = n.attr.find(name);
-  return it != n.attr.end() && it->second.kind == AttrValue::Kind::kBool &&
-         it->second.b;
-}
-
-// The inputs of `n` that are not control inputs ("^node", listed last).
-size_t DataInputs(const NodeDef& n) {
-  size_t count = 0;
-  while (count < n.input.size() && !n.input[count].empty() &&
-         n.input[count][0] != '^') {
-    ++count;
-  }
-  return count;
-}
-
-// The value of a Const node, or null.
-const Tensor* ConstValue(const NodeDef* n) {
-  if (n == nullptr || n->op != "Const") return nullptr;
-  auto it = n->attr.find("value");
-  if (it == n->attr.end() || it->second.kind != AttrValue::Kind::kTensor) {
-    return nullptr;
-  }
-  return &it->second.tensor;
-}
-
-// The index of feed `n` in `fn`, or -1.
-int FeedIndex(const FunctionGraph& fn, const NodeDef* n) {
-  for (size_t i = 0; n != nullptr && i < fn.feeds.size(); ++i) {
-    if (fn.feeds[i] == n->name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 // Whether `fn` reads or returns its feed `i` (`index` indexes fn's graph).
-bool ReadsFeed(const FunctionGraph& fn, const GraphIndex& index, size_t i) {
+bool ReadsFeed(const FunctionGraph& fn, const FunctionGraphIndex& index,
+               size_t i) {
   if (!index.Reads(fn.feeds[i]).empty()) return true;
   for (const std::string& f : fn.fetches) {
     auto p = ParseNodeInput(f);
@@ -157,8 +62,8 @@ bool FindLoopInputProjection(const FunctionGraph& cond,
                              const std::vector<Tensor>& constants,
                              absl::string_view prefix,
                              LoopInputProjection* out) {
-  const GraphIndex index(body.graph_def);
-  const GraphIndex cond_index(cond.graph_def);
+  const FunctionGraphIndex index(body.graph_def);
+  const FunctionGraphIndex cond_index(cond.graph_def);
   for (size_t k = 0; k < body.feeds.size(); ++k) {
     if (body.input_types[k] != DT_VARIANT || k >= passed_through.size() ||
         !passed_through[k] ||
@@ -167,7 +72,7 @@ bool FindLoopInputProjection(const FunctionGraph& cond,
       continue;
     }
     // The list's one reader: a TensorListGetItem of float elements.
-    const std::vector<Read>& list_reads = index.Reads(body.feeds[k]);
+    const std::vector<NodeRead>& list_reads = index.Reads(body.feeds[k]);
     if (list_reads.size() != 1 || list_reads[0].slot != 0) continue;
     const NodeDef& get = *list_reads[0].node;
     if (get.op != "TensorListGetItem" || DataInputs(get) != 3 ||
@@ -175,7 +80,7 @@ bool FindLoopInputProjection(const FunctionGraph& cond,
       continue;
     }
     // Its one reader: input 0 of a float MatMul by a constant matrix.
-    const std::vector<Read>& item_reads = index.Reads(get.name);
+    const std::vector<NodeRead>& item_reads = index.Reads(get.name);
     if (item_reads.size() != 1 || item_reads[0].slot != 0) continue;
     const NodeDef& matmul = *item_reads[0].node;
     if (matmul.op != "MatMul" || DataInputs(matmul) != 2 ||

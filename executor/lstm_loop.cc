@@ -1,0 +1,598 @@
+#include "executor/lstm_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/tensor_list.h"
+#include "core/variant.h"
+#include "executor/function_graph_index.h"
+#include "kernels/cpu/lstm_recurrence.h"
+
+namespace weft {
+
+namespace {
+
+// An int32 operand of cond's Less: loop variable `var`, or `value`.
+struct IntOperand {
+  int var = -1;
+  int64_t value = 0;
+};
+
+struct Counter {
+  int var = -1;
+  int64_t step = 0;
+};
+
+// An iteration runs while every term's a < b.
+struct LessTerm {
+  IntOperand a, b;
+};
+
+// Steps run per call of the recurrence: between calls the loop checks
+// cancellation and the deadline, and a call's scratch (its inputs and their
+// product with W) stays a few MiB however long the sequence.
+constexpr int64_t kScratchFloats = int64_t{1} << 20;
+
+// A loop longer than this is left to the graph's loop (max_loop_iterations
+// may be 0, and a counter that never reaches its bound must not make the
+// planning below run forever).
+constexpr int64_t kMaxSteps = int64_t{1} << 24;
+
+constexpr const char* kBodyOps[] = {"Placeholder",
+                                    "Const",
+                                    "Identity",
+                                    "NoOp",
+                                    "MatMul",
+                                    "Add",
+                                    "AddV2",
+                                    "BiasAdd",
+                                    "Split",
+                                    "Mul",
+                                    "Sigmoid",
+                                    "Tanh",
+                                    "TensorListGetItem",
+                                    "TensorListSetItem"};
+constexpr const char* kCondOps[] = {"Placeholder", "Const", "Identity",
+                                    "NoOp",        "Less",  "LogicalAnd"};
+
+template <size_t N>
+bool OnlyOps(const GraphDef& g, const char* const (&ops)[N]) {
+  for (const NodeDef& n : g.node) {
+    if (std::none_of(ops, ops + N,
+                     [&](const char* op) { return n.op == op; })) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The value of an int32 scalar, or false.
+bool IntScalar(const Tensor* t, int64_t* value) {
+  if (t == nullptr || t->dtype() != DT_INT32 || t->dims() != 0) return false;
+  *value = *t->data<int32_t>();
+  return true;
+}
+
+// Reads one function graph: its loop variables and its constants.
+class Reader {
+ public:
+  Reader(const FunctionGraph& fn, const std::vector<Tensor>& constants)
+      : fn_(fn), index_(fn.graph_def), constants_(constants) {}
+
+  NodeOutput Input(const NodeDef& n, int slot) const {
+    return index_.Input(n, slot);
+  }
+  NodeOutput Result(size_t i) const { return index_.Resolve(fn_.fetches[i]); }
+
+  // The loop variable `o` is, or -1.
+  int Var(NodeOutput o) const {
+    return o.node != nullptr && o.index == 0 ? FeedIndex(fn_, o.node) : -1;
+  }
+
+  // The constant `o` is: a Const's value, or a loop variable's session
+  // constant; null when neither.
+  const Tensor* Constant(NodeOutput o) const {
+    if (o.node == nullptr || o.index != 0) return nullptr;
+    if (const Tensor* t = ConstValue(o.node)) return t;
+    const int v = Var(o);
+    if (v >= 0 && v < static_cast<int>(constants_.size()) &&
+        constants_[v].IsInitialized()) {
+      return &constants_[v];
+    }
+    return nullptr;
+  }
+
+  // The node `o` is output `index` of, when its op is one of `ops` and it
+  // has `inputs` data inputs of type attr T `type` (DT_INVALID: any);
+  // else null.
+  const NodeDef* Op(NodeOutput o, std::initializer_list<const char*> ops,
+                    size_t inputs, DataType type, int index = 0) const {
+    if (o.node == nullptr || o.index != index ||
+        DataInputs(*o.node) != inputs ||
+        (type != DT_INVALID && !AttrIs(*o.node, "T", type))) {
+      return nullptr;
+    }
+    for (const char* op : ops) {
+      if (o.node->op == op) return o.node;
+    }
+    return nullptr;
+  }
+
+  // Whether match(input 0, input 1) or match(input 1, input 0) holds for
+  // the two-input node `n`: a commutative op's operands in either order.
+  template <typename F>
+  bool EitherOrder(const NodeDef& n, F match) const {
+    const NodeOutput a = Input(n, 0);
+    const NodeOutput b = Input(n, 1);
+    return match(a, b) || match(b, a);
+  }
+
+ private:
+  const FunctionGraph& fn_;
+  const FunctionGraphIndex index_;
+  const std::vector<Tensor>& constants_;
+};
+
+}  // namespace
+
+struct LstmLoop::Roles {
+  int num_vars = 0;
+  int h = -1;
+  int c = -1;
+  int input_list = -1;
+  int time = -1;  // the loop variable the input list is read at
+  int output_list = -1;
+  IntOperand write_index;  // where h is written in the output list
+  std::vector<Counter> counters;
+  std::vector<LessTerm> cond;
+  std::unique_ptr<LstmRecurrence> recurrence;
+};
+
+namespace {
+
+// The body's gate split: Split(1 or -1, z) four ways, z as in lstm_loop.h.
+// Fills the roles the product reads (h, the input list, t) and W, U, b.
+struct Gates {
+  const NodeDef* split = nullptr;
+  const Tensor* w = nullptr;
+  const Tensor* u = nullptr;
+  const Tensor* b = nullptr;
+};
+
+bool MatchGates(const Reader& r, const NodeDef* split, LstmLoop::Roles* roles,
+                Gates* gates) {
+  if (split == nullptr || split->op != "Split" || DataInputs(*split) != 2 ||
+      !AttrIs(*split, "T", DT_FLOAT)) {
+    return false;
+  }
+  auto num = split->attr.find("num_split");
+  int64_t dim = 0;
+  if (num == split->attr.end() || num->second.kind != AttrValue::Kind::kInt ||
+      num->second.i != 4 || !IntScalar(r.Constant(r.Input(*split, 0)), &dim) ||
+      (dim != 1 && dim != -1)) {
+    return false;
+  }
+  // z = b + (x W + h U), as BiasAdd(sum, b) or Add(sum, b).
+  const NodeOutput z = r.Input(*split, 1);
+  const NodeDef* sum = nullptr;
+  if (const NodeDef* bias_add = r.Op(z, {"BiasAdd"}, 2, DT_FLOAT)) {
+    auto format = bias_add->attr.find("data_format");
+    if (format != bias_add->attr.end() &&
+        format->second.kind == AttrValue::Kind::kString &&
+        format->second.s != "NHWC") {
+      return false;
+    }
+    sum = r.Op(r.Input(*bias_add, 0), {"Add", "AddV2"}, 2, DT_FLOAT);
+    gates->b = r.Constant(r.Input(*bias_add, 1));
+  } else if (const NodeDef* add = r.Op(z, {"Add", "AddV2"}, 2, DT_FLOAT)) {
+    r.EitherOrder(*add, [&](NodeOutput a, NodeOutput b) {
+      const NodeDef* s = r.Op(a, {"Add", "AddV2"}, 2, DT_FLOAT);
+      const Tensor* bias = r.Constant(b);
+      if (s == nullptr || bias == nullptr) return false;
+      sum = s;
+      gates->b = bias;
+      return true;
+    });
+  }
+  if (sum == nullptr || gates->b == nullptr) return false;
+  auto plain_product = [&](NodeOutput o) -> const NodeDef* {
+    const NodeDef* m = r.Op(o, {"MatMul"}, 2, DT_FLOAT);
+    return m != nullptr && !BoolAttr(*m, "transpose_a") &&
+                   !BoolAttr(*m, "transpose_b")
+               ? m
+               : nullptr;
+  };
+  const bool products = r.EitherOrder(*sum, [&](NodeOutput a, NodeOutput b) {
+    const NodeDef* xw = plain_product(a);
+    const NodeDef* hu = plain_product(b);
+    if (xw == nullptr || hu == nullptr) return false;
+    const NodeDef* get =
+        r.Op(r.Input(*xw, 0), {"TensorListGetItem"}, 3, DT_INVALID);
+    if (get == nullptr || !AttrIs(*get, "element_dtype", DT_FLOAT)) {
+      return false;
+    }
+    roles->input_list = r.Var(r.Input(*get, 0));
+    roles->time = r.Var(r.Input(*get, 1));
+    roles->h = r.Var(r.Input(*hu, 0));
+    gates->w = r.Constant(r.Input(*xw, 1));
+    gates->u = r.Constant(r.Input(*hu, 1));
+    return roles->input_list >= 0 && roles->time >= 0 && roles->h >= 0 &&
+           gates->w != nullptr && gates->u != nullptr;
+  });
+  if (!products) return false;
+  gates->split = split;
+  // The shapes: W [features, 4 units], U [units, 4 units], b [4 units].
+  const Tensor& w = *gates->w;
+  const Tensor& u = *gates->u;
+  const Tensor& b = *gates->b;
+  if (w.dtype() != DT_FLOAT || u.dtype() != DT_FLOAT || b.dtype() != DT_FLOAT ||
+      w.dims() != 2 || u.dims() != 2 || b.dims() != 1) {
+    return false;
+  }
+  const int64_t units = u.dim_size(0);
+  return units > 0 && w.dim_size(0) > 0 && u.dim_size(1) == 4 * units &&
+         w.dim_size(1) == 4 * units && b.dim_size(0) == 4 * units;
+}
+
+// Whether `o` is Sigmoid or Tanh (`op`) of output `part` of `split`.
+bool GateOf(const Reader& r, NodeOutput o, const char* op, const NodeDef* split,
+            int part) {
+  const NodeDef* n = r.Op(o, {op}, 1, DT_FLOAT);
+  if (n == nullptr) return false;
+  const NodeOutput in = r.Input(*n, 0);
+  return in.node == split && in.index == part;
+}
+
+// h = Mul(Sigmoid(z:3), Tanh(c_new)): fills the split, W, U, b and the
+// roles the product reads; *c_new is c's node.
+bool MatchH(const Reader& r, NodeOutput h, LstmLoop::Roles* roles, Gates* gates,
+            const NodeDef** c_new) {
+  const NodeDef* mul = r.Op(h, {"Mul"}, 2, DT_FLOAT);
+  if (mul == nullptr) return false;
+  return r.EitherOrder(*mul, [&](NodeOutput o, NodeOutput t) {
+    const NodeDef* sigmoid = r.Op(o, {"Sigmoid"}, 1, DT_FLOAT);
+    const NodeDef* tanh = r.Op(t, {"Tanh"}, 1, DT_FLOAT);
+    if (sigmoid == nullptr || tanh == nullptr) return false;
+    const NodeOutput split = r.Input(*sigmoid, 0);
+    if (split.index != 3 || !MatchGates(r, split.node, roles, gates)) {
+      return false;
+    }
+    const NodeOutput c = r.Input(*tanh, 0);
+    *c_new = c.index == 0 ? c.node : nullptr;
+    return *c_new != nullptr;
+  });
+}
+
+// c_new = Add(Mul(Sigmoid(z:1), c_prev), Mul(Sigmoid(z:0), Tanh(z:2))):
+// fills roles->c, c_prev's loop variable.
+bool MatchC(const Reader& r, const NodeDef* c_new, const NodeDef* split,
+            LstmLoop::Roles* roles) {
+  if (c_new == nullptr) return false;
+  const NodeDef* add =
+      r.Op(NodeOutput{c_new, 0}, {"Add", "AddV2"}, 2, DT_FLOAT);
+  if (add == nullptr) return false;
+  return r.EitherOrder(*add, [&](NodeOutput kept, NodeOutput added) {
+    const NodeDef* kept_mul = r.Op(kept, {"Mul"}, 2, DT_FLOAT);
+    const NodeDef* added_mul = r.Op(added, {"Mul"}, 2, DT_FLOAT);
+    if (kept_mul == nullptr || added_mul == nullptr) return false;
+    const bool input_gate =
+        r.EitherOrder(*added_mul, [&](NodeOutput i, NodeOutput g) {
+          return GateOf(r, i, "Sigmoid", split, 0) &&
+                 GateOf(r, g, "Tanh", split, 2);
+        });
+    return input_gate &&
+           r.EitherOrder(*kept_mul, [&](NodeOutput f, NodeOutput c_prev) {
+             if (!GateOf(r, f, "Sigmoid", split, 1)) return false;
+             roles->c = r.Var(c_prev);
+             return roles->c >= 0;
+           });
+  });
+}
+
+// An int32 operand of cond: a Const scalar or a loop variable.
+bool MatchOperand(const Reader& r, NodeOutput o, IntOperand* out) {
+  int64_t value = 0;
+  if (o.node != nullptr && o.node->op == "Const" &&
+      IntScalar(r.Constant(o), &value)) {
+    *out = {-1, value};
+    return true;
+  }
+  out->var = r.Var(o);
+  return out->var >= 0;
+}
+
+// cond's predicate as Less terms, through LogicalAnd.
+bool MatchCond(const Reader& r, NodeOutput o, std::vector<LessTerm>* terms) {
+  if (const NodeDef* both = r.Op(o, {"LogicalAnd"}, 2, DT_INVALID)) {
+    return MatchCond(r, r.Input(*both, 0), terms) &&
+           MatchCond(r, r.Input(*both, 1), terms);
+  }
+  const NodeDef* less = r.Op(o, {"Less"}, 2, DT_INT32);
+  if (less == nullptr) return false;
+  LessTerm term;
+  if (!MatchOperand(r, r.Input(*less, 0), &term.a) ||
+      !MatchOperand(r, r.Input(*less, 1), &term.b)) {
+    return false;
+  }
+  terms->push_back(term);
+  return true;
+}
+
+// The int32 scalar of loop variable `var`, or false.
+bool ReadInt(absl::Span<const Tensor* const> inputs, int var, int64_t* out) {
+  return IntScalar(inputs[var], out);
+}
+
+// The list a loop-variable tensor holds, or null.
+const TensorList* ListOf(const Tensor& t) {
+  if (t.dtype() != DT_VARIANT || t.dims() != 0) return nullptr;
+  return VariantElements(t)[0].get<TensorList>();
+}
+
+}  // namespace
+
+LstmLoop::LstmLoop(std::unique_ptr<Roles> roles) : roles_(std::move(roles)) {}
+LstmLoop::~LstmLoop() = default;
+
+std::unique_ptr<LstmLoop> LstmLoop::Find(
+    const FunctionGraph& cond, const FunctionGraph& body,
+    const std::vector<bool>& passed_through,
+    const std::vector<Tensor>& constants) {
+  const size_t vars = body.feeds.size();
+  if (body.fetches.size() != vars || cond.feeds.size() != vars ||
+      cond.fetches.size() != 1 || passed_through.size() != vars ||
+      !OnlyOps(body.graph_def, kBodyOps) ||
+      !OnlyOps(cond.graph_def, kCondOps)) {
+    return nullptr;
+  }
+  auto roles = std::make_unique<Roles>();
+  roles->num_vars = static_cast<int>(vars);
+  const Reader r(body, constants);
+
+  // h: the one result that is Mul(Sigmoid(z:3), Tanh(c)).
+  Gates gates;
+  const NodeDef* c_new = nullptr;
+  const NodeDef* h_new = nullptr;
+  for (size_t i = 0; i < vars && h_new == nullptr; ++i) {
+    if (passed_through[i]) continue;
+    Roles found;
+    Gates g;
+    const NodeDef* c = nullptr;
+    if (MatchH(r, r.Result(i), &found, &g, &c) &&
+        found.h == static_cast<int>(i)) {
+      h_new = r.Result(i).node;
+      roles->h = found.h;
+      roles->input_list = found.input_list;
+      roles->time = found.time;
+      gates = g;
+      c_new = c;
+    }
+  }
+  if (h_new == nullptr || !MatchC(r, c_new, gates.split, roles.get())) {
+    return nullptr;
+  }
+  const NodeOutput c_result = r.Result(roles->c);
+  if (c_result.node != c_new || c_result.index != 0) return nullptr;
+  if (!passed_through[roles->input_list] ||
+      body.input_types[roles->time] != DT_INT32) {
+    return nullptr;
+  }
+
+  // Every other result: passed through, a counter or the output list.
+  for (size_t i = 0; i < vars; ++i) {
+    const int v = static_cast<int>(i);
+    if (v == roles->h || v == roles->c || passed_through[i]) continue;
+    const NodeOutput o = r.Result(i);
+    if (const NodeDef* add = r.Op(o, {"Add", "AddV2"}, 2, DT_INT32)) {
+      int64_t step = 0;
+      const bool counter = r.EitherOrder(*add, [&](NodeOutput a, NodeOutput b) {
+        return r.Var(a) == v && IntScalar(r.Constant(b), &step);
+      });
+      if (!counter) return nullptr;
+      roles->counters.push_back({v, step});
+      continue;
+    }
+    const NodeDef* set = r.Op(o, {"TensorListSetItem"}, 3, DT_INVALID);
+    if (set == nullptr || roles->output_list >= 0 ||
+        !AttrIs(*set, "element_dtype", DT_FLOAT) ||
+        r.Var(r.Input(*set, 0)) != v) {
+      return nullptr;
+    }
+    const NodeOutput item = r.Input(*set, 2);
+    if (item.node != h_new || item.index != 0 ||
+        !MatchOperand(r, r.Input(*set, 1), &roles->write_index)) {
+      return nullptr;
+    }
+    roles->output_list = v;
+  }
+  if (roles->output_list < 0) return nullptr;
+
+  // The int32 loop variables read by index or by cond must be counters or
+  // passed through: their values in each iteration are then known ahead.
+  auto known = [&](int var) {
+    if (var < 0) return true;
+    if (body.input_types[var] != DT_INT32) return false;
+    if (passed_through[var]) return true;
+    return std::any_of(roles->counters.begin(), roles->counters.end(),
+                       [&](const Counter& k) { return k.var == var; });
+  };
+  const Reader cr(cond, {});
+  if (!MatchCond(cr, cr.Result(0), &roles->cond)) return nullptr;
+  for (const LessTerm& t : roles->cond) {
+    if (!known(t.a.var) || !known(t.b.var)) return nullptr;
+  }
+  if (!known(roles->time) || !known(roles->write_index.var)) return nullptr;
+
+  roles->recurrence =
+      std::make_unique<LstmRecurrence>(*gates.w, *gates.u, *gates.b);
+  return std::unique_ptr<LstmLoop>(new LstmLoop(std::move(roles)));
+}
+
+bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
+                   const ParallelForFn& parallel, const RunOptions& options,
+                   int64_t max_iterations, absl::string_view label,
+                   std::vector<Tensor>* results, Status* status) const {
+  const Roles& roles = *roles_;
+  if (static_cast<int>(inputs.size()) != roles.num_vars) return false;
+  const LstmRecurrence& cell = *roles.recurrence;
+  const int64_t units = cell.units();
+  const int64_t features = cell.features();
+
+  // The state: h and c [batch, units] floats.
+  const Tensor& h0 = *inputs[roles.h];
+  const Tensor& c0 = *inputs[roles.c];
+  if (h0.dtype() != DT_FLOAT || h0.dims() != 2 || h0.dim_size(1) != units ||
+      c0.dtype() != DT_FLOAT || c0.shape() != h0.shape()) {
+    return false;
+  }
+  const int64_t batch = h0.dim_size(0);
+  if (batch <= 0) return false;
+  const TensorList* in_list = ListOf(*inputs[roles.input_list]);
+  const TensorList* out_list = ListOf(*inputs[roles.output_list]);
+  const TensorShape h_shape({batch, units});
+  const TensorShape x_shape({batch, features});
+  if (in_list == nullptr || out_list == nullptr ||
+      in_list->element_dtype != DT_FLOAT ||
+      out_list->element_dtype != DT_FLOAT ||
+      !out_list->element_shape.IsCompatibleWith(h_shape)) {
+    return false;
+  }
+
+  // The iterations, from the int32 loop variables alone: which item each
+  // reads and where it writes h.
+  std::vector<int64_t> value(roles.num_vars, 0);
+  std::vector<bool> is_int(roles.num_vars, false);
+  auto track = [&](int var) {
+    if (var < 0 || is_int[var]) return true;
+    is_int[var] = ReadInt(inputs, var, &value[var]);
+    return static_cast<bool>(is_int[var]);
+  };
+  for (const Counter& k : roles.counters) {
+    if (!track(k.var)) return false;
+  }
+  for (const LessTerm& t : roles.cond) {
+    if (!track(t.a.var) || !track(t.b.var)) return false;
+  }
+  if (!track(roles.time) || !track(roles.write_index.var)) return false;
+  auto operand = [&](const IntOperand& o) {
+    return o.var < 0 ? o.value : value[o.var];
+  };
+  const int64_t in_size = static_cast<int64_t>(in_list->tensors.size());
+  const int64_t out_size = static_cast<int64_t>(out_list->tensors.size());
+  std::vector<const float*> x;
+  std::vector<int64_t> writes;
+  for (;;) {
+    bool holds = true;
+    for (const LessTerm& t : roles.cond) {
+      holds = holds && operand(t.a) < operand(t.b);
+    }
+    if (!holds) break;
+    const int64_t steps = static_cast<int64_t>(x.size());
+    if ((max_iterations > 0 && steps >= max_iterations) || steps >= kMaxSteps) {
+      return false;
+    }
+    const int64_t t = value[roles.time];
+    const int64_t at = operand(roles.write_index);
+    if (t < 0 || t >= in_size || at < 0 || at >= out_size) return false;
+    const Tensor& item = in_list->tensors[t];
+    if (!item.IsInitialized() || item.dtype() != DT_FLOAT ||
+        item.shape() != x_shape) {
+      return false;
+    }
+    x.push_back(item.data<float>());
+    writes.push_back(at);
+    for (const Counter& k : roles.counters) {
+      const int64_t next = value[k.var] + k.step;
+      // int32 wraps in the graph's AddV2; such a loop is left to it.
+      if (next < std::numeric_limits<int32_t>::min() ||
+          next > std::numeric_limits<int32_t>::max()) {
+        return false;
+      }
+      value[k.var] = next;
+    }
+  }
+  const int64_t steps = static_cast<int64_t>(x.size());
+  if (steps == 0) return false;
+
+  // h of step s goes to a tensor of its own where the output list keeps it
+  // (the last write to an index) and for the last step (the loop's h);
+  // the other steps' h, read only by the next step, alternate between two
+  // buffers, so that a loop writing one index keeps no more than it needs.
+  std::vector<bool> kept(steps, false);
+  std::vector<bool> written(out_size, false);
+  for (int64_t s = steps - 1; s >= 0; --s) {
+    kept[s] = !written[writes[s]] || s == steps - 1;
+    written[writes[s]] = true;
+  }
+  Tensor scratch[2];
+  std::vector<Tensor> hs(steps);
+  std::vector<float*> h_out(steps);
+  for (int64_t s = 0; s < steps; ++s) {
+    Tensor& h = kept[s] ? hs[s] : scratch[s % 2];
+    if (!h.IsInitialized()) h = Tensor(DT_FLOAT, h_shape);
+    h_out[s] = h.data<float>();
+  }
+  Tensor c(DT_FLOAT, h_shape);
+  std::memcpy(c.data<float>(), c0.data<float>(),
+              sizeof(float) * c0.NumElements());
+  const int64_t chunk =
+      std::max<int64_t>(1, kScratchFloats / (batch * (features + 4 * units)));
+  const bool has_deadline =
+      options.deadline != std::chrono::steady_clock::time_point::max();
+  for (int64_t s = 0; s < steps; s += chunk) {
+    if (options.cancellation != nullptr &&
+        options.cancellation->IsCancelled()) {
+      *status = absl::CancelledError(
+          absl::StrCat("run cancelled in loop ", label, " at iteration ", s));
+      return true;
+    }
+    if (has_deadline && std::chrono::steady_clock::now() >= options.deadline) {
+      *status = absl::DeadlineExceededError(absl::StrCat(
+          "run deadline exceeded in loop ", label, " at iteration ", s));
+      return true;
+    }
+    const int64_t n = std::min(chunk, steps - s);
+    const float* h_prev = s == 0 ? h0.data<float>() : h_out[s - 1];
+    cell.Run(parallel, n, batch, x.data() + s, h_prev, c.data<float>(),
+             h_out.data() + s);
+  }
+
+  // The loop variables after the last iteration.
+  results->assign(inputs.size(), Tensor());
+  for (int v = 0; v < roles.num_vars; ++v) {
+    if (is_int[v]) {
+      Tensor t(DT_INT32, TensorShape());
+      *t.data<int32_t>() = static_cast<int32_t>(value[v]);
+      (*results)[v] = std::move(t);
+    } else {
+      (*results)[v] = *inputs[v];
+    }
+  }
+  // A passed-through int32 variable is its input, as the graph gives it.
+  for (int v = 0; v < roles.num_vars; ++v) {
+    if (is_int[v] &&
+        std::none_of(roles.counters.begin(), roles.counters.end(),
+                     [&](const Counter& k) { return k.var == v; })) {
+      (*results)[v] = *inputs[v];
+    }
+  }
+  auto list = std::make_shared<TensorList>(*out_list);
+  for (int64_t s = 0; s < steps; ++s) {
+    if (kept[s]) list->tensors[writes[s]] = hs[s];
+  }
+  Tensor list_tensor(DT_VARIANT, TensorShape());
+  VariantElements(list_tensor)[0] = Variant(std::move(list));
+  (*results)[roles.output_list] = std::move(list_tensor);
+  (*results)[roles.h] = hs[steps - 1];
+  (*results)[roles.c] = std::move(c);
+  *status = Status();
+  return true;
+}
+
+}  // namespace weft

@@ -1,0 +1,65 @@
+// A Keras LSTM layer's recurrence over a whole sequence in one call: what
+// executor/lstm_loop.h runs in place of the layer's While loop, whose
+// iterations each run a graph of a dozen nodes. For step t of a sequence,
+// with W [features, 4 units], U [units, 4 units] and b [4 units]:
+//
+//   z = (x_t W + h_{t-1} U) + b,  split into [zi, zf, zg, zo] (Keras' order)
+//   c_t = sigmoid(zf) * c_{t-1} + sigmoid(zi) * tanh(zg)
+//   h_t = sigmoid(zo) * tanh(c_t)
+//
+// as the layer's body writes it: each addition and multiplication in that
+// order, each rounded to float as its node rounds it, sigmoid and tanh the
+// Sigmoid and Tanh kernels' float loops (sigmoid_float.h, tanh_float.h).
+// The products are weft's GEMM over W and U packed once at construction;
+// x_t W for all the steps of a call is one product made before the first
+// step (ONNX Runtime's LSTM does the same), whose rows have the bits of the
+// step-by-step products on the vector paths (gemm.h: an element depends on
+// its row and column alone). So on those paths a step gives the bits of the
+// body's nodes run one by one; on the baseline path, where Eigen's blocking
+// follows the product's shape, within a few float ulps of them.
+#ifndef WEFT_KERNELS_CPU_LSTM_RECURRENCE_H_
+#define WEFT_KERNELS_CPU_LSTM_RECURRENCE_H_
+
+#include <cstdint>
+
+#include "core/tensor.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/parallel_for.h"
+
+namespace weft {
+
+class LstmRecurrence {
+ public:
+  // `kernel` W, `recurrent` U and `bias` b: float tensors of the shapes
+  // above (the caller checks them); kept referenced (the baseline path
+  // multiplies from them where they are).
+  LstmRecurrence(const Tensor& kernel, const Tensor& recurrent,
+                 const Tensor& bias);
+
+  int64_t features() const { return features_; }
+  int64_t units() const { return units_; }
+
+  // Runs `steps` steps of `batch` rows (batch > 0). x[s] points at step s's
+  // inputs, [batch, features] row-major; h0 at h before the first step
+  // ([batch, units]); `c` at c before the first step, which the call
+  // updates in place to c after the last. h_out[s] ([batch, units]) gets h
+  // after step s, which step s + 1 reads from there; it must not overlap
+  // the other arguments. Products split through `parallel` (gemm.h: the
+  // same bits at every thread count).
+  void Run(const ParallelForFn& parallel, int64_t steps, int64_t batch,
+           const float* const* x, const float* h0, float* c,
+           float* const* h_out) const;
+
+ private:
+  const Tensor kernel_;
+  const Tensor recurrent_;
+  const Tensor bias_;
+  const int64_t features_;
+  const int64_t units_;
+  const GemmPackedRhs packed_kernel_;
+  const GemmPackedRhs packed_recurrent_;
+};
+
+}  // namespace weft
+
+#endif  // WEFT_KERNELS_CPU_LSTM_RECURRENCE_H_

@@ -1,0 +1,212 @@
+// An LSTM's recurrence in one call (kernels/cpu/lstm_recurrence.h) against
+// the same recurrence in double precision: odd and vector-sized unit
+// counts, one and several rows, one and several steps, saturated gates,
+// NaN in one row's input; the same bits on one thread and on several.
+#include "kernels/cpu/lstm_recurrence.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/kernels/kernel_testutil.h"
+
+namespace weft {
+namespace lstm_recurrence_test {
+namespace {
+
+struct Shape {
+  int64_t steps, batch, features, units;
+};
+
+Tensor Random(const TensorShape& shape, float scale, std::mt19937* rng) {
+  std::uniform_real_distribution<float> u(-scale, scale);
+  Tensor t(DT_FLOAT, shape);
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = u(*rng);
+  return t;
+}
+
+double Sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+
+// The recurrence of lstm_recurrence.h in double: h after each step (steps x
+// batch x units) and c after the last.
+void Reference(const Shape& s, const std::vector<Tensor>& x, const Tensor& w,
+               const Tensor& u, const Tensor& b, const Tensor& h0,
+               const Tensor& c0, std::vector<double>* hs,
+               std::vector<double>* c) {
+  const int64_t n = s.units;
+  std::vector<double> h(h0.data<float>(), h0.data<float>() + s.batch * n);
+  c->assign(c0.data<float>(), c0.data<float>() + s.batch * n);
+  hs->clear();
+  for (int64_t t = 0; t < s.steps; ++t) {
+    std::vector<double> next(s.batch * n);
+    for (int64_t r = 0; r < s.batch; ++r) {
+      for (int64_t j = 0; j < n; ++j) {
+        double z[4];
+        for (int q = 0; q < 4; ++q) {
+          const int64_t col = q * n + j;
+          double sum = b.data<float>()[col];
+          for (int64_t k = 0; k < s.features; ++k) {
+            sum += double{x[t].data<float>()[r * s.features + k]} *
+                   w.data<float>()[k * 4 * n + col];
+          }
+          for (int64_t k = 0; k < n; ++k) {
+            sum += h[r * n + k] * u.data<float>()[k * 4 * n + col];
+          }
+          z[q] = sum;
+        }
+        double& cell = (*c)[r * n + j];
+        cell = Sigmoid(z[1]) * cell + Sigmoid(z[0]) * std::tanh(z[2]);
+        next[r * n + j] = Sigmoid(z[3]) * std::tanh(cell);
+      }
+    }
+    h = next;
+    hs->insert(hs->end(), h.begin(), h.end());
+  }
+}
+
+struct Result {
+  std::vector<float> hs;  // steps x batch x units
+  std::vector<float> c;
+};
+
+Result RunCell(const LstmRecurrence& cell, const ParallelForFn& parallel,
+               const Shape& s, const std::vector<Tensor>& x, const Tensor& h0,
+               const Tensor& c0) {
+  Result out;
+  out.hs.assign(s.steps * s.batch * s.units, -7.0f);
+  out.c.assign(c0.data<float>(), c0.data<float>() + c0.NumElements());
+  std::vector<const float*> xs;
+  std::vector<float*> h_out;
+  for (int64_t t = 0; t < s.steps; ++t) {
+    xs.push_back(x[t].data<float>());
+    h_out.push_back(out.hs.data() + t * s.batch * s.units);
+  }
+  cell.Run(parallel, s.steps, s.batch, xs.data(), h0.data<float>(),
+           out.c.data(), h_out.data());
+  return out;
+}
+
+// Each float result within 2e-6 of the double one plus 1e-5 of the
+// largest |value| the step's sums reach: a gate's sum over features + units
+// products rounds each term to float.
+void ExpectNear(const std::vector<float>& got, const std::vector<double>& want,
+                const char* what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << what << " [" << i << "]";
+      continue;
+    }
+    EXPECT_NEAR(got[i], want[i], 2e-5) << what << " [" << i << "]";
+  }
+}
+
+TEST(LstmRecurrenceTest, MatchesDoublePrecision) {
+  std::mt19937 rng(41);
+  for (const Shape& s :
+       {Shape{1, 1, 1, 1}, Shape{3, 1, 3, 4}, Shape{5, 3, 9, 37},
+        Shape{4, 2, 32, 128}, Shape{2, 9, 5, 16}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "steps " << s.steps << " batch " << s.batch << " features "
+                 << s.features << " units " << s.units);
+    const float scale = 1.0f / std::sqrt(float(s.features + s.units));
+    const Tensor w =
+        Random(TensorShape({s.features, 4 * s.units}), scale, &rng);
+    const Tensor u = Random(TensorShape({s.units, 4 * s.units}), scale, &rng);
+    const Tensor b = Random(TensorShape({4 * s.units}), 0.5f, &rng);
+    const Tensor h0 = Random(TensorShape({s.batch, s.units}), 0.5f, &rng);
+    const Tensor c0 = Random(TensorShape({s.batch, s.units}), 2.0f, &rng);
+    std::vector<Tensor> x;
+    for (int64_t t = 0; t < s.steps; ++t) {
+      x.push_back(Random(TensorShape({s.batch, s.features}), 2.0f, &rng));
+    }
+    const LstmRecurrence cell(w, u, b);
+    EXPECT_EQ(cell.features(), s.features);
+    EXPECT_EQ(cell.units(), s.units);
+    std::vector<double> hs, c;
+    Reference(s, x, w, u, b, h0, c0, &hs, &c);
+    const Result serial = RunCell(cell, SerialFor(), s, x, h0, c0);
+    ExpectNear(serial.hs, hs, "h");
+    ExpectNear(serial.c, c, "c");
+    // Any split of the work gives the same bits.
+    const Result split = RunCell(cell, test::SplitOverThreads(3), s, x, h0, c0);
+    EXPECT_EQ(split.hs, serial.hs);
+    EXPECT_EQ(split.c, serial.c);
+  }
+}
+
+// Inputs of magnitude 1e4 saturate every gate (sigmoid 0 or 1, tanh +-1):
+// h stays in [-1, 1] and c moves by at most 1 a step, without NaN.
+TEST(LstmRecurrenceTest, SaturatedGates) {
+  std::mt19937 rng(43);
+  const Shape s{6, 2, 8, 24};
+  const Tensor w = Random(TensorShape({s.features, 4 * s.units}), 1.0f, &rng);
+  const Tensor u = Random(TensorShape({s.units, 4 * s.units}), 1.0f, &rng);
+  const Tensor b = Random(TensorShape({4 * s.units}), 1.0f, &rng);
+  const Tensor h0 = Random(TensorShape({s.batch, s.units}), 1.0f, &rng);
+  const Tensor c0 = Random(TensorShape({s.batch, s.units}), 1.0f, &rng);
+  std::vector<Tensor> x;
+  for (int64_t t = 0; t < s.steps; ++t) {
+    x.push_back(Random(TensorShape({s.batch, s.features}), 1e4f, &rng));
+  }
+  const LstmRecurrence cell(w, u, b);
+  std::vector<double> hs, c;
+  Reference(s, x, w, u, b, h0, c0, &hs, &c);
+  const Result got = RunCell(cell, SerialFor(), s, x, h0, c0);
+  ExpectNear(got.hs, hs, "h");
+  ExpectNear(got.c, c, "c");
+  for (float v : got.hs) {
+    EXPECT_LE(std::fabs(v), 1.0f);
+  }
+}
+
+// A NaN in row 1's input at step 2 makes that row's h and c NaN from step 2
+// on; row 0 is untouched (rows do not mix).
+TEST(LstmRecurrenceTest, NanStaysInItsRow) {
+  std::mt19937 rng(47);
+  const Shape s{4, 2, 3, 20};
+  const Tensor w = Random(TensorShape({s.features, 4 * s.units}), 0.5f, &rng);
+  const Tensor u = Random(TensorShape({s.units, 4 * s.units}), 0.5f, &rng);
+  const Tensor b = Random(TensorShape({4 * s.units}), 0.5f, &rng);
+  const Tensor h0 = Random(TensorShape({s.batch, s.units}), 0.5f, &rng);
+  const Tensor c0 = Random(TensorShape({s.batch, s.units}), 0.5f, &rng);
+  std::vector<Tensor> x;
+  for (int64_t t = 0; t < s.steps; ++t) {
+    x.push_back(Random(TensorShape({s.batch, s.features}), 1.0f, &rng));
+  }
+  x[2].data<float>()[s.features + 1] = std::numeric_limits<float>::quiet_NaN();
+  const LstmRecurrence cell(w, u, b);
+  std::vector<double> hs, c;
+  Reference(s, x, w, u, b, h0, c0, &hs, &c);
+  const Result got = RunCell(cell, SerialFor(), s, x, h0, c0);
+  ExpectNear(got.hs, hs, "h");
+  ExpectNear(got.c, c, "c");
+  for (int64_t t = 0; t < s.steps; ++t) {
+    for (int64_t j = 0; j < s.units; ++j) {
+      const float row0 = got.hs[(t * s.batch + 0) * s.units + j];
+      const float row1 = got.hs[(t * s.batch + 1) * s.units + j];
+      EXPECT_FALSE(std::isnan(row0)) << "step " << t;
+      EXPECT_EQ(std::isnan(row1), t >= 2) << "step " << t;
+    }
+  }
+}
+
+// No steps: nothing written, c unchanged.
+TEST(LstmRecurrenceTest, NoSteps) {
+  std::mt19937 rng(53);
+  const Tensor w = Random(TensorShape({3, 8}), 0.5f, &rng);
+  const Tensor u = Random(TensorShape({2, 8}), 0.5f, &rng);
+  const Tensor b = Random(TensorShape({8}), 0.5f, &rng);
+  const LstmRecurrence cell(w, u, b);
+  std::vector<float> h0 = {0.25f, -0.5f};
+  std::vector<float> c = {1.0f, 2.0f};
+  cell.Run(SerialFor(), 0, 1, nullptr, h0.data(), c.data(), nullptr);
+  EXPECT_EQ(c, (std::vector<float>{1.0f, 2.0f}));
+}
+
+}  // namespace
+}  // namespace lstm_recurrence_test
+}  // namespace weft
