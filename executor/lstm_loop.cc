@@ -563,24 +563,15 @@ bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
              h_out.data() + s);
   }
 
-  // The loop variables after the last iteration.
+  // The loop variables after the last iteration: the counters' values,
+  // the list, h and c; the others are their inputs, as the graph passes
+  // them through.
   results->assign(inputs.size(), Tensor());
-  for (int v = 0; v < roles.num_vars; ++v) {
-    if (is_int[v]) {
-      Tensor t(DT_INT32, TensorShape());
-      *t.data<int32_t>() = static_cast<int32_t>(value[v]);
-      (*results)[v] = std::move(t);
-    } else {
-      (*results)[v] = *inputs[v];
-    }
-  }
-  // A passed-through int32 variable is its input, as the graph gives it.
-  for (int v = 0; v < roles.num_vars; ++v) {
-    if (is_int[v] &&
-        std::none_of(roles.counters.begin(), roles.counters.end(),
-                     [&](const Counter& k) { return k.var == v; })) {
-      (*results)[v] = *inputs[v];
-    }
+  for (int v = 0; v < roles.num_vars; ++v) (*results)[v] = *inputs[v];
+  for (const Counter& k : roles.counters) {
+    Tensor t(DT_INT32, TensorShape());
+    *t.data<int32_t>() = static_cast<int32_t>(value[k.var]);
+    (*results)[k.var] = std::move(t);
   }
   auto list = std::make_shared<TensorList>(*out_list);
   for (int64_t s = 0; s < steps; ++s) {

@@ -1,7 +1,7 @@
 #include "kernels/cpu/lstm_recurrence.h"
 
 #include <algorithm>
-#include <vector>
+#include <memory>
 
 #include "kernels/cpu/sigmoid_float.h"
 #include "kernels/cpu/tanh_float.h"
@@ -29,31 +29,32 @@ void LstmRecurrence::Run(const ParallelForFn& parallel, int64_t steps,
   const int64_t u = units_;
   const int64_t width = 4 * u;
   const int64_t rows = steps * batch;
-  // The inputs of all the steps as one matrix, times W.
-  std::vector<float> xs(static_cast<size_t>(rows * features_));
+  // The inputs of all the steps as one matrix, times W. (Buffers left
+  // uninitialized: each is written whole before it is read.)
+  std::unique_ptr<float[]> xs(new float[rows * features_]);
   for (int64_t s = 0; s < steps; ++s) {
-    std::copy_n(x[s], batch * features_, xs.data() + s * batch * features_);
+    std::copy_n(x[s], batch * features_, xs.get() + s * batch * features_);
   }
-  std::vector<float> xw(static_cast<size_t>(rows * width));
-  Gemm(parallel, rows, GemmOperand<float>{xs.data(), features_, false},
-       packed_kernel_, xw.data(), width);
+  std::unique_ptr<float[]> xw(new float[rows * width]);
+  Gemm(parallel, rows, GemmOperand<float>{xs.get(), features_, false},
+       packed_kernel_, xw.get(), width);
 
   const float* b = bias_.data<float>();
-  std::vector<float> z(static_cast<size_t>(batch * width));
+  std::unique_ptr<float[]> z(new float[batch * width]);
   const float* h = h0;
   for (int64_t s = 0; s < steps; ++s) {
     // z = h U + x_t W: the epilogue adds the residual to the finished sum,
     // one rounding, as the body's Add does (its operands in either order).
     GemmEpilogue sum;
-    sum.residual = xw.data() + s * batch * width;
+    sum.residual = xw.get() + s * batch * width;
     sum.residual_ld = width;
     Gemm(parallel, batch, GemmOperand<float>{h, u, false}, packed_recurrent_,
-         z.data(), width, sum);
+         z.get(), width, sum);
     float* h_next = h_out[s];
     // The cell, row by row; about 40 cycles an element (four exps).
     parallel(batch, u * 40, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
-        float* zr = z.data() + r * width;
+        float* zr = z.get() + r * width;
         for (int64_t j = 0; j < width; ++j) zr[j] += b[j];
         float* gate_i = zr;
         float* gate_f = zr + u;
