@@ -39,11 +39,6 @@ struct LessTerm {
 // product with W) stays a few MiB however long the sequence.
 constexpr int64_t kScratchFloats = int64_t{1} << 20;
 
-// A loop longer than this is left to the graph's loop (max_loop_iterations
-// may be 0, and a counter that never reaches its bound must not make the
-// planning below run forever).
-constexpr int64_t kMaxSteps = int64_t{1} << 24;
-
 constexpr const char* kBodyOps[] = {"Placeholder",
                                     "Const",
                                     "Identity",
@@ -427,7 +422,15 @@ std::unique_ptr<LstmLoop> LstmLoop::Find(
   for (const LessTerm& t : roles->cond) {
     if (!known(t.a.var) || !known(t.b.var)) return nullptr;
   }
-  if (!known(roles->time) || !known(roles->write_index.var)) return nullptr;
+  if (!known(roles->write_index.var)) return nullptr;
+  // t must grow every iteration: then the items it reads bound the
+  // iterations Run plans, whatever cond says.
+  if (std::none_of(roles->counters.begin(), roles->counters.end(),
+                   [&](const Counter& k) {
+                     return k.var == roles->time && k.step > 0;
+                   })) {
+    return nullptr;
+  }
 
   roles->recurrence =
       std::make_unique<LstmRecurrence>(*gates.w, *gates.u, *gates.b);
@@ -494,7 +497,7 @@ bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
     }
     if (!holds) break;
     const int64_t steps = static_cast<int64_t>(x.size());
-    if ((max_iterations > 0 && steps >= max_iterations) || steps >= kMaxSteps) {
+    if (max_iterations > 0 && steps >= max_iterations) {
       return false;
     }
     const int64_t t = value[roles.time];

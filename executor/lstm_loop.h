@@ -22,8 +22,8 @@
 //     * a list: TensorListSetItem(the loop variable, i, h), i a Const or
 //       an int32 loop variable;
 //   with the operands of Add, AddV2 and Mul in either order, float
-//   products without transposes, L a list passed through, t an int32 loop
-//   variable, and W [features, 4 units], U [units, 4 units], b [4 units]
+//   products without transposes, L a list passed through, t a counter
+//   that grows, and W [features, 4 units], U [units, 4 units], b [4 units]
 //   float Consts of the body or session constants (the loop variables a
 //   WhileKernel prepares as constants);
 // - cond: Less of two int32 operands (a loop variable that is a counter or

@@ -174,6 +174,13 @@ TEST(LstmLoopTest, FindsNoChangedLoop) {
                }
              }
            }},
+          {"time that does not grow",
+           [](Loop* l) {
+             Tensor zero(DT_INT32, TensorShape());
+             *zero.data<int32_t>() = 0;
+             Node(&l->body.graph_def, "while/add/y")->attr["value"] =
+                 AttrValue::TensorValue(zero);
+           }},
           {"cond LessEqual",
            [](Loop* l) {
              Node(&l->cond.graph_def, "while/Less")->op = "LessEqual";
