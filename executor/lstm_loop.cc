@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/tensor_list.h"
@@ -51,6 +52,8 @@ constexpr const char* kBodyOps[] = {"Placeholder",
                                     "Mul",
                                     "Sigmoid",
                                     "Tanh",
+                                    "SelectV2",
+                                    "Tile",
                                     "TensorListGetItem",
                                     "TensorListSetItem"};
 constexpr const char* kCondOps[] = {"Placeholder", "Const", "Identity",
@@ -144,6 +147,15 @@ struct LstmLoop::Roles {
   int time = -1;  // the loop variable the input list is read at
   int output_list = -1;
   IntOperand write_index;  // where h is written in the output list
+  // A masked LSTM's: the list of [batch, 1] bools read at t, and the loop
+  // variable holding the last output (what a masked row writes); -1 when
+  // the loop has no mask.
+  int mask_list = -1;
+  int output = -1;
+  // What a masked row writes: `output` itself (the last output carried
+  // on) or a loop variable passed through (zeros, for a Bidirectional
+  // layer's sequences).
+  int output_kept = -1;
   std::vector<Counter> counters;
   std::vector<LessTerm> cond;
   std::unique_ptr<LstmRecurrence> recurrence;
@@ -290,6 +302,66 @@ bool MatchC(const Reader& r, const NodeDef* c_new, const NodeDef* split,
   });
 }
 
+// The values of an int32 or int64 vector, or false.
+bool IntVector(const Tensor* t, std::vector<int64_t>* out) {
+  if (t == nullptr || t->dims() != 1) return false;
+  out->clear();
+  for (int64_t i = 0; i < t->NumElements(); ++i) {
+    if (t->dtype() == DT_INT32) {
+      out->push_back(t->data<int32_t>()[i]);
+    } else if (t->dtype() == DT_INT64) {
+      out->push_back(t->data<int64_t>()[i]);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// SelectV2(m, chosen, kept) on a mask m that is item t of a list of bools
+// (loop variables), as [batch, 1] (broadcast) or through Tile by
+// `multiples`.
+struct Select {
+  NodeOutput chosen, kept;
+  int mask_list = -1;
+  int mask_time = -1;
+  std::vector<int64_t> multiples;  // empty: no Tile
+
+  bool SameMask(const Select& o) const {
+    return mask_list == o.mask_list && mask_time == o.mask_time &&
+           multiples == o.multiples;
+  }
+};
+
+bool MatchSelect(const Reader& r, NodeOutput o, Select* out) {
+  const NodeDef* select = r.Op(o, {"SelectV2"}, 3, DT_FLOAT);
+  if (select == nullptr) return false;
+  NodeOutput mask = r.Input(*select, 0);
+  out->multiples.clear();
+  if (const NodeDef* tile = r.Op(mask, {"Tile"}, 2, DT_BOOL)) {
+    if (!IntVector(r.Constant(r.Input(*tile, 1)), &out->multiples) ||
+        out->multiples.empty()) {
+      return false;
+    }
+    mask = r.Input(*tile, 0);
+  }
+  const NodeDef* get = r.Op(mask, {"TensorListGetItem"}, 3, DT_INVALID);
+  if (get == nullptr || !AttrIs(*get, "element_dtype", DT_BOOL)) return false;
+  out->mask_list = r.Var(r.Input(*get, 0));
+  out->mask_time = r.Var(r.Input(*get, 1));
+  out->chosen = r.Input(*select, 1);
+  out->kept = r.Input(*select, 2);
+  return out->mask_list >= 0 && out->mask_time >= 0;
+}
+
+// Whether Tile's `multiples` (empty: no Tile) keep a [batch, 1] mask one
+// value a row: [1, units] makes it [batch, units]; [1, 1] (what Keras
+// writes) leaves it to SelectV2's broadcast, as no Tile does.
+bool TilesToUnits(const std::vector<int64_t>& multiples, int64_t units) {
+  return multiples.empty() || multiples == std::vector<int64_t>{1, 1} ||
+         multiples == std::vector<int64_t>{1, units};
+}
+
 // An int32 operand of cond: a Const scalar or a loop variable.
 bool MatchOperand(const Reader& r, NodeOutput o, IntOperand* out) {
   int64_t value = 0;
@@ -350,40 +422,75 @@ std::unique_ptr<LstmLoop> LstmLoop::Find(
   roles->num_vars = static_cast<int>(vars);
   const Reader r(body, constants);
 
-  // h: the one result that is Mul(Sigmoid(z:3), Tanh(c)).
+  // h: the one result that is Mul(Sigmoid(z:3), Tanh(c)), or with a mask
+  // SelectV2(mask, that, h).
   Gates gates;
   const NodeDef* c_new = nullptr;
   const NodeDef* h_new = nullptr;
+  bool masked = false;
+  Select mask;
   for (size_t i = 0; i < vars && h_new == nullptr; ++i) {
     if (passed_through[i]) continue;
     Roles found;
     Gates g;
     const NodeDef* c = nullptr;
-    if (MatchH(r, r.Result(i), &found, &g, &c) &&
-        found.h == static_cast<int>(i)) {
-      h_new = r.Result(i).node;
+    Select select;
+    const bool is_select = MatchSelect(r, r.Result(i), &select);
+    const NodeOutput h = is_select ? select.chosen : r.Result(i);
+    if (MatchH(r, h, &found, &g, &c) && found.h == static_cast<int>(i) &&
+        (!is_select || r.Var(select.kept) == found.h)) {
+      h_new = h.node;
       roles->h = found.h;
       roles->input_list = found.input_list;
       roles->time = found.time;
       gates = g;
       c_new = c;
+      masked = is_select;
+      mask = select;
     }
   }
   if (h_new == nullptr || !MatchC(r, c_new, gates.split, roles.get())) {
     return nullptr;
   }
-  const NodeOutput c_result = r.Result(roles->c);
+  // The same masks: one list read at t, tiled (or not) to the units.
+  auto same_mask = [&](const Select& s) {
+    return masked && s.SameMask(mask) && s.chosen.index == 0;
+  };
+  NodeOutput c_result = r.Result(roles->c);
+  if (masked) {
+    Select select;
+    if (!MatchSelect(r, c_result, &select) || !same_mask(select) ||
+        r.Var(select.kept) != roles->c) {
+      return nullptr;
+    }
+    c_result = select.chosen;
+  }
   if (c_result.node != c_new || c_result.index != 0) return nullptr;
   if (!passed_through[roles->input_list] ||
       body.input_types[roles->time] != DT_INT32) {
     return nullptr;
   }
 
-  // Every other result: passed through, a counter or the output list.
+  // Every other result: passed through, a counter, the output list, or
+  // with a mask the last output: SelectV2(mask, h, itself).
+  int written_kept = -1;  // with a mask: what masked rows write to the list
   for (size_t i = 0; i < vars; ++i) {
     const int v = static_cast<int>(i);
     if (v == roles->h || v == roles->c || passed_through[i]) continue;
     const NodeOutput o = r.Result(i);
+    Select select;
+    if (MatchSelect(r, o, &select)) {
+      const int kept = r.Var(select.kept);
+      if (!same_mask(select) || select.chosen.node != h_new ||
+          roles->output >= 0 || kept < 0 ||
+          (kept != v && !passed_through[kept]) ||
+          body.input_types[kept] != DT_FLOAT) {
+        return nullptr;
+      }
+      roles->output = v;
+      roles->output_kept = kept;
+      continue;
+    }
     if (const NodeDef* add = r.Op(o, {"Add", "AddV2"}, 2, DT_INT32)) {
       int64_t step = 0;
       const bool counter = r.EitherOrder(*add, [&](NodeOutput a, NodeOutput b) {
@@ -399,7 +506,12 @@ std::unique_ptr<LstmLoop> LstmLoop::Find(
         r.Var(r.Input(*set, 0)) != v) {
       return nullptr;
     }
-    const NodeOutput item = r.Input(*set, 2);
+    NodeOutput item = r.Input(*set, 2);
+    if (masked) {
+      if (!MatchSelect(r, item, &select) || !same_mask(select)) return nullptr;
+      written_kept = r.Var(select.kept);
+      item = select.chosen;
+    }
     if (item.node != h_new || item.index != 0 ||
         !MatchOperand(r, r.Input(*set, 1), &roles->write_index)) {
       return nullptr;
@@ -407,6 +519,17 @@ std::unique_ptr<LstmLoop> LstmLoop::Find(
     roles->output_list = v;
   }
   if (roles->output_list < 0) return nullptr;
+  if (masked) {
+    // The list gets the last output where the mask is false, and that
+    // variable is the one the body updates so; the mask is a list passed
+    // through, read at t.
+    if (roles->output < 0 || written_kept != roles->output_kept ||
+        !passed_through[mask.mask_list] || mask.mask_time != roles->time ||
+        !TilesToUnits(mask.multiples, gates.u->dim_size(0))) {
+      return nullptr;
+    }
+    roles->mask_list = mask.mask_list;
+  }
 
   // The int32 loop variables read by index or by cond must be counters or
   // passed through: their values in each iteration are then known ahead.
@@ -466,6 +589,17 @@ bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
       !out_list->element_shape.IsCompatibleWith(h_shape)) {
     return false;
   }
+  // With a mask: its list of [batch, 1] bools, and the last output.
+  const bool masked = roles.mask_list >= 0;
+  const TensorList* mask_list =
+      masked ? ListOf(*inputs[roles.mask_list]) : nullptr;
+  const Tensor* y0 = masked ? inputs[roles.output_kept] : nullptr;
+  const bool y_carries = roles.output_kept == roles.output;
+  if (masked && (mask_list == nullptr || mask_list->element_dtype != DT_BOOL ||
+                 y0->dtype() != DT_FLOAT || y0->shape() != h_shape)) {
+    return false;
+  }
+  const TensorShape mask_shape({batch, 1});
 
   // The iterations, from the int32 loop variables alone: which item each
   // reads and where it writes h.
@@ -489,6 +623,7 @@ bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
   const int64_t in_size = static_cast<int64_t>(in_list->tensors.size());
   const int64_t out_size = static_cast<int64_t>(out_list->tensors.size());
   std::vector<const float*> x;
+  std::vector<const bool*> mask;
   std::vector<int64_t> writes;
   for (;;) {
     bool holds = true;
@@ -508,6 +643,15 @@ bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
         item.shape() != x_shape) {
       return false;
     }
+    if (masked) {
+      if (t >= static_cast<int64_t>(mask_list->tensors.size())) return false;
+      const Tensor& m = mask_list->tensors[t];
+      if (!m.IsInitialized() || m.dtype() != DT_BOOL ||
+          m.shape() != mask_shape) {
+        return false;
+      }
+      mask.push_back(m.data<bool>());
+    }
     x.push_back(item.data<float>());
     writes.push_back(at);
     for (const Counter& k : roles.counters) {
@@ -523,23 +667,39 @@ bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
   const int64_t steps = static_cast<int64_t>(x.size());
   if (steps == 0) return false;
 
-  // h of step s goes to a tensor of its own where the output list keeps it
-  // (the last write to an index) and for the last step (the loop's h);
-  // the other steps' h, read only by the next step, alternate between two
-  // buffers, so that a loop writing one index keeps no more than it needs.
+  // What the list gets at step s (h, or with a mask the output y) goes to
+  // a tensor of its own where the list keeps it (the last write to an
+  // index) and for the last step (the loop's h or y); the other steps'
+  // values, read only by the next step, alternate between two buffers, so
+  // that a loop writing one index keeps no more than it needs. With a mask,
+  // h alternates too, but for the last step's.
   std::vector<bool> kept(steps, false);
   std::vector<bool> written(out_size, false);
   for (int64_t s = steps - 1; s >= 0; --s) {
     kept[s] = !written[writes[s]] || s == steps - 1;
     written[writes[s]] = true;
   }
-  Tensor scratch[2];
-  std::vector<Tensor> hs(steps);
-  std::vector<float*> h_out(steps);
-  for (int64_t s = 0; s < steps; ++s) {
-    Tensor& h = kept[s] ? hs[s] : scratch[s % 2];
-    if (!h.IsInitialized()) h = Tensor(DT_FLOAT, h_shape);
-    h_out[s] = h.data<float>();
+  auto buffers = [&](const std::vector<bool>& own, std::vector<Tensor>* mine,
+                     Tensor* scratch, std::vector<float*>* out) {
+    mine->resize(steps);
+    out->resize(steps);
+    for (int64_t s = 0; s < steps; ++s) {
+      Tensor& t = own[s] ? (*mine)[s] : scratch[s % 2];
+      if (!t.IsInitialized()) t = Tensor(DT_FLOAT, h_shape);
+      (*out)[s] = t.data<float>();
+    }
+  };
+  Tensor scratch[2], h_scratch[2];
+  std::vector<Tensor> ys, hs;
+  std::vector<float*> y_out, h_out;
+  buffers(kept, &ys, scratch, &y_out);
+  if (masked) {
+    std::vector<bool> last(steps, false);
+    last[steps - 1] = true;
+    buffers(last, &hs, h_scratch, &h_out);
+  } else {
+    hs = ys;
+    h_out = y_out;
   }
   Tensor c(DT_FLOAT, h_shape);
   std::memcpy(c.data<float>(), c0.data<float>(),
@@ -562,8 +722,16 @@ bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
     }
     const int64_t n = std::min(chunk, steps - s);
     const float* h_prev = s == 0 ? h0.data<float>() : h_out[s - 1];
-    cell.Run(parallel, n, batch, x.data() + s, h_prev, c.data<float>(),
-             h_out.data() + s);
+    if (masked) {
+      const float* y_prev =
+          s == 0 || !y_carries ? y0->data<float>() : y_out[s - 1];
+      cell.Run(parallel, n, batch, x.data() + s, h_prev, c.data<float>(),
+               h_out.data() + s, mask.data() + s, y_prev, y_out.data() + s,
+               y_carries);
+    } else {
+      cell.Run(parallel, n, batch, x.data() + s, h_prev, c.data<float>(),
+               h_out.data() + s);
+    }
   }
 
   // The loop variables after the last iteration: the counters' values,
@@ -578,11 +746,12 @@ bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
   }
   auto list = std::make_shared<TensorList>(*out_list);
   for (int64_t s = 0; s < steps; ++s) {
-    if (kept[s]) list->tensors[writes[s]] = hs[s];
+    if (kept[s]) list->tensors[writes[s]] = ys[s];
   }
   Tensor list_tensor(DT_VARIANT, TensorShape());
   VariantElements(list_tensor)[0] = Variant(std::move(list));
   (*results)[roles.output_list] = std::move(list_tensor);
+  if (masked) (*results)[roles.output] = ys[steps - 1];
   (*results)[roles.h] = hs[steps - 1];
   (*results)[roles.c] = std::move(c);
   *status = Status();

@@ -10,8 +10,8 @@
 //
 // What qualifies, exactly (anything else runs as the graph says):
 // - body: every node a Placeholder, Const, Identity, NoOp, MatMul, Add,
-//   AddV2, BiasAdd, Split, Sigmoid, Tanh, Mul, TensorListGetItem or
-//   TensorListSetItem, and each result one of
+//   AddV2, BiasAdd, Split, Sigmoid, Tanh, Mul, SelectV2, Tile,
+//   TensorListGetItem or TensorListSetItem, and each result one of
 //     * the loop variable itself (passed through);
 //     * a counter: an int32 loop variable plus a Const;
 //     * h: Mul(Sigmoid(z:3), Tanh(c)), where z = Split(1 or -1, 4 ways) of
@@ -21,6 +21,13 @@
 //       c_prev the loop variable c itself;
 //     * a list: TensorListSetItem(the loop variable, i, h), i a Const or
 //       an int32 loop variable;
+//   or, for an LSTM masked by an Embedding(mask_zero=True) or a Masking
+//   layer, the same with h, c and what the list gets each a SelectV2 on
+//   one mask, item t of a list of [batch, 1] bools passed through (tiled
+//   by [1, 1] or [1, units], or not at all): SelectV2(m, h, h_prev),
+//   SelectV2(m, c, c_prev), and SelectV2(m, h, y) for the list and for a
+//   loop variable y that is the last output (y itself, carried on) or a
+//   variable passed through (a Bidirectional layer's zeros);
 //   with the operands of Add, AddV2 and Mul in either order, float
 //   products without transposes, L a list passed through, t a counter
 //   that grows, and W [features, 4 units], U [units, 4 units], b [4 units]
@@ -29,10 +36,10 @@
 // - cond: Less of two int32 operands (a loop variable that is a counter or
 //   passed through, or a Const scalar), or LogicalAnd of such conditions,
 //   through Identity nodes.
-// That is the body keras.layers.LSTM writes (default activations, no
-// mask, no dropout at inference; return_sequences writes h at t, without
-// it at a Const index; go_backwards reverses the sequence before the
-// loop).
+// That is the body keras.layers.LSTM writes, in Keras 3 and in tf.keras 2
+// (default activations, masked or not, no dropout at inference;
+// return_sequences writes h at t, without it at a Const index;
+// go_backwards reverses the sequence before the loop).
 #ifndef WEFT_EXECUTOR_LSTM_LOOP_H_
 #define WEFT_EXECUTOR_LSTM_LOOP_H_
 

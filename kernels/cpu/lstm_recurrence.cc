@@ -24,7 +24,9 @@ LstmRecurrence::LstmRecurrence(const Tensor& kernel, const Tensor& recurrent,
 
 void LstmRecurrence::Run(const ParallelForFn& parallel, int64_t steps,
                          int64_t batch, const float* const* x, const float* h0,
-                         float* c, float* const* h_out) const {
+                         float* c, float* const* h_out, const bool* const* mask,
+                         const float* y0, float* const* y_out,
+                         bool y_carries) const {
   if (steps <= 0 || batch <= 0) return;
   const int64_t u = units_;
   const int64_t width = 4 * u;
@@ -51,9 +53,19 @@ void LstmRecurrence::Run(const ParallelForFn& parallel, int64_t steps,
     Gemm(parallel, batch, GemmOperand<float>{h, u, false}, packed_recurrent_,
          z.get(), width, sum);
     float* h_next = h_out[s];
+    const bool* step_mask = mask != nullptr ? mask[s] : nullptr;
+    const float* y_prev =
+        s == 0 || step_mask == nullptr || !y_carries ? y0 : y_out[s - 1];
     // The cell, row by row; about 40 cycles an element (four exps).
     parallel(batch, u * 40, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
+        float* hr = h_next + r * u;
+        if (step_mask != nullptr && !step_mask[r]) {
+          // A masked row keeps h and y (and c, left as it was).
+          std::copy_n(h + r * u, u, hr);
+          std::copy_n(y_prev + r * u, u, y_out[s] + r * u);
+          continue;
+        }
         float* zr = z.get() + r * width;
         for (int64_t j = 0; j < width; ++j) zr[j] += b[j];
         float* gate_i = zr;
@@ -69,9 +81,9 @@ void LstmRecurrence::Run(const ParallelForFn& parallel, int64_t steps,
           const float added = gate_i[j] * gate_g[j];
           cr[j] = kept + added;
         }
-        float* hr = h_next + r * u;
         TanhFloat(cr, hr, u);
         for (int64_t j = 0; j < u; ++j) hr[j] = gate_o[j] * hr[j];
+        if (step_mask != nullptr) std::copy_n(hr, u, y_out[s] + r * u);
       }
     });
     h = h_next;

@@ -46,9 +46,20 @@ class LstmRecurrence {
   // after step s, which step s + 1 reads from there; it must not overlap
   // the other arguments. Products split through `parallel` (gemm.h: the
   // same bits at every thread count).
+  //
+  // With a mask (Keras' masked LSTM, which selects by it after each step):
+  // mask[s] points at step s's `batch` bools; a row whose bool is false
+  // keeps h and c from before the step. y_out[s] ([batch, units], not
+  // overlapping anything else) gets, per row, h after the step where the
+  // mask is true, else the held output: with `y_carries`, y before the step
+  // (y0's row at step 0, y_out[s - 1]'s after: the last output carried
+  // on), without, y0's row at every step (a Bidirectional layer's zeros).
+  // Without a mask, y0 and y_out are not read.
   void Run(const ParallelForFn& parallel, int64_t steps, int64_t batch,
            const float* const* x, const float* h0, float* c,
-           float* const* h_out) const;
+           float* const* h_out, const bool* const* mask = nullptr,
+           const float* y0 = nullptr, float* const* y_out = nullptr,
+           bool y_carries = true) const;
 
  private:
   const Tensor kernel_;

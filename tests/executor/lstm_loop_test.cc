@@ -1,9 +1,9 @@
 // A Keras LSTM's While loop run as one recurrence (executor/lstm_loop.h):
 // found in the frozen Keras models of tests/models/testdata/rnn (one
-// direction and both, with and without return_sequences) and nowhere else
-// there (GRU, SimpleRNN, masked LSTMs), nor in an LSTM body changed in any
-// one place; sessions give what the loop's own nodes give
-// (WEFT_LSTM_LOOP=0) at every thread count; and runs it does not take
+// direction and both, with and without return_sequences, masked by an
+// Embedding or not) and nowhere else there (GRU, SimpleRNN), nor in an
+// LSTM body changed in any one place; sessions give what the loop's own nodes
+// give (WEFT_LSTM_LOOP=0) at every thread count; and runs it does not take
 // (items not set, indices out of range, shapes off, the iteration cap, no
 // iteration) are left to the loop's graph, while cancellation stops it.
 // The recurrence's arithmetic is tested in
@@ -11,6 +11,7 @@
 // TensorFlow in tests/models/control_flow_test.cc.
 #include "executor/lstm_loop.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <functional>
@@ -90,17 +91,18 @@ bool Finds(const Loop& loop) {
 }
 
 TEST(LstmLoopTest, FindsKerasLstmLoops) {
-  for (const char* name : {"lstm", "lstm_seq", "bilstm", "bilstm_seq"}) {
+  for (const char* name :
+       {"lstm", "lstm_seq", "bilstm", "bilstm_seq", "masked_lstm",
+        "masked_lstm_seq", "masked_bilstm", "masked_bilstm_seq"}) {
     const std::vector<Loop> loops = Loops(name);
-    EXPECT_EQ(loops.size(), absl::StartsWith(name, "bi") ? 2u : 1u) << name;
+    EXPECT_EQ(loops.size(), absl::StrContains(name, "bilstm") ? 2u : 1u)
+        << name;
     for (const Loop& loop : loops) EXPECT_TRUE(Finds(loop)) << name;
   }
 }
 
 TEST(LstmLoopTest, FindsNoOtherLoop) {
-  for (const char* name :
-       {"gru", "gru_seq", "simple_rnn", "simple_rnn_seq", "masked_lstm",
-        "masked_lstm_seq", "masked_bilstm", "masked_bilstm_seq"}) {
+  for (const char* name : {"gru", "gru_seq", "simple_rnn", "simple_rnn_seq"}) {
     const std::vector<Loop> loops = Loops(name);
     EXPECT_FALSE(loops.empty()) << name;
     for (const Loop& loop : loops) EXPECT_FALSE(Finds(loop)) << name;
@@ -193,6 +195,55 @@ TEST(LstmLoopTest, FindsNoChangedLoop) {
   }
 }
 
+// Sets Tile multiples node `name` of `l`'s body to [1, n].
+void Retile(Loop* l, const std::string& name, int32_t n) {
+  Tensor m(DT_INT32, TensorShape({2}));
+  m.data<int32_t>()[0] = 1;
+  m.data<int32_t>()[1] = n;
+  Node(&l->body.graph_def, name)->attr["value"] = AttrValue::TensorValue(m);
+}
+
+// The same for the masked loop's selects (SelectV2 on the mask, tiled to
+// the units, for h, c and the output).
+TEST(LstmLoopTest, FindsNoChangedMaskedLoop) {
+  const std::vector<Loop> loops = Loops("masked_lstm_seq");
+  ASSERT_EQ(loops.size(), 1u);
+  ASSERT_TRUE(Finds(loops[0]));
+  const std::vector<std::pair<std::string, std::function<void(Loop*)>>>
+      changes = {
+          {"h kept from c",
+           [](Loop* l) {
+             Node(&l->body.graph_def, "while/SelectV2_1")->input[2] =
+                 Node(&l->body.graph_def, "while/SelectV2_2")->input[2];
+           }},
+          {"c chosen from h",
+           [](Loop* l) {
+             Node(&l->body.graph_def, "while/SelectV2_2")->input[1] =
+                 Node(&l->body.graph_def, "while/SelectV2_1")->input[1];
+           }},
+          {"the output's mask tiled to 3 of 4 units",
+           [](Loop* l) { Retile(l, "while/Tile/multiples", 3); }},
+          {"the output's mask tiled unlike h's and c's",
+           [](Loop* l) { Retile(l, "while/Tile/multiples", 4); }},
+          {"the list written unmasked",
+           [](Loop* l) {
+             Node(&l->body.graph_def, "TensorArrayV2Write/TensorListSetItem")
+                 ->input[2] =
+                 Node(&l->body.graph_def, "while/SelectV2")->input[1];
+           }},
+          {"a select the other way round",
+           [](Loop* l) {
+             NodeDef* select = Node(&l->body.graph_def, "while/SelectV2_2");
+             std::swap(select->input[1], select->input[2]);
+           }},
+      };
+  for (const auto& [what, change] : changes) {
+    Loop loop = loops[0];
+    change(&loop);
+    EXPECT_FALSE(Finds(loop)) << what;
+  }
+}
+
 // Sets an environment variable for the life of the object.
 class ScopedEnv {
  public:
@@ -236,6 +287,16 @@ Tensor RunModel(const std::string& name, const Tensor& x, int threads) {
   return out.ok() ? (*out)[0] : Tensor();
 }
 
+void ExpectSame(const char* name, int threads, const Tensor& fused,
+                const Tensor& nodes) {
+  ASSERT_TRUE(fused.IsInitialized()) << name;
+  ASSERT_EQ(fused.shape(), nodes.shape()) << name;
+  for (int64_t i = 0; i < nodes.NumElements(); ++i) {
+    EXPECT_NEAR(fused.data<float>()[i], nodes.data<float>()[i], 1e-6)
+        << name << " threads " << threads << " [" << i << "]";
+  }
+}
+
 // The recurrence gives the loop's own results (on the vector paths their
 // bits; within 1e-6 on the baseline path, whose products block by shape),
 // at a batch other than the fixture's, on the calling thread and on two.
@@ -253,12 +314,24 @@ TEST(LstmLoopTest, SessionsGiveTheLoopsResults) {
     ASSERT_TRUE(nodes.IsInitialized()) << name;
     for (int threads : {0, 2}) {
       const Tensor fused = RunModel(name, x, threads);
-      ASSERT_TRUE(fused.IsInitialized()) << name;
-      ASSERT_EQ(fused.shape(), nodes.shape()) << name;
-      for (int64_t i = 0; i < nodes.NumElements(); ++i) {
-        EXPECT_NEAR(fused.data<float>()[i], nodes.data<float>()[i], 1e-6)
-            << name << " threads " << threads << " [" << i << "]";
-      }
+      ExpectSame(name, threads, fused, nodes);
+    }
+  }
+  // The masked ones on token ids, 0 padding: rows padded at the end, at
+  // the start and in the middle.
+  Tensor ids(DT_INT32, TensorShape({3, 5}));
+  const int32_t values[] = {3, 1, 4, 0, 0, 0, 0, 2, 6, 5, 1, 0, 2, 0, 6};
+  std::copy(values, values + 15, ids.data<int32_t>());
+  for (const char* name : {"masked_lstm", "masked_lstm_seq", "masked_bilstm",
+                           "masked_bilstm_seq"}) {
+    Tensor nodes;
+    {
+      const ScopedEnv off("WEFT_LSTM_LOOP", "0");
+      nodes = RunModel(name, ids, 0);
+    }
+    ASSERT_TRUE(nodes.IsInitialized()) << name;
+    for (int threads : {0, 2}) {
+      ExpectSame(name, threads, RunModel(name, ids, threads), nodes);
     }
   }
 }
@@ -439,6 +512,85 @@ TEST_F(LstmLoopRunTest, StopsWhenCancelled) {
   late.deadline = std::chrono::steady_clock::now();
   ASSERT_TRUE(Run(0, late));
   EXPECT_EQ(status_.code(), absl::StatusCode::kDeadlineExceeded);
+}
+
+// Direct runs of masked_lstm_seq's loop: (counter, max, time, output list,
+// last output y, h, c, input list, mask list, W, U, b), 4 units over 3
+// features, masks [batch, 1] bools.
+class LstmLoopMaskedRunTest : public LstmLoopRunTest {
+ protected:
+  void SetUp() override {
+    loops_ = Loops("masked_lstm_seq");
+    ASSERT_EQ(loops_.size(), 1u);
+    const Loop& l = loops_[0];
+    ASSERT_EQ(l.body.feeds.size(), 12u);
+    loop_ = LstmLoop::Find(l.cond, l.body, l.through, l.constants);
+    ASSERT_NE(loop_, nullptr);
+    vars_ = {Int(0),
+             Int(kSteps),
+             Int(0),
+             List(kSteps, PartialTensorShape({kBatch, kUnits})),
+             Floats({kBatch, kUnits}, 0.75f),
+             Floats({kBatch, kUnits}, 0.25f),
+             Floats({kBatch, kUnits}, -0.5f),
+             Items(kSteps, TensorShape({kBatch, kFeatures})),
+             Masks(kSteps),
+             l.constants[9],
+             l.constants[10],
+             l.constants[11]};
+  }
+
+  // Row 0 masked at step 0 only, row 1 at every step.
+  static Tensor Masks(int64_t n) {
+    auto list = std::make_shared<TensorList>(DT_BOOL, PartialTensorShape());
+    for (int64_t t = 0; t < n; ++t) {
+      Tensor m(DT_BOOL, TensorShape({kBatch, 1}));
+      m.data<bool>()[0] = t > 0;
+      m.data<bool>()[1] = false;
+      list->tensors.push_back(m);
+    }
+    return ListTensor(std::move(list));
+  }
+};
+
+TEST_F(LstmLoopMaskedRunTest, MaskedRowsKeepTheirState) {
+  ASSERT_TRUE(Run());
+  ASSERT_TRUE(status_.ok()) << status_;
+  const TensorList& out = ListOf(results_[3]);
+  ASSERT_EQ(out.tensors.size(), static_cast<size_t>(kSteps));
+  // Row 1, masked throughout, keeps y, h and c; row 0 writes y = h from
+  // step 1 on, and its first item is the y it started with.
+  for (int64_t j = 0; j < kUnits; ++j) {
+    EXPECT_EQ(out.tensors[0].data<float>()[j], 0.75f);
+    for (int64_t t = 0; t < kSteps; ++t) {
+      EXPECT_EQ(out.tensors[t].data<float>()[kUnits + j], 0.75f) << t;
+    }
+    EXPECT_EQ(results_[4].data<float>()[kUnits + j], 0.75f);
+    EXPECT_EQ(results_[5].data<float>()[kUnits + j], 0.25f);
+    EXPECT_EQ(results_[6].data<float>()[kUnits + j], -0.5f);
+    EXPECT_EQ(results_[4].data<float>()[j], results_[5].data<float>()[j]);
+    EXPECT_EQ(out.tensors[kSteps - 1].data<float>()[j],
+              results_[5].data<float>()[j]);
+    EXPECT_NE(results_[5].data<float>()[j], 0.25f);
+  }
+}
+
+TEST_F(LstmLoopMaskedRunTest, LeavesMasksItDoesNotTakeToTheGraph) {
+  const std::vector<Tensor> good = vars_;
+  auto list = std::make_shared<TensorList>(ListOf(vars_[8]));
+  list->tensors[2] = Tensor();
+  vars_[8] = ListTensor(list);
+  EXPECT_FALSE(Run()) << "a mask not set";
+  vars_ = good;
+  list = std::make_shared<TensorList>(ListOf(vars_[8]));
+  list->tensors[2] = Floats({kBatch, 1}, 1.0f);
+  vars_[8] = ListTensor(list);
+  EXPECT_FALSE(Run()) << "a mask of floats";
+  vars_ = good;
+  vars_[4] = Floats({kBatch, 2}, 0.0f);
+  EXPECT_FALSE(Run()) << "y of other units";
+  vars_ = good;
+  EXPECT_TRUE(Run());
 }
 
 }  // namespace

@@ -32,17 +32,32 @@ double Sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
 
 // The recurrence of lstm_recurrence.h in double: h after each step (steps x
 // batch x units) and c after the last.
+// With `mask` (steps x batch), a row whose value is false keeps h and c,
+// and `ys` (steps x batch x units) gets h where the mask is true, else the
+// row's y before the step (y0 at the first).
 void Reference(const Shape& s, const std::vector<Tensor>& x, const Tensor& w,
                const Tensor& u, const Tensor& b, const Tensor& h0,
                const Tensor& c0, std::vector<double>* hs,
-               std::vector<double>* c) {
+               std::vector<double>* c,
+               const std::vector<std::vector<bool>>* mask = nullptr,
+               const Tensor* y0 = nullptr, std::vector<double>* ys = nullptr,
+               bool carries = true) {
   const int64_t n = s.units;
   std::vector<double> h(h0.data<float>(), h0.data<float>() + s.batch * n);
   c->assign(c0.data<float>(), c0.data<float>() + s.batch * n);
   hs->clear();
+  std::vector<double> y;
+  if (mask != nullptr) {
+    y.assign(y0->data<float>(), y0->data<float>() + s.batch * n);
+    ys->clear();
+  }
   for (int64_t t = 0; t < s.steps; ++t) {
     std::vector<double> next(s.batch * n);
     for (int64_t r = 0; r < s.batch; ++r) {
+      if (mask != nullptr && !(*mask)[t][r]) {
+        for (int64_t j = 0; j < n; ++j) next[r * n + j] = h[r * n + j];
+        continue;
+      }
       for (int64_t j = 0; j < n; ++j) {
         double z[4];
         for (int q = 0; q < 4; ++q) {
@@ -64,6 +79,16 @@ void Reference(const Shape& s, const std::vector<Tensor>& x, const Tensor& w,
     }
     h = next;
     hs->insert(hs->end(), h.begin(), h.end());
+    if (mask != nullptr) {
+      for (int64_t r = 0; r < s.batch; ++r) {
+        const bool on = (*mask)[t][r];
+        if (!on && carries) continue;
+        for (int64_t j = 0; j < n; ++j) {
+          y[r * n + j] = on ? h[r * n + j] : y0->data<float>()[r * n + j];
+        }
+      }
+      ys->insert(ys->end(), y.begin(), y.end());
+    }
   }
 }
 
@@ -190,6 +215,71 @@ TEST(LstmRecurrenceTest, NanStaysInItsRow) {
       const float row1 = got.hs[(t * s.batch + 1) * s.units + j];
       EXPECT_FALSE(std::isnan(row0)) << "step " << t;
       EXPECT_EQ(std::isnan(row1), t >= 2) << "step " << t;
+    }
+  }
+}
+
+// A mask (Keras' masked LSTM): rows whose value is false at a step keep h
+// and c, and their output y is the one before (carried) or y0's (held
+// fixed); the others step as without a mask. Row 0 is masked at steps 0
+// and 3, row 1 at 1 and 2, row 2 never.
+TEST(LstmRecurrenceTest, MaskedRowsKeepTheirState) {
+  std::mt19937 rng(59);
+  const Shape s{5, 3, 6, 19};
+  const Tensor w = Random(TensorShape({s.features, 4 * s.units}), 0.5f, &rng);
+  const Tensor u = Random(TensorShape({s.units, 4 * s.units}), 0.5f, &rng);
+  const Tensor b = Random(TensorShape({4 * s.units}), 0.5f, &rng);
+  const Tensor h0 = Random(TensorShape({s.batch, s.units}), 0.5f, &rng);
+  const Tensor c0 = Random(TensorShape({s.batch, s.units}), 0.5f, &rng);
+  const Tensor y0 = Random(TensorShape({s.batch, s.units}), 0.5f, &rng);
+  std::vector<Tensor> x;
+  for (int64_t t = 0; t < s.steps; ++t) {
+    x.push_back(Random(TensorShape({s.batch, s.features}), 1.0f, &rng));
+  }
+  const std::vector<std::vector<bool>> on = {{false, true, true},
+                                             {true, false, true},
+                                             {true, false, true},
+                                             {false, true, true},
+                                             {true, true, true}};
+  bool flags[5][3];
+  std::vector<const bool*> mask;
+  for (int64_t t = 0; t < s.steps; ++t) {
+    for (int64_t r = 0; r < s.batch; ++r) flags[t][r] = on[t][r];
+    mask.push_back(flags[t]);
+  }
+  const LstmRecurrence cell(w, u, b);
+  for (const auto& [carries, parallel] :
+       {std::pair<bool, ParallelForFn>{true, SerialFor()},
+        {true, test::SplitOverThreads(2)},
+        {false, SerialFor()}}) {
+    SCOPED_TRACE(carries ? "y carried" : "y held");
+    std::vector<double> hs, c, ys;
+    Reference(s, x, w, u, b, h0, c0, &hs, &c, &on, &y0, &ys, carries);
+    std::vector<float> h_all(s.steps * s.batch * s.units, -7.0f);
+    std::vector<float> y_all(h_all.size(), -7.0f);
+    std::vector<float> c_got(c0.data<float>(),
+                             c0.data<float>() + c0.NumElements());
+    std::vector<const float*> xs;
+    std::vector<float*> h_out, y_out;
+    for (int64_t t = 0; t < s.steps; ++t) {
+      xs.push_back(x[t].data<float>());
+      h_out.push_back(h_all.data() + t * s.batch * s.units);
+      y_out.push_back(y_all.data() + t * s.batch * s.units);
+    }
+    cell.Run(parallel, s.steps, s.batch, xs.data(), h0.data<float>(),
+             c_got.data(), h_out.data(), mask.data(), y0.data<float>(),
+             y_out.data(), carries);
+    ExpectNear(h_all, hs, "h");
+    ExpectNear(c_got, c, "c");
+    ExpectNear(y_all, ys, "y");
+    // Row 0 at step 0 is y0's row exactly, and h0's; at step 3 y0's again
+    // when held, step 2's when carried.
+    for (int64_t j = 0; j < s.units; ++j) {
+      EXPECT_EQ(y_all[j], y0.data<float>()[j]);
+      EXPECT_EQ(h_all[j], h0.data<float>()[j]);
+      const int64_t at3 = 3 * s.batch * s.units + j;
+      const int64_t at2 = 2 * s.batch * s.units + j;
+      EXPECT_EQ(y_all[at3], carries ? y_all[at2] : y0.data<float>()[j]);
     }
   }
 }
