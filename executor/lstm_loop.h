@@ -36,10 +36,11 @@
 // - cond: Less of two int32 operands (a loop variable that is a counter or
 //   passed through, or a Const scalar), or LogicalAnd of such conditions,
 //   through Identity nodes.
-// That is the body keras.layers.LSTM writes, in Keras 3 and in tf.keras 2
-// (default activations, masked or not, no dropout at inference;
+// That is the body keras.layers.LSTM writes in Keras 3, masked or not, and
+// tf.keras 2's unmasked one (default activations, no dropout at inference;
 // return_sequences writes h at t, without it at a Const index;
-// go_backwards reverses the sequence before the loop).
+// go_backwards reverses the sequence before the loop). tf.keras 2's masked
+// loop, frozen, is not taken (checked on a Bidirectional one).
 #ifndef WEFT_EXECUTOR_LSTM_LOOP_H_
 #define WEFT_EXECUTOR_LSTM_LOOP_H_
 
