@@ -540,7 +540,8 @@ std::unique_ptr<LstmLoop> LstmLoop::Find(
     return std::any_of(roles->counters.begin(), roles->counters.end(),
                        [&](const Counter& k) { return k.var == var; });
   };
-  const Reader cr(cond, {});
+  const std::vector<Tensor> no_constants;
+  const Reader cr(cond, no_constants);
   if (!MatchCond(cr, cr.Result(0), &roles->cond)) return nullptr;
   for (const LessTerm& t : roles->cond) {
     if (!known(t.a.var) || !known(t.b.var)) return nullptr;

@@ -119,13 +119,25 @@ NodeDef* Node(GraphDef* g, const std::string& suffix) {
   return &none;
 }
 
-// One change anywhere in the recurrence and it is not an LSTM's any more.
-TEST(LstmLoopTest, FindsNoChangedLoop) {
-  const std::vector<Loop> loops = Loops("lstm_seq");
+using Changes = std::vector<std::pair<std::string, std::function<void(Loop*)>>>;
+
+// Fixture `name`'s one loop is found, and not after any one of `changes`.
+void ExpectNoneFoundAfter(const char* name, const Changes& changes) {
+  const std::vector<Loop> loops = Loops(name);
   ASSERT_EQ(loops.size(), 1u);
   ASSERT_TRUE(Finds(loops[0]));
-  const std::vector<std::pair<std::string, std::function<void(Loop*)>>>
-      changes = {
+  for (const auto& [what, change] : changes) {
+    Loop loop = loops[0];
+    change(&loop);
+    EXPECT_FALSE(Finds(loop)) << what;
+  }
+}
+
+// One change anywhere in the recurrence and it is not an LSTM's any more.
+TEST(LstmLoopTest, FindsNoChangedLoop) {
+  ExpectNoneFoundAfter(
+      "lstm_seq",
+      {
           {"output gate tanh",
            [](Loop* l) {
              Node(&l->body.graph_def, "lstm_cell_1/Sigmoid_2")->op = "Tanh";
@@ -187,12 +199,7 @@ TEST(LstmLoopTest, FindsNoChangedLoop) {
            [](Loop* l) {
              Node(&l->cond.graph_def, "while/Less")->op = "LessEqual";
            }},
-      };
-  for (const auto& [what, change] : changes) {
-    Loop loop = loops[0];
-    change(&loop);
-    EXPECT_FALSE(Finds(loop)) << what;
-  }
+      });
 }
 
 // Sets Tile multiples node `name` of `l`'s body to [1, n].
@@ -206,11 +213,9 @@ void Retile(Loop* l, const std::string& name, int32_t n) {
 // The same for the masked loop's selects (SelectV2 on the mask, tiled to
 // the units, for h, c and the output).
 TEST(LstmLoopTest, FindsNoChangedMaskedLoop) {
-  const std::vector<Loop> loops = Loops("masked_lstm_seq");
-  ASSERT_EQ(loops.size(), 1u);
-  ASSERT_TRUE(Finds(loops[0]));
-  const std::vector<std::pair<std::string, std::function<void(Loop*)>>>
-      changes = {
+  ExpectNoneFoundAfter(
+      "masked_lstm_seq",
+      {
           {"h kept from c",
            [](Loop* l) {
              Node(&l->body.graph_def, "while/SelectV2_1")->input[2] =
@@ -236,12 +241,7 @@ TEST(LstmLoopTest, FindsNoChangedMaskedLoop) {
              NodeDef* select = Node(&l->body.graph_def, "while/SelectV2_2");
              std::swap(select->input[1], select->input[2]);
            }},
-      };
-  for (const auto& [what, change] : changes) {
-    Loop loop = loops[0];
-    change(&loop);
-    EXPECT_FALSE(Finds(loop)) << what;
-  }
+      });
 }
 
 // Sets an environment variable for the life of the object.
@@ -343,12 +343,8 @@ class LstmLoopRunTest : public ::testing::Test {
   static constexpr int64_t kBatch = 2, kSteps = 5, kUnits = 4, kFeatures = 3;
 
   void SetUp() override {
-    loops_ = Loops("lstm_seq");
-    ASSERT_EQ(loops_.size(), 1u);
-    const Loop& l = loops_[0];
-    ASSERT_EQ(l.body.feeds.size(), 10u);
-    loop_ = LstmLoop::Find(l.cond, l.body, l.through, l.constants);
-    ASSERT_NE(loop_, nullptr);
+    const Loop* l = Load("lstm_seq", 10);
+    ASSERT_NE(l, nullptr);
     vars_ = {Int(0),
              Int(kSteps),
              Int(0),
@@ -356,9 +352,23 @@ class LstmLoopRunTest : public ::testing::Test {
              Floats({kBatch, kUnits}, 0.25f),
              Floats({kBatch, kUnits}, -0.5f),
              Items(kSteps, TensorShape({kBatch, kFeatures})),
-             l.constants[7],
-             l.constants[8],
-             l.constants[9]};
+             l->constants[7],
+             l->constants[8],
+             l->constants[9]};
+  }
+
+  // Fixture `name`'s one loop, which must have `vars` loop variables, found
+  // (loops_, loop_); null, with a failure, when it is not.
+  const Loop* Load(const char* name, size_t vars) {
+    loops_ = Loops(name);
+    if (loops_.size() != 1 || loops_[0].body.feeds.size() != vars) {
+      ADD_FAILURE() << name << ": not one loop of " << vars << " variables";
+      return nullptr;
+    }
+    const Loop& l = loops_[0];
+    loop_ = LstmLoop::Find(l.cond, l.body, l.through, l.constants);
+    if (loop_ == nullptr) ADD_FAILURE() << name << ": no LSTM found";
+    return loop_ != nullptr ? &l : nullptr;
   }
 
   static Tensor Int(int32_t v) {
@@ -520,12 +530,8 @@ TEST_F(LstmLoopRunTest, StopsWhenCancelled) {
 class LstmLoopMaskedRunTest : public LstmLoopRunTest {
  protected:
   void SetUp() override {
-    loops_ = Loops("masked_lstm_seq");
-    ASSERT_EQ(loops_.size(), 1u);
-    const Loop& l = loops_[0];
-    ASSERT_EQ(l.body.feeds.size(), 12u);
-    loop_ = LstmLoop::Find(l.cond, l.body, l.through, l.constants);
-    ASSERT_NE(loop_, nullptr);
+    const Loop* l = Load("masked_lstm_seq", 12);
+    ASSERT_NE(l, nullptr);
     vars_ = {Int(0),
              Int(kSteps),
              Int(0),
@@ -535,9 +541,9 @@ class LstmLoopMaskedRunTest : public LstmLoopRunTest {
              Floats({kBatch, kUnits}, -0.5f),
              Items(kSteps, TensorShape({kBatch, kFeatures})),
              Masks(kSteps),
-             l.constants[9],
-             l.constants[10],
-             l.constants[11]};
+             l->constants[9],
+             l->constants[10],
+             l->constants[11]};
   }
 
   // Row 0 masked at step 0 only, row 1 at every step.

@@ -97,6 +97,27 @@ struct Result {
   std::vector<float> c;
 };
 
+// W and U uniform in +-`weights`, b and h0 in +-0.5, c0 in +-`cell`, the
+// steps' inputs in +-`inputs`.
+struct Problem {
+  Tensor w, u, b, h0, c0;
+  std::vector<Tensor> x;
+};
+
+Problem MakeProblem(const Shape& s, float weights, float cell, float inputs,
+                    std::mt19937* rng) {
+  Problem p;
+  p.w = Random(TensorShape({s.features, 4 * s.units}), weights, rng);
+  p.u = Random(TensorShape({s.units, 4 * s.units}), weights, rng);
+  p.b = Random(TensorShape({4 * s.units}), 0.5f, rng);
+  p.h0 = Random(TensorShape({s.batch, s.units}), 0.5f, rng);
+  p.c0 = Random(TensorShape({s.batch, s.units}), cell, rng);
+  for (int64_t t = 0; t < s.steps; ++t) {
+    p.x.push_back(Random(TensorShape({s.batch, s.features}), inputs, rng));
+  }
+  return p;
+}
+
 Result RunCell(const LstmRecurrence& cell, const ParallelForFn& parallel,
                const Shape& s, const std::vector<Tensor>& x, const Tensor& h0,
                const Tensor& c0) {
@@ -114,9 +135,9 @@ Result RunCell(const LstmRecurrence& cell, const ParallelForFn& parallel,
   return out;
 }
 
-// Each float result within 2e-6 of the double one plus 1e-5 of the
-// largest |value| the step's sums reach: a gate's sum over features + units
-// products rounds each term to float.
+// Each float result within 2e-5 of the double one: h is in [-1, 1] and c
+// a few units here, and a gate's sum over features + units products rounds
+// each term to float.
 void ExpectNear(const std::vector<float>& got, const std::vector<double>& want,
                 const char* what) {
   ASSERT_EQ(got.size(), want.size()) << what;
@@ -129,6 +150,17 @@ void ExpectNear(const std::vector<float>& got, const std::vector<double>& want,
   }
 }
 
+// The recurrence of `p` on one thread, checked against Reference.
+Result RunAndCheck(const Shape& s, const Problem& p) {
+  const LstmRecurrence cell(p.w, p.u, p.b);
+  std::vector<double> hs, c;
+  Reference(s, p.x, p.w, p.u, p.b, p.h0, p.c0, &hs, &c);
+  Result got = RunCell(cell, SerialFor(), s, p.x, p.h0, p.c0);
+  ExpectNear(got.hs, hs, "h");
+  ExpectNear(got.c, c, "c");
+  return got;
+}
+
 TEST(LstmRecurrenceTest, MatchesDoublePrecision) {
   std::mt19937 rng(41);
   for (const Shape& s :
@@ -138,26 +170,14 @@ TEST(LstmRecurrenceTest, MatchesDoublePrecision) {
                  << "steps " << s.steps << " batch " << s.batch << " features "
                  << s.features << " units " << s.units);
     const float scale = 1.0f / std::sqrt(float(s.features + s.units));
-    const Tensor w =
-        Random(TensorShape({s.features, 4 * s.units}), scale, &rng);
-    const Tensor u = Random(TensorShape({s.units, 4 * s.units}), scale, &rng);
-    const Tensor b = Random(TensorShape({4 * s.units}), 0.5f, &rng);
-    const Tensor h0 = Random(TensorShape({s.batch, s.units}), 0.5f, &rng);
-    const Tensor c0 = Random(TensorShape({s.batch, s.units}), 2.0f, &rng);
-    std::vector<Tensor> x;
-    for (int64_t t = 0; t < s.steps; ++t) {
-      x.push_back(Random(TensorShape({s.batch, s.features}), 2.0f, &rng));
-    }
-    const LstmRecurrence cell(w, u, b);
+    const Problem p = MakeProblem(s, scale, 2.0f, 2.0f, &rng);
+    const Result serial = RunAndCheck(s, p);
+    const LstmRecurrence cell(p.w, p.u, p.b);
     EXPECT_EQ(cell.features(), s.features);
     EXPECT_EQ(cell.units(), s.units);
-    std::vector<double> hs, c;
-    Reference(s, x, w, u, b, h0, c0, &hs, &c);
-    const Result serial = RunCell(cell, SerialFor(), s, x, h0, c0);
-    ExpectNear(serial.hs, hs, "h");
-    ExpectNear(serial.c, c, "c");
     // Any split of the work gives the same bits.
-    const Result split = RunCell(cell, test::SplitOverThreads(3), s, x, h0, c0);
+    const Result split =
+        RunCell(cell, test::SplitOverThreads(3), s, p.x, p.h0, p.c0);
     EXPECT_EQ(split.hs, serial.hs);
     EXPECT_EQ(split.c, serial.c);
   }
@@ -168,21 +188,7 @@ TEST(LstmRecurrenceTest, MatchesDoublePrecision) {
 TEST(LstmRecurrenceTest, SaturatedGates) {
   std::mt19937 rng(43);
   const Shape s{6, 2, 8, 24};
-  const Tensor w = Random(TensorShape({s.features, 4 * s.units}), 1.0f, &rng);
-  const Tensor u = Random(TensorShape({s.units, 4 * s.units}), 1.0f, &rng);
-  const Tensor b = Random(TensorShape({4 * s.units}), 1.0f, &rng);
-  const Tensor h0 = Random(TensorShape({s.batch, s.units}), 1.0f, &rng);
-  const Tensor c0 = Random(TensorShape({s.batch, s.units}), 1.0f, &rng);
-  std::vector<Tensor> x;
-  for (int64_t t = 0; t < s.steps; ++t) {
-    x.push_back(Random(TensorShape({s.batch, s.features}), 1e4f, &rng));
-  }
-  const LstmRecurrence cell(w, u, b);
-  std::vector<double> hs, c;
-  Reference(s, x, w, u, b, h0, c0, &hs, &c);
-  const Result got = RunCell(cell, SerialFor(), s, x, h0, c0);
-  ExpectNear(got.hs, hs, "h");
-  ExpectNear(got.c, c, "c");
+  const Result got = RunAndCheck(s, MakeProblem(s, 1.0f, 1.0f, 1e4f, &rng));
   for (float v : got.hs) {
     EXPECT_LE(std::fabs(v), 1.0f);
   }
@@ -193,22 +199,10 @@ TEST(LstmRecurrenceTest, SaturatedGates) {
 TEST(LstmRecurrenceTest, NanStaysInItsRow) {
   std::mt19937 rng(47);
   const Shape s{4, 2, 3, 20};
-  const Tensor w = Random(TensorShape({s.features, 4 * s.units}), 0.5f, &rng);
-  const Tensor u = Random(TensorShape({s.units, 4 * s.units}), 0.5f, &rng);
-  const Tensor b = Random(TensorShape({4 * s.units}), 0.5f, &rng);
-  const Tensor h0 = Random(TensorShape({s.batch, s.units}), 0.5f, &rng);
-  const Tensor c0 = Random(TensorShape({s.batch, s.units}), 0.5f, &rng);
-  std::vector<Tensor> x;
-  for (int64_t t = 0; t < s.steps; ++t) {
-    x.push_back(Random(TensorShape({s.batch, s.features}), 1.0f, &rng));
-  }
-  x[2].data<float>()[s.features + 1] = std::numeric_limits<float>::quiet_NaN();
-  const LstmRecurrence cell(w, u, b);
-  std::vector<double> hs, c;
-  Reference(s, x, w, u, b, h0, c0, &hs, &c);
-  const Result got = RunCell(cell, SerialFor(), s, x, h0, c0);
-  ExpectNear(got.hs, hs, "h");
-  ExpectNear(got.c, c, "c");
+  Problem p = MakeProblem(s, 0.5f, 0.5f, 1.0f, &rng);
+  p.x[2].data<float>()[s.features + 1] =
+      std::numeric_limits<float>::quiet_NaN();
+  const Result got = RunAndCheck(s, p);
   for (int64_t t = 0; t < s.steps; ++t) {
     for (int64_t j = 0; j < s.units; ++j) {
       const float row0 = got.hs[(t * s.batch + 0) * s.units + j];
@@ -226,16 +220,9 @@ TEST(LstmRecurrenceTest, NanStaysInItsRow) {
 TEST(LstmRecurrenceTest, MaskedRowsKeepTheirState) {
   std::mt19937 rng(59);
   const Shape s{5, 3, 6, 19};
-  const Tensor w = Random(TensorShape({s.features, 4 * s.units}), 0.5f, &rng);
-  const Tensor u = Random(TensorShape({s.units, 4 * s.units}), 0.5f, &rng);
-  const Tensor b = Random(TensorShape({4 * s.units}), 0.5f, &rng);
-  const Tensor h0 = Random(TensorShape({s.batch, s.units}), 0.5f, &rng);
-  const Tensor c0 = Random(TensorShape({s.batch, s.units}), 0.5f, &rng);
+  const Problem p = MakeProblem(s, 0.5f, 0.5f, 1.0f, &rng);
+  const auto& [w, u, b, h0, c0, x] = p;
   const Tensor y0 = Random(TensorShape({s.batch, s.units}), 0.5f, &rng);
-  std::vector<Tensor> x;
-  for (int64_t t = 0; t < s.steps; ++t) {
-    x.push_back(Random(TensorShape({s.batch, s.features}), 1.0f, &rng));
-  }
   const std::vector<std::vector<bool>> on = {{false, true, true},
                                              {true, false, true},
                                              {true, false, true},
