@@ -169,7 +169,7 @@ struct Gates {
   const NodeDef* split = nullptr;
   const Tensor* w = nullptr;
   const Tensor* u = nullptr;
-  const Tensor* b = nullptr;
+  const Tensor* b = nullptr;  // null: no bias
 };
 
 bool MatchGates(const Reader& r, const NodeDef* split, LstmLoop::Roles* roles,
@@ -207,7 +207,12 @@ bool MatchGates(const Reader& r, const NodeDef* split, LstmLoop::Roles* roles,
       return true;
     });
   }
-  if (sum == nullptr || gates->b == nullptr) return false;
+  // Without a bias (use_bias=False): z is the sum itself.
+  if (sum == nullptr) {
+    sum = r.Op(z, {"Add", "AddV2"}, 2, DT_FLOAT);
+    gates->b = nullptr;
+  }
+  if (sum == nullptr) return false;
   auto plain_product = [&](NodeOutput o) -> const NodeDef* {
     const NodeDef* m = r.Op(o, {"MatMul"}, 2, DT_FLOAT);
     return m != nullptr && !BoolAttr(*m, "transpose_a") &&
@@ -237,14 +242,16 @@ bool MatchGates(const Reader& r, const NodeDef* split, LstmLoop::Roles* roles,
   // The shapes: W [features, 4 units], U [units, 4 units], b [4 units].
   const Tensor& w = *gates->w;
   const Tensor& u = *gates->u;
-  const Tensor& b = *gates->b;
-  if (w.dtype() != DT_FLOAT || u.dtype() != DT_FLOAT || b.dtype() != DT_FLOAT ||
-      w.dims() != 2 || u.dims() != 2 || b.dims() != 1) {
+  const Tensor* b = gates->b;
+  if (w.dtype() != DT_FLOAT || u.dtype() != DT_FLOAT || w.dims() != 2 ||
+      u.dims() != 2) {
     return false;
   }
   const int64_t units = u.dim_size(0);
   return units > 0 && w.dim_size(0) > 0 && u.dim_size(1) == 4 * units &&
-         w.dim_size(1) == 4 * units && b.dim_size(0) == 4 * units;
+         w.dim_size(1) == 4 * units &&
+         (b == nullptr || (b->dtype() == DT_FLOAT && b->dims() == 1 &&
+                           b->dim_size(0) == 4 * units));
 }
 
 // Whether `o` is Sigmoid or Tanh (`op`) of output `part` of `split`.
@@ -557,7 +564,7 @@ std::unique_ptr<LstmLoop> LstmLoop::Find(
   }
 
   roles->recurrence =
-      std::make_unique<LstmRecurrence>(*gates.w, *gates.u, *gates.b);
+      std::make_unique<LstmRecurrence>(*gates.w, *gates.u, gates.b);
   return std::unique_ptr<LstmLoop>(new LstmLoop(std::move(roles)));
 }
 

@@ -16,7 +16,8 @@
 //     * a counter: an int32 loop variable plus a Const;
 //     * h: Mul(Sigmoid(z:3), Tanh(c)), where z = Split(1 or -1, 4 ways) of
 //       BiasAdd or Add of b to Add(MatMul(TensorListGetItem(L, t), W),
-//       MatMul(h_prev, U)), h_prev the loop variable h itself;
+//       MatMul(h_prev, U)), or that Add itself (no bias), h_prev the loop
+//       variable h itself;
 //     * c: Add(Mul(Sigmoid(z:1), c_prev), Mul(Sigmoid(z:0), Tanh(z:2))),
 //       c_prev the loop variable c itself;
 //     * a list: TensorListSetItem(the loop variable, i, h), i a Const or
@@ -37,8 +38,8 @@
 //   passed through, or a Const scalar), or LogicalAnd of such conditions,
 //   through Identity nodes.
 // That is the body keras.layers.LSTM writes in Keras 3, masked or not, and
-// tf.keras 2's unmasked one (default activations, no dropout at inference;
-// return_sequences writes h at t, without it at a Const index;
+// tf.keras 2's unmasked one (default activations, a bias or none, no dropout at
+// inference; return_sequences writes h at t, without it at a Const index;
 // go_backwards reverses the sequence before the loop). tf.keras 2's masked
 // loop, frozen, is not taken (checked on a Bidirectional one).
 #ifndef WEFT_EXECUTOR_LSTM_LOOP_H_

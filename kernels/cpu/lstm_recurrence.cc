@@ -9,10 +9,10 @@
 namespace weft {
 
 LstmRecurrence::LstmRecurrence(const Tensor& kernel, const Tensor& recurrent,
-                               const Tensor& bias)
+                               const Tensor* bias)
     : kernel_(kernel),
       recurrent_(recurrent),
-      bias_(bias),
+      bias_(bias != nullptr ? *bias : Tensor()),
       features_(kernel.dim_size(0)),
       units_(recurrent.dim_size(0)),
       packed_kernel_(
@@ -41,7 +41,7 @@ void LstmRecurrence::Run(const ParallelForFn& parallel, int64_t steps,
   Gemm(parallel, rows, GemmOperand<float>{xs.get(), features_, false},
        packed_kernel_, xw.get(), width);
 
-  const float* b = bias_.data<float>();
+  const float* b = bias_.IsInitialized() ? bias_.data<float>() : nullptr;
   std::unique_ptr<float[]> z(new float[batch * width]);
   const float* h = h0;
   for (int64_t s = 0; s < steps; ++s) {
@@ -67,7 +67,9 @@ void LstmRecurrence::Run(const ParallelForFn& parallel, int64_t steps,
           continue;
         }
         float* zr = z.get() + r * width;
-        for (int64_t j = 0; j < width; ++j) zr[j] += b[j];
+        if (b != nullptr) {
+          for (int64_t j = 0; j < width; ++j) zr[j] += b[j];
+        }
         float* gate_i = zr;
         float* gate_f = zr + u;
         float* gate_g = zr + 2 * u;

@@ -32,9 +32,10 @@ class LstmRecurrence {
  public:
   // `kernel` W, `recurrent` U and `bias` b: float tensors of the shapes
   // above (the caller checks them); kept referenced (the baseline path
-  // multiplies from them where they are).
+  // multiplies from them where they are). A null `bias`: none (Keras'
+  // use_bias=False), z = x_t W + h_{t-1} U.
   LstmRecurrence(const Tensor& kernel, const Tensor& recurrent,
-                 const Tensor& bias);
+                 const Tensor* bias);
 
   int64_t features() const { return features_; }
   int64_t units() const { return units_; }
@@ -64,7 +65,7 @@ class LstmRecurrence {
  private:
   const Tensor kernel_;
   const Tensor recurrent_;
-  const Tensor bias_;
+  const Tensor bias_;  // not initialized: no bias
   const int64_t features_;
   const int64_t units_;
   const GemmPackedRhs packed_kernel_;

@@ -1,8 +1,9 @@
 // A Keras LSTM's While loop run as one recurrence (executor/lstm_loop.h):
 // found in the frozen Keras models of tests/models/testdata/rnn (one
 // direction and both, with and without return_sequences, masked by an
-// Embedding or not) and nowhere else there (GRU, SimpleRNN), nor in an
-// LSTM body changed in any one place; sessions give what the loop's own nodes
+// Embedding or not, without a bias) and nowhere else there (GRU,
+// SimpleRNN, an LSTM with relu), nor in an LSTM body changed in any one
+// place; sessions give what the loop's own nodes
 // give (WEFT_LSTM_LOOP=0) at every thread count; and runs it does not take
 // (items not set, indices out of range, shapes off, the iteration cap, no
 // iteration) are left to the loop's graph, while cancellation stops it.
@@ -91,9 +92,9 @@ bool Finds(const Loop& loop) {
 }
 
 TEST(LstmLoopTest, FindsKerasLstmLoops) {
-  for (const char* name :
-       {"lstm", "lstm_seq", "bilstm", "bilstm_seq", "masked_lstm",
-        "masked_lstm_seq", "masked_bilstm", "masked_bilstm_seq"}) {
+  for (const char* name : {"lstm", "lstm_seq", "bilstm", "bilstm_seq",
+                           "masked_lstm", "masked_lstm_seq", "masked_bilstm",
+                           "masked_bilstm_seq", "lstm_nobias"}) {
     const std::vector<Loop> loops = Loops(name);
     EXPECT_EQ(loops.size(), absl::StrContains(name, "bilstm") ? 2u : 1u)
         << name;
@@ -102,7 +103,8 @@ TEST(LstmLoopTest, FindsKerasLstmLoops) {
 }
 
 TEST(LstmLoopTest, FindsNoOtherLoop) {
-  for (const char* name : {"gru", "gru_seq", "simple_rnn", "simple_rnn_seq"}) {
+  for (const char* name :
+       {"gru", "gru_seq", "simple_rnn", "simple_rnn_seq", "lstm_relu"}) {
     const std::vector<Loop> loops = Loops(name);
     EXPECT_FALSE(loops.empty()) << name;
     for (const Loop& loop : loops) EXPECT_FALSE(Finds(loop)) << name;
@@ -305,7 +307,8 @@ TEST(LstmLoopTest, SessionsGiveTheLoopsResults) {
   std::uniform_real_distribution<float> u(-2.0f, 2.0f);
   Tensor x(DT_FLOAT, TensorShape({3, 5, 3}));
   for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = u(rng);
-  for (const char* name : {"lstm", "lstm_seq", "bilstm", "bilstm_seq"}) {
+  for (const char* name : {"lstm", "lstm_seq", "bilstm", "bilstm_seq",
+                           "lstm_nobias", "lstm_relu"}) {
     Tensor nodes;
     {
       const ScopedEnv off("WEFT_LSTM_LOOP", "0");

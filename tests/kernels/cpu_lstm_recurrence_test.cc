@@ -4,6 +4,7 @@
 // NaN in one row's input; the same bits on one thread and on several.
 #include "kernels/cpu/lstm_recurrence.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -152,7 +153,7 @@ void ExpectNear(const std::vector<float>& got, const std::vector<double>& want,
 
 // The recurrence of `p` on one thread, checked against Reference.
 Result RunAndCheck(const Shape& s, const Problem& p) {
-  const LstmRecurrence cell(p.w, p.u, p.b);
+  const LstmRecurrence cell(p.w, p.u, &p.b);
   std::vector<double> hs, c;
   Reference(s, p.x, p.w, p.u, p.b, p.h0, p.c0, &hs, &c);
   Result got = RunCell(cell, SerialFor(), s, p.x, p.h0, p.c0);
@@ -172,7 +173,7 @@ TEST(LstmRecurrenceTest, MatchesDoublePrecision) {
     const float scale = 1.0f / std::sqrt(float(s.features + s.units));
     const Problem p = MakeProblem(s, scale, 2.0f, 2.0f, &rng);
     const Result serial = RunAndCheck(s, p);
-    const LstmRecurrence cell(p.w, p.u, p.b);
+    const LstmRecurrence cell(p.w, p.u, &p.b);
     EXPECT_EQ(cell.features(), s.features);
     EXPECT_EQ(cell.units(), s.units);
     // Any split of the work gives the same bits.
@@ -234,7 +235,7 @@ TEST(LstmRecurrenceTest, MaskedRowsKeepTheirState) {
     for (int64_t r = 0; r < s.batch; ++r) flags[t][r] = on[t][r];
     mask.push_back(flags[t]);
   }
-  const LstmRecurrence cell(w, u, b);
+  const LstmRecurrence cell(w, u, &b);
   for (const auto& [carries, parallel] :
        {std::pair<bool, ParallelForFn>{true, SerialFor()},
         {true, test::SplitOverThreads(2)},
@@ -271,13 +272,27 @@ TEST(LstmRecurrenceTest, MaskedRowsKeepTheirState) {
   }
 }
 
+// Without a bias (Keras' use_bias=False): as with a bias of zeros.
+TEST(LstmRecurrenceTest, NoBias) {
+  std::mt19937 rng(67);
+  const Shape s{3, 2, 5, 24};
+  Problem p = MakeProblem(s, 0.4f, 1.0f, 1.0f, &rng);
+  std::fill_n(p.b.data<float>(), p.b.NumElements(), 0.0f);
+  std::vector<double> hs, c;
+  Reference(s, p.x, p.w, p.u, p.b, p.h0, p.c0, &hs, &c);
+  const LstmRecurrence cell(p.w, p.u, nullptr);
+  const Result got = RunCell(cell, SerialFor(), s, p.x, p.h0, p.c0);
+  ExpectNear(got.hs, hs, "h");
+  ExpectNear(got.c, c, "c");
+}
+
 // No steps: nothing written, c unchanged.
 TEST(LstmRecurrenceTest, NoSteps) {
   std::mt19937 rng(53);
   const Tensor w = Random(TensorShape({3, 8}), 0.5f, &rng);
   const Tensor u = Random(TensorShape({2, 8}), 0.5f, &rng);
   const Tensor b = Random(TensorShape({8}), 0.5f, &rng);
-  const LstmRecurrence cell(w, u, b);
+  const LstmRecurrence cell(w, u, &b);
   std::vector<float> h0 = {0.25f, -0.5f};
   std::vector<float> c = {1.0f, 2.0f};
   cell.Run(SerialFor(), 0, 1, nullptr, h0.data(), c.data(), nullptr);

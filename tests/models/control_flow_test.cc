@@ -12,7 +12,8 @@
 // off and on, functional (.pb) and lowered (_lowered.pb); so are
 // Bidirectional(LSTM) (two loops, the backward one over ReverseV2'd steps)
 // and LSTMs masked by Embedding(mask_zero=True) (SelectV2 on the mask inside
-// the loop body keeps the state at padded steps), alone and bidirectional.
+// the loop body keeps the state at padded steps), alone and bidirectional;
+// and an LSTM without a bias and one with relu for tanh.
 //
 // Detection post-processing: detection runs TopKV2, GatherV2 and
 // NonMaxSuppressionV3, V4 (padded) and V5 (soft) on one image's boxes;
@@ -244,6 +245,8 @@ TEST(ControlFlowFixturesTest, AreThere) {
                            "masked_lstm_seq_a",
                            "masked_bilstm_a",
                            "masked_bilstm_seq_a",
+                           "lstm_nobias_a",
+                           "lstm_relu_a",
                            "detection_a",
                            "detection_few",
                            "batched_detection_a"}) {

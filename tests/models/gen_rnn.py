@@ -6,7 +6,9 @@ and what TensorFlow computes for a sample batch. Then, each with
 return_sequences off and on: Bidirectional(LSTM) (bilstm), an
 Embedding(mask_zero=True) over token ids feeding an LSTM (masked_lstm) and a
 Bidirectional(LSTM) (masked_bilstm); their sample batch has padding (id 0)
-at the end of one row and at the start and middle of the other.
+at the end of one row and at the start and middle of the other. Last, two
+LSTMs with sequences: without a bias (lstm_nobias) and with relu for tanh
+(lstm_relu).
 tests/models/control_flow_test.cc reads them and never needs Python; run this
 only to regenerate them:
 
@@ -85,6 +87,15 @@ def masked(sequences, bidi=False):
     return keras.Model(inp, layer(h))
 
 
+def variant(**options):
+    # An LSTM with sequences and one option changed: without a bias (which
+    # weft runs as one recurrence too) or with relu for tanh (which it
+    # leaves to the loop's nodes).
+    inp = keras.Input((STEPS, FEATURES))
+    layer = keras.layers.LSTM(UNITS, return_sequences=True, **options)
+    return keras.Model(inp, layer(inp))
+
+
 # name -> (build, input dtype), after the single-layer models of LAYERS.
 MORE = {
     "bilstm": (lambda: bidirectional(False), tf.float32),
@@ -93,6 +104,9 @@ MORE = {
     "masked_lstm_seq": (lambda: masked(True), tf.int32),
     "masked_bilstm": (lambda: masked(False, bidi=True), tf.int32),
     "masked_bilstm_seq": (lambda: masked(True, bidi=True), tf.int32),
+    # Written after the others so that their weights stay as they were.
+    "lstm_nobias": (lambda: variant(use_bias=False), tf.float32),
+    "lstm_relu": (lambda: variant(activation="relu"), tf.float32),
 }
 
 
