@@ -148,13 +148,13 @@ struct LstmLoop::Roles {
   int output_list = -1;
   IntOperand write_index;  // where h is written in the output list
   // A masked LSTM's: the list of [batch, 1] bools read at t, and the loop
-  // variable holding the last output (what a masked row writes); -1 when
-  // the loop has no mask.
+  // variable holding the last output (Keras 3; -1 in tf.keras 2, which has
+  // none); both -1 when the loop has no mask.
   int mask_list = -1;
   int output = -1;
   // What a masked row writes: `output` itself (the last output carried
-  // on) or a loop variable passed through (zeros, for a Bidirectional
-  // layer's sequences).
+  // on) or a loop variable passed through (zeros: a Bidirectional layer's
+  // sequences, tf.keras 2).
   int output_kept = -1;
   std::vector<Counter> counters;
   std::vector<LessTerm> cond;
@@ -527,10 +527,16 @@ std::unique_ptr<LstmLoop> LstmLoop::Find(
   }
   if (roles->output_list < 0) return nullptr;
   if (masked) {
-    // The list gets the last output where the mask is false, and that
-    // variable is the one the body updates so; the mask is a list passed
-    // through, read at t.
-    if (roles->output < 0 || written_kept != roles->output_kept ||
+    // Without a loop variable for the last output (tf.keras 2), the list's
+    // masked rows get a variable passed through (its zeros).
+    if (roles->output < 0 && written_kept >= 0 &&
+        passed_through[written_kept] &&
+        body.input_types[written_kept] == DT_FLOAT) {
+      roles->output_kept = written_kept;
+    }
+    // The list gets the held output where the mask is false, as the
+    // output variable does; the mask is a list passed through, read at t.
+    if (roles->output_kept < 0 || written_kept != roles->output_kept ||
         !passed_through[mask.mask_list] || mask.mask_time != roles->time ||
         !TilesToUnits(mask.multiples, gates.u->dim_size(0))) {
       return nullptr;
@@ -759,7 +765,7 @@ bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
   Tensor list_tensor(DT_VARIANT, TensorShape());
   VariantElements(list_tensor)[0] = Variant(std::move(list));
   (*results)[roles.output_list] = std::move(list_tensor);
-  if (masked) (*results)[roles.output] = ys[steps - 1];
+  if (roles.output >= 0) (*results)[roles.output] = ys[steps - 1];
   (*results)[roles.h] = hs[steps - 1];
   (*results)[roles.c] = std::move(c);
   *status = Status();

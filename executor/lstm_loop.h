@@ -27,8 +27,8 @@
 //   one mask, item t of a list of [batch, 1] bools passed through (tiled
 //   by [1, 1] or [1, units], or not at all): SelectV2(m, h, h_prev),
 //   SelectV2(m, c, c_prev), and SelectV2(m, h, y) for the list and for a
-//   loop variable y that is the last output (y itself, carried on) or a
-//   variable passed through (a Bidirectional layer's zeros);
+//   loop variable holding the last output (if there is one), y that
+//   variable itself (carried on) or a variable passed through (zeros);
 //   with the operands of Add, AddV2 and Mul in either order, float
 //   products without transposes, L a list passed through, t a counter
 //   that grows, and W [features, 4 units], U [units, 4 units], b [4 units]
@@ -37,11 +37,10 @@
 // - cond: Less of two int32 operands (a loop variable that is a counter or
 //   passed through, or a Const scalar), or LogicalAnd of such conditions,
 //   through Identity nodes.
-// That is the body keras.layers.LSTM writes in Keras 3, masked or not, and
-// tf.keras 2's unmasked one (default activations, a bias or none, no dropout at
+// That is the body keras.layers.LSTM writes in Keras 3 and in tf.keras 2,
+// masked or not (default activations, a bias or none, no dropout at
 // inference; return_sequences writes h at t, without it at a Const index;
-// go_backwards reverses the sequence before the loop). tf.keras 2's masked
-// loop, frozen, is not taken (checked on a Bidirectional one).
+// go_backwards reverses the sequence before the loop).
 #ifndef WEFT_EXECUTOR_LSTM_LOOP_H_
 #define WEFT_EXECUTOR_LSTM_LOOP_H_
 
