@@ -158,6 +158,9 @@ struct LstmLoop::Roles {
   int output_kept = -1;
   std::vector<Counter> counters;
   std::vector<LessTerm> cond;
+  // The int32 loop variables the iterations depend on (the counters, cond's
+  // operands, t, the write index), each once: what Run reads to plan them.
+  std::vector<int> int_vars;
   std::unique_ptr<LstmRecurrence> recurrence;
 };
 
@@ -398,11 +401,6 @@ bool MatchCond(const Reader& r, NodeOutput o, std::vector<LessTerm>* terms) {
   return true;
 }
 
-// The int32 scalar of loop variable `var`, or false.
-bool ReadInt(absl::Span<const Tensor* const> inputs, int var, int64_t* out) {
-  return IntScalar(inputs[var], out);
-}
-
 // The list a loop-variable tensor holds, or null.
 const TensorList* ListOf(const Tensor& t) {
   if (t.dtype() != DT_VARIANT || t.dims() != 0) return nullptr;
@@ -479,7 +477,8 @@ std::unique_ptr<LstmLoop> LstmLoop::Find(
   }
 
   // Every other result: passed through, a counter, the output list, or
-  // with a mask the last output: SelectV2(mask, h, itself).
+  // with a mask the last output: SelectV2(mask, h, itself or a variable
+  // passed through).
   int written_kept = -1;  // with a mask: what masked rows write to the list
   for (size_t i = 0; i < vars; ++i) {
     const int v = static_cast<int>(i);
@@ -569,6 +568,19 @@ std::unique_ptr<LstmLoop> LstmLoop::Find(
     return nullptr;
   }
 
+  std::vector<int> int_vars = {roles->time, roles->write_index.var};
+  for (const Counter& k : roles->counters) int_vars.push_back(k.var);
+  for (const LessTerm& t : roles->cond) {
+    int_vars.push_back(t.a.var);
+    int_vars.push_back(t.b.var);
+  }
+  for (int v : int_vars) {
+    if (v >= 0 && std::find(roles->int_vars.begin(), roles->int_vars.end(),
+                            v) == roles->int_vars.end()) {
+      roles->int_vars.push_back(v);
+    }
+  }
+
   roles->recurrence =
       std::make_unique<LstmRecurrence>(*gates.w, *gates.u, gates.b);
   return std::unique_ptr<LstmLoop>(new LstmLoop(std::move(roles)));
@@ -618,19 +630,9 @@ bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
   // The iterations, from the int32 loop variables alone: which item each
   // reads and where it writes h.
   std::vector<int64_t> value(roles.num_vars, 0);
-  std::vector<bool> is_int(roles.num_vars, false);
-  auto track = [&](int var) {
-    if (var < 0 || is_int[var]) return true;
-    is_int[var] = ReadInt(inputs, var, &value[var]);
-    return static_cast<bool>(is_int[var]);
-  };
-  for (const Counter& k : roles.counters) {
-    if (!track(k.var)) return false;
+  for (int v : roles.int_vars) {
+    if (!IntScalar(inputs[v], &value[v])) return false;
   }
-  for (const LessTerm& t : roles.cond) {
-    if (!track(t.a.var) || !track(t.b.var)) return false;
-  }
-  if (!track(roles.time) || !track(roles.write_index.var)) return false;
   auto operand = [&](const IntOperand& o) {
     return o.var < 0 ? o.value : value[o.var];
   };
@@ -690,7 +692,7 @@ bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
   std::vector<bool> kept(steps, false);
   std::vector<bool> written(out_size, false);
   for (int64_t s = steps - 1; s >= 0; --s) {
-    kept[s] = !written[writes[s]] || s == steps - 1;
+    kept[s] = !written[writes[s]];  // the last step's write is kept
     written[writes[s]] = true;
   }
   auto buffers = [&](const std::vector<bool>& own, std::vector<Tensor>* mine,
@@ -736,16 +738,13 @@ bool LstmLoop::Run(absl::Span<const Tensor* const> inputs,
     }
     const int64_t n = std::min(chunk, steps - s);
     const float* h_prev = s == 0 ? h0.data<float>() : h_out[s - 1];
-    if (masked) {
-      const float* y_prev =
-          s == 0 || !y_carries ? y0->data<float>() : y_out[s - 1];
-      cell.Run(parallel, n, batch, x.data() + s, h_prev, c.data<float>(),
-               h_out.data() + s, mask.data() + s, y_prev, y_out.data() + s,
-               y_carries);
-    } else {
-      cell.Run(parallel, n, batch, x.data() + s, h_prev, c.data<float>(),
-               h_out.data() + s);
-    }
+    // Without a mask the kernel reads neither y_prev nor y_out.
+    const float* y_prev =
+        !masked ? nullptr
+                : (s == 0 || !y_carries ? y0->data<float>() : y_out[s - 1]);
+    cell.Run(parallel, n, batch, x.data() + s, h_prev, c.data<float>(),
+             h_out.data() + s, masked ? mask.data() + s : nullptr, y_prev,
+             y_out.data() + s, y_carries);
   }
 
   // The loop variables after the last iteration: the counters' values,
