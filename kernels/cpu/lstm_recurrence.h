@@ -45,8 +45,10 @@ class LstmRecurrence {
   // ([batch, units]); `c` at c before the first step, which the call
   // updates in place to c after the last. h_out[s] ([batch, units]) gets h
   // after step s, which step s + 1 reads from there; it must not overlap
-  // the other arguments. Products split through `parallel` (gemm.h: the
-  // same bits at every thread count).
+  // the other arguments. The work splits through `parallel`, by rows of the
+  // batch (each part all the steps of its rows) or, for one row or a large
+  // U, step by step by columns; every split gives the same bits (gemm.h:
+  // an element of a product depends on its row and column alone).
   //
   // With a mask (Keras' masked LSTM, which selects by it after each step):
   // mask[s] points at step s's `batch` bools; a row whose bool is false
@@ -63,6 +65,21 @@ class LstmRecurrence {
            bool y_carries = true) const;
 
  private:
+  // U's size up to which a batch of two or more rows splits by rows: then
+  // every thread reads all of U each step, which should stay in its core's
+  // L2 (1 MiB on Zen 4, 2 MiB on recent Xeons; U of 256 units is 1 MiB).
+  static constexpr int64_t kRowSplitMaxBytes = int64_t{1} << 20;
+
+  bool SplitsByRows(int64_t batch) const;
+
+  // Run for rows [row_begin, row_end) of the batch, the products and
+  // cells split through `parallel`.
+  void RunRows(const ParallelForFn& parallel, int64_t steps, int64_t batch,
+               int64_t row_begin, int64_t row_end, const float* const* x,
+               const float* h0, float* c, float* const* h_out,
+               const bool* const* mask, const float* y0, float* const* y_out,
+               bool y_carries) const;
+
   const Tensor kernel_;
   const Tensor recurrent_;
   const Tensor bias_;  // not initialized: no bias
@@ -70,6 +87,9 @@ class LstmRecurrence {
   const int64_t units_;
   const GemmPackedRhs packed_kernel_;
   const GemmPackedRhs packed_recurrent_;
+  // Whether batches of two or more rows split by rows (kRowSplitMaxBytes;
+  // WEFT_LSTM_ROWS=0 at construction says no, for A/B measurements).
+  const bool split_rows_;
 };
 
 }  // namespace weft

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <vector>
@@ -181,6 +182,34 @@ TEST(LstmRecurrenceTest, MatchesDoublePrecision) {
         RunCell(cell, test::SplitOverThreads(3), s, p.x, p.h0, p.c0);
     EXPECT_EQ(split.hs, serial.hs);
     EXPECT_EQ(split.c, serial.c);
+  }
+}
+
+// A batch of two or more rows splits by rows (each thread all the steps of
+// its rows) unless U is larger than kRowSplitMaxBytes or WEFT_LSTM_ROWS=0
+// said no when the cell was built; then each step splits its product and
+// cell by columns and rows. Both give the bits of one thread.
+TEST(LstmRecurrenceTest, RowAndColumnSplitsGiveTheSameBits) {
+  std::mt19937 rng(71);
+  for (const Shape& s :
+       {Shape{6, 8, 16, 64}, Shape{3, 5, 7, 33}, Shape{2, 3, 4, 260}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "batch " << s.batch << " units " << s.units);
+    const float scale = 1.0f / std::sqrt(float(s.features + s.units));
+    const Problem p = MakeProblem(s, scale, 1.0f, 1.0f, &rng);
+    const Result serial = RunAndCheck(s, p);
+    const LstmRecurrence by_rows(p.w, p.u, &p.b);
+    setenv("WEFT_LSTM_ROWS", "0", 1);
+    const LstmRecurrence by_columns(p.w, p.u, &p.b);
+    unsetenv("WEFT_LSTM_ROWS");
+    for (int threads : {2, 3, 4}) {
+      for (const LstmRecurrence* cell : {&by_rows, &by_columns}) {
+        const Result split =
+            RunCell(*cell, test::SplitOverThreads(threads), s, p.x, p.h0, p.c0);
+        EXPECT_EQ(split.hs, serial.hs) << threads << " threads";
+        EXPECT_EQ(split.c, serial.c) << threads << " threads";
+      }
+    }
   }
 }
 
