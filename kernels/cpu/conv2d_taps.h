@@ -54,7 +54,8 @@ class TapFilters {
 // Whether TapConv2D computes `s`: one group, dilated, on a path with
 // GemmStridedLhsSupported(), output rows of 8 pixels or more, and at most
 // 0.95 of its (output pixel, tap) pairs inside the input
-// (TapsInsideFraction); conv2d_taps.cc says why.
+// (TapsInsideFraction), 0.8 for fewer than 64 input channels and 0.6 for
+// fewer than 32; conv2d_taps.cc says why.
 bool TapConv2DApplies(const Conv2DGeometry& s);
 
 // The fraction of (output pixel, tap) pairs of `s` whose input position

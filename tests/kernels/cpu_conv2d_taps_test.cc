@@ -20,6 +20,7 @@
 #include <limits>
 #include <random>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "device/cpu_isa.h"
@@ -229,6 +230,23 @@ TEST_F(TapConv2DTest, AppliesOnlyToItsShapes) {
       Make({"dense", 1, 64, 64, 8, 8, 3, 3, 1, 1, 2, 2, {}}, 61);
   EXPECT_GT(TapsInsideFraction(dense.s), 0.95);
   EXPECT_FALSE(TapConv2DApplies(dense.s));
+  // Fewer input channels need more of the pairs outside: 17 x 17 at rate 4
+  // has (17 + 13 + 13) / 51 per dimension inside, 0.71 in all, taken from
+  // 64 input channels but neither from 32 (at most 0.8) nor from 16 (0.6),
+  // where the patches' products were faster; rate 6 (0.585) from 16 on.
+  for (const auto& [depth, rate, taken] :
+       {std::tuple<int64_t, int64_t, bool>{64, 4, true},
+        {32, 4, true},
+        {31, 4, false},
+        {16, 4, false},
+        {16, 6, true},
+        {15, 6, true}}) {
+    const Operands d =
+        Make({"depth", 1, 17, 17, depth, 8, 3, 3, 1, 1, rate, rate, {}}, 63);
+    EXPECT_EQ(TapConv2DApplies(d.s), taken)
+        << depth << " channels at rate " << rate << ", "
+        << TapsInsideFraction(d.s) << " inside";
+  }
   const std::vector<std::pair<const char*, void (*)(Conv2DGeometry*)>> off = {
       {"undilated",
        [](Conv2DGeometry* g) { g->rows.dilation = 1, g->cols.dilation = 1; }},
@@ -251,7 +269,7 @@ TEST_F(TapConv2DTest, AppliesOnlyToItsShapes) {
 // (made once, by the first of concurrent callers) or per call: the same
 // bits as TapConv2D.
 TEST_F(TapConv2DTest, Conv2DNhwcTakesThisPath) {
-  const Operands o = Make(Cases()[3], 70);
+  const Operands o = Make(Cases()[1], 70);
   auto packed = Conv2DPackedFilter::Make(o.filter, 1);
   ASSERT_NE(packed, nullptr);
   std::vector<const TapFilters*> made(4);
