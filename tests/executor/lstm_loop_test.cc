@@ -1,7 +1,7 @@
 // A Keras LSTM's While loop run as one recurrence (executor/lstm_loop.h):
 // found in the frozen Keras models of tests/models/testdata/rnn (one
 // direction and both, with and without return_sequences, masked by an
-// Embedding or not, without a bias) and nowhere else there (GRU,
+// Embedding or not, without a bias; Keras 3's and tf.keras 2's) and nowhere else there (GRU,
 // SimpleRNN, an LSTM with relu), nor in an LSTM body changed in any one
 // place; sessions give what the loop's own nodes
 // give (WEFT_LSTM_LOOP=0) at every thread count; and runs it does not take
@@ -64,7 +64,8 @@ std::vector<Loop> Loops(const std::string& name) {
   if (!graph.ok()) return loops;
   const FunctionGraphIndex index(*def);
   for (const NodeDef& n : def->node) {
-    if (n.op != "While") continue;
+    // Keras 3 writes While, tf.keras 2 StatelessWhile.
+    if (n.op != "While" && n.op != "StatelessWhile") continue;
     const std::vector<PartialTensorShape> shapes(DataInputs(n));
     Loop loop;
     for (const char* role : {"cond", "body"}) {
@@ -92,9 +93,10 @@ bool Finds(const Loop& loop) {
 }
 
 TEST(LstmLoopTest, FindsKerasLstmLoops) {
-  for (const char* name : {"lstm", "lstm_seq", "bilstm", "bilstm_seq",
-                           "masked_lstm", "masked_lstm_seq", "masked_bilstm",
-                           "masked_bilstm_seq", "lstm_nobias"}) {
+  for (const char* name :
+       {"lstm", "lstm_seq", "bilstm", "bilstm_seq", "masked_lstm",
+        "masked_lstm_seq", "masked_bilstm", "masked_bilstm_seq", "lstm_nobias",
+        "tfk_lstm_seq", "tfk_masked_lstm", "tfk_masked_bilstm_seq"}) {
     const std::vector<Loop> loops = Loops(name);
     EXPECT_EQ(loops.size(), absl::StrContains(name, "bilstm") ? 2u : 1u)
         << name;
@@ -308,7 +310,7 @@ TEST(LstmLoopTest, SessionsGiveTheLoopsResults) {
   Tensor x(DT_FLOAT, TensorShape({3, 5, 3}));
   for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = u(rng);
   for (const char* name : {"lstm", "lstm_seq", "bilstm", "bilstm_seq",
-                           "lstm_nobias", "lstm_relu"}) {
+                           "lstm_nobias", "lstm_relu", "tfk_lstm_seq"}) {
     Tensor nodes;
     {
       const ScopedEnv off("WEFT_LSTM_LOOP", "0");
@@ -325,8 +327,9 @@ TEST(LstmLoopTest, SessionsGiveTheLoopsResults) {
   Tensor ids(DT_INT32, TensorShape({3, 5}));
   const int32_t values[] = {3, 1, 4, 0, 0, 0, 0, 2, 6, 5, 1, 0, 2, 0, 6};
   std::copy(values, values + 15, ids.data<int32_t>());
-  for (const char* name : {"masked_lstm", "masked_lstm_seq", "masked_bilstm",
-                           "masked_bilstm_seq"}) {
+  for (const char* name :
+       {"masked_lstm", "masked_lstm_seq", "masked_bilstm", "masked_bilstm_seq",
+        "tfk_masked_lstm", "tfk_masked_bilstm_seq"}) {
     Tensor nodes;
     {
       const ScopedEnv off("WEFT_LSTM_LOOP", "0");

@@ -13,7 +13,9 @@
 // Bidirectional(LSTM) (two loops, the backward one over ReverseV2'd steps)
 // and LSTMs masked by Embedding(mask_zero=True) (SelectV2 on the mask inside
 // the loop body keeps the state at padded steps), alone and bidirectional;
-// and an LSTM without a bias and one with relu for tanh.
+// and an LSTM without a bias and one with relu for tanh. The tfk_ ones
+// (gen_rnn_tf_keras.py) are tf.keras 2's LSTM, masked LSTM and masked
+// Bidirectional(LSTM), whose loops are StatelessWhile and differ inside.
 //
 // Detection post-processing: detection runs TopKV2, GatherV2 and
 // NonMaxSuppressionV3, V4 (padded) and V5 (soft) on one image's boxes;
@@ -247,6 +249,9 @@ TEST(ControlFlowFixturesTest, AreThere) {
                            "masked_bilstm_seq_a",
                            "lstm_nobias_a",
                            "lstm_relu_a",
+                           "tfk_lstm_seq_a",
+                           "tfk_masked_lstm_a",
+                           "tfk_masked_bilstm_seq_a",
                            "detection_a",
                            "detection_few",
                            "batched_detection_a"}) {

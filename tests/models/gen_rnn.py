@@ -34,6 +34,7 @@ the script checks that the lowered form and the Keras model itself agree.
 """
 
 import os
+import sys
 
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -120,7 +121,7 @@ def tokens(rng):
     return x
 
 
-def write(name, model, dtype, x):
+def write(name, model, dtype, x, keras_version=None):
     shape = [None] + list(x.shape[1:])
     fn = tf.function(lambda x: model(x), input_signature=[
         tf.TensorSpec(shape, dtype, name="x")])
@@ -140,8 +141,9 @@ def write(name, model, dtype, x):
     for v, w in zip(values, again):
         np.testing.assert_allclose(v, w, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(values[0], keras_out, rtol=1e-5, atol=1e-6)
-    lines = ["# written by tests/models/gen_rnn.py (TensorFlow %s, "
-             "Keras %s)" % (tf.__version__, keras.__version__),
+    lines = ["# written by tests/models/%s (TensorFlow %s, Keras %s)" % (
+                 os.path.basename(sys.argv[0]), tf.__version__,
+                 keras_version or keras.__version__),
              "graph %s.pb" % name]
     file = "%s_a_in_x.npy" % name
     np.save(os.path.join(OUT, file), x)
