@@ -532,6 +532,8 @@ void GemmSerialGathered(int64_t m, const float* a, const GemmPackedRhs& b,
 
 bool GemmStridedLhsSupported() { return ActiveCpuIsa() != CpuIsa::kBaseline; }
 
+bool GemmRowBandsExact() { return ActiveCpuIsa() != CpuIsa::kBaseline; }
+
 void GemmSerialStrided(int64_t m, const GemmStridedLhs& a,
                        const GemmPackedRhs& b, float* c, int64_t ldc,
                        const GemmEpilogue& epilogue, GemmColumnPart part,

@@ -288,6 +288,12 @@ struct GemmStridedLhs {
 // baseline path: gather op(a) and use GemmSerial there).
 bool GemmStridedLhsSupported();
 
+// Whether, on the active CPU path, a float product of a band of op(a)'s
+// rows gives those rows the bits of the whole product (the packed vector
+// paths: see Determinism above), so that callers may split a product by
+// rows themselves; false on the baseline path.
+bool GemmRowBandsExact();
+
 // Part `index` of `count` nearly equal parts of a product's columns, cut
 // between the packed panels of op(b) (whose width depends on the CPU path):
 // how a caller splits a product by columns without knowing that width. A

@@ -31,7 +31,8 @@ LstmRecurrence::LstmRecurrence(const Tensor& kernel, const Tensor& recurrent,
       packed_recurrent_(
           units_, 4 * units_,
           GemmOperand<float>{recurrent_.data<float>(), 4 * units_, false}),
-      split_rows_(units_ * 4 * units_ * int64_t{sizeof(float)} <=
+      split_rows_(GemmRowBandsExact() &&
+                  units_ * 4 * units_ * int64_t{sizeof(float)} <=
                       kRowSplitMaxBytes &&
                   !EnvSaysNo("WEFT_LSTM_ROWS")) {}
 

@@ -46,9 +46,9 @@ class LstmRecurrence {
   // updates in place to c after the last. h_out[s] ([batch, units]) gets h
   // after step s, which step s + 1 reads from there; it must not overlap
   // the other arguments. The work splits through `parallel`, by rows of the
-  // batch (each part all the steps of its rows) or, for one row or a large
-  // U, step by step by columns; every split gives the same bits (gemm.h:
-  // an element of a product depends on its row and column alone).
+  // batch (each part all the steps of its rows) or, for one row, a large U
+  // or the baseline path, step by step by columns; every split gives the
+  // same bits.
   //
   // With a mask (Keras' masked LSTM, which selects by it after each step):
   // mask[s] points at step s's `batch` bools; a row whose bool is false
@@ -87,8 +87,11 @@ class LstmRecurrence {
   const int64_t units_;
   const GemmPackedRhs packed_kernel_;
   const GemmPackedRhs packed_recurrent_;
-  // Whether batches of two or more rows split by rows (kRowSplitMaxBytes;
-  // WEFT_LSTM_ROWS=0 at construction says no, for A/B measurements).
+  // Whether batches of two or more rows split by rows: on a CPU path whose
+  // products' row bands are exact (GemmRowBandsExact; on the baseline path
+  // a band's bits may differ from the whole batch's), U within
+  // kRowSplitMaxBytes, and unless WEFT_LSTM_ROWS=0 at construction (for
+  // A/B measurements).
   const bool split_rows_;
 };
 
