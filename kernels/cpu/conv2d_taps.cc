@@ -23,15 +23,24 @@ namespace {
 // 1x7 filters on 4x4 maps), whose rows of a few pixels make short products:
 // ResNet50 at batch 1 was 14% slower with them.
 constexpr double kTapsMaxInsideFraction = 0.95;
+// Below 32 input channels, output rows of fewer pixels than this go by
+// patches whatever their padding (MaxInsideFraction).
+constexpr int64_t kShallowTapsMinOutputCols = 32;
 // Shallow inputs need more of the taps in the padding: a tap's product
 // then sums only in_depth terms into each output before writing it back,
 // so the per-tap passes cost more than the zeros they skip. On the Zen 4 of
-// section 58 (3x3, in_depth = out_depth, taps / patches, both ISA paths):
-// 16 channels 1.5 at 0.85 inside, 1.2 at 0.71, 0.96-1.0 at 0.58, 0.77 at
-// 0.57; 32 channels 1.0-1.06 at 0.85, 0.86-0.9 at 0.71, 0.9 at 0.77; 64
-// channels 0.92-1.0 at 0.92, 0.76 at 0.71.
-double MaxInsideFraction(int64_t in_depth) {
-  return in_depth < 32 ? 0.6 : in_depth < 64 ? 0.8 : kTapsMaxInsideFraction;
+// bench/RESULTS.md section 58 (3x3, in_depth = out_depth, taps / patches,
+// both ISA paths): 16 channels 1.5 at 0.85 inside, 1.2 at 0.71, 0.77 at
+// 0.57 (33-pixel rows) but 0.96-1.0 at 0.58 on 17-pixel rows, and 1.17 in
+// tests/models' atrous_pyramid, whose batch normalization the taps apply in
+// a pass of their own; 32 channels
+// 1.0-1.06 at 0.85, 0.86-0.9 at 0.71, 0.9 at 0.77; 64 channels 0.92-1.0 at
+// 0.92, 0.76 at 0.71.
+double MaxInsideFraction(const Conv2DGeometry& s) {
+  if (s.in_depth < 32) {
+    return s.cols.output < kShallowTapsMinOutputCols ? 0.0 : 0.6;
+  }
+  return s.in_depth < 64 ? 0.8 : kTapsMaxInsideFraction;
 }
 constexpr int64_t kTapsMinOutputCols = 8;
 
@@ -97,7 +106,7 @@ bool TapConv2DApplies(const Conv2DGeometry& s) {
   return s.groups == 1 && GemmStridedLhsSupported() &&
          (s.rows.dilation > 1 || s.cols.dilation > 1) &&
          s.cols.output >= kTapsMinOutputCols &&
-         TapsInsideFraction(s) <= MaxInsideFraction(s.in_depth);
+         TapsInsideFraction(s) <= MaxInsideFraction(s);
 }
 
 void TapConv2D(const ParallelForFn& parallel, const Conv2DGeometry& s,

@@ -55,7 +55,8 @@ class TapFilters {
 // GemmStridedLhsSupported(), output rows of 8 pixels or more, and at most
 // 0.95 of its (output pixel, tap) pairs inside the input
 // (TapsInsideFraction), 0.8 for fewer than 64 input channels and 0.6 for
-// fewer than 32; conv2d_taps.cc says why.
+// fewer than 32 (and none of those in output rows under 32 pixels);
+// conv2d_taps.cc says why.
 bool TapConv2DApplies(const Conv2DGeometry& s);
 
 // The fraction of (output pixel, tap) pairs of `s` whose input position

@@ -221,10 +221,13 @@ TEST_F(TapConv2DTest, TapsInThePaddingAreSkipped) {
 
 TEST_F(TapConv2DTest, AppliesOnlyToItsShapes) {
   // 17 x 17 at rate 6: per dimension 17 + 11 + 11 of 51 (output, tap) pairs
-  // read the input.
-  const Operands o = Make(Cases()[0], 60);
+  // read the input. Taken from 32 input channels; Cases()[0], 24 channels
+  // in rows of 17 pixels, goes by patches.
+  const Operands o =
+      Make({"rate_6_deep", 1, 17, 17, 32, 20, 3, 3, 1, 1, 6, 6, {}}, 60);
   EXPECT_DOUBLE_EQ(TapsInsideFraction(o.s), (39.0 / 51) * (39.0 / 51));
   EXPECT_TRUE(TapConv2DApplies(o.s));
+  EXPECT_FALSE(TapConv2DApplies(Make(Cases()[0], 60).s));
   // 64 x 64 at rate 2: 0.96 of the pairs inside, too many.
   const Operands dense =
       Make({"dense", 1, 64, 64, 8, 8, 3, 3, 1, 1, 2, 2, {}}, 61);
@@ -232,20 +235,37 @@ TEST_F(TapConv2DTest, AppliesOnlyToItsShapes) {
   EXPECT_FALSE(TapConv2DApplies(dense.s));
   // Fewer input channels need more of the pairs outside: 17 x 17 at rate 4
   // has (17 + 13 + 13) / 51 per dimension inside, 0.71 in all, taken from
-  // 64 input channels but neither from 32 (at most 0.8) nor from 16 (0.6),
-  // where the patches' products were faster; rate 6 (0.585) from 16 on.
-  for (const auto& [depth, rate, taken] :
-       {std::tuple<int64_t, int64_t, bool>{64, 4, true},
-        {32, 4, true},
-        {31, 4, false},
-        {16, 4, false},
-        {16, 6, true},
-        {15, 6, true}}) {
-    const Operands d =
-        Make({"depth", 1, 17, 17, depth, 8, 3, 3, 1, 1, rate, rate, {}}, 63);
-    EXPECT_EQ(TapConv2DApplies(d.s), taken)
-        << depth << " channels at rate " << rate << ", "
-        << TapsInsideFraction(d.s) << " inside";
+  // 64 input channels and from 32 (at most 0.8) but not below (0.6, and
+  // only in rows of 32 pixels or more): 33 x 33 at rate 12 (0.57) is.
+  struct DepthCase {
+    int64_t size, depth, rate;
+    bool taken;
+  };
+  for (const DepthCase& d : {DepthCase{17, 64, 4, true},
+                             {17, 32, 4, true},
+                             {17, 31, 4, false},
+                             {17, 16, 4, false},
+                             {17, 16, 6, false},
+                             {33, 16, 12, true},
+                             {33, 15, 12, true},
+                             {33, 16, 6, false}}) {
+    const Operands op = Make({"depth",
+                              1,
+                              d.size,
+                              d.size,
+                              d.depth,
+                              8,
+                              3,
+                              3,
+                              1,
+                              1,
+                              d.rate,
+                              d.rate,
+                              {}},
+                             63);
+    EXPECT_EQ(TapConv2DApplies(op.s), d.taken)
+        << d.size << " x " << d.size << " x " << d.depth << " at rate "
+        << d.rate << ", " << TapsInsideFraction(op.s) << " inside";
   }
   const std::vector<std::pair<const char*, void (*)(Conv2DGeometry*)>> off = {
       {"undilated",
