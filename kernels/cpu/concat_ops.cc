@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "core/tensor.h"
 #include "kernels/common/alias_output.h"
@@ -48,7 +49,7 @@ void ConcatRows(const OpKernelContext& ctx, DataType dtype,
     // Many short rows (channels concatenated per pixel): whole rows per
     // range, each piece copied inline; a memcpy call a piece cost as much
     // as the bytes (section 58: 64-byte pieces at about 5 ns each).
-    std::vector<int64_t> piece(n);
+    absl::InlinedVector<int64_t, 8> piece(n);
     for (int i = 0; i < n; ++i) piece[i] = widths[i] * bytes;
     const int64_t row_bytes = row_width * bytes;
     ctx.ParallelFor(rows, row_bytes / 8 + n, [&](int64_t begin, int64_t end) {

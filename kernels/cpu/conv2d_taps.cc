@@ -32,10 +32,9 @@ constexpr int64_t kShallowTapsMinOutputCols = 32;
 // bench/RESULTS.md section 58 (3x3, in_depth = out_depth, taps / patches,
 // both ISA paths): 16 channels 1.5 at 0.85 inside, 1.2 at 0.71, 0.77 at
 // 0.57 (33-pixel rows) but 0.96-1.0 at 0.58 on 17-pixel rows, and 1.17 in
-// tests/models' atrous_pyramid, whose batch normalization the taps apply in
-// a pass of their own; 32 channels
-// 1.0-1.06 at 0.85, 0.86-0.9 at 0.71, 0.9 at 0.77; 64 channels 0.92-1.0 at
-// 0.92, 0.76 at 0.71.
+// tests/models' atrous_pyramid, whose batch normalization the taps apply
+// in a pass of their own; 32 channels 1.0-1.06 at 0.85, 0.86-0.9 at 0.71,
+// 0.9 at 0.77; 64 channels 0.92-1.0 at 0.92, 0.76 at 0.71.
 double MaxInsideFraction(const Conv2DGeometry& s) {
   if (s.in_depth < 32) {
     return s.cols.output < kShallowTapsMinOutputCols ? 0.0 : 0.6;

@@ -42,8 +42,8 @@ void LstmRecurrence::Run(const ParallelForFn& parallel, int64_t steps,
                          const float* y0, float* const* y_out,
                          bool y_carries) const {
   if (steps <= 0 || batch <= 0) return;
-  if (!SplitsByRows(batch)) {
-    RunRows(parallel, steps, batch, 0, batch, x, h0, c, h_out, mask, y0, y_out,
+  if (!split_rows_ || batch < 2) {
+    RunRows(parallel, steps, 0, batch, x, h0, c, h_out, mask, y0, y_out,
             y_carries);
     return;
   }
@@ -58,21 +58,16 @@ void LstmRecurrence::Run(const ParallelForFn& parallel, int64_t steps,
   const int64_t u = units_;
   const int64_t rows_per_unit = (batch + units - 1) / units;
   // Cycles a unit: the two products' FMAs (16 a cycle) and the cell.
-  parallel(units,
-           steps * rows_per_unit * ((features_ + u) * 4 * u / 16 + 40 * u),
-           [&](int64_t first, int64_t last) {
-             RunRows(SerialFor(), steps, batch, first * batch / units,
-                     last * batch / units, x, h0, c, h_out, mask, y0, y_out,
-                     y_carries);
-           });
-}
-
-bool LstmRecurrence::SplitsByRows(int64_t batch) const {
-  return split_rows_ && batch >= 2;
+  parallel(
+      units, steps * rows_per_unit * ((features_ + u) * 4 * u / 16 + 40 * u),
+      [&](int64_t first, int64_t last) {
+        RunRows(SerialFor(), steps, first * batch / units, last * batch / units,
+                x, h0, c, h_out, mask, y0, y_out, y_carries);
+      });
 }
 
 void LstmRecurrence::RunRows(const ParallelForFn& parallel, int64_t steps,
-                             int64_t batch, int64_t row_begin, int64_t row_end,
+                             int64_t row_begin, int64_t row_end,
                              const float* const* x, const float* h0, float* c,
                              float* const* h_out, const bool* const* mask,
                              const float* y0, float* const* y_out,

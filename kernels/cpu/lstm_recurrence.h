@@ -70,15 +70,12 @@ class LstmRecurrence {
   // L2 (1 MiB on Zen 4, 2 MiB on recent Xeons; U of 256 units is 1 MiB).
   static constexpr int64_t kRowSplitMaxBytes = int64_t{1} << 20;
 
-  bool SplitsByRows(int64_t batch) const;
-
   // Run for rows [row_begin, row_end) of the batch, the products and
   // cells split through `parallel`.
-  void RunRows(const ParallelForFn& parallel, int64_t steps, int64_t batch,
-               int64_t row_begin, int64_t row_end, const float* const* x,
-               const float* h0, float* c, float* const* h_out,
-               const bool* const* mask, const float* y0, float* const* y_out,
-               bool y_carries) const;
+  void RunRows(const ParallelForFn& parallel, int64_t steps, int64_t row_begin,
+               int64_t row_end, const float* const* x, const float* h0,
+               float* c, float* const* h_out, const bool* const* mask,
+               const float* y0, float* const* y_out, bool y_carries) const;
 
   const Tensor kernel_;
   const Tensor recurrent_;
@@ -87,9 +84,9 @@ class LstmRecurrence {
   const int64_t units_;
   const GemmPackedRhs packed_kernel_;
   const GemmPackedRhs packed_recurrent_;
-  // Whether batches of two or more rows split by rows: on a CPU path whose
-  // products' row bands are exact (GemmRowBandsExact; on the baseline path
-  // a band's bits may differ from the whole batch's), U within
+  // Whether batches of two or more rows split by rows (Run): on a CPU path
+  // whose products' row bands are exact (GemmRowBandsExact; on the baseline
+  // path a band's bits may differ from the whole batch's), U within
   // kRowSplitMaxBytes, and unless WEFT_LSTM_ROWS=0 at construction (for
   // A/B measurements).
   const bool split_rows_;
