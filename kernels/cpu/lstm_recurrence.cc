@@ -11,9 +11,10 @@
 namespace weft {
 namespace {
 
-bool EnvSaysNo(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr && std::string_view(value) == "0";
+// WEFT_LSTM_ROWS=0 keeps batches on the step-by-step split (A/B runs).
+bool RowSplitAllowed() {
+  const char* v = std::getenv("WEFT_LSTM_ROWS");
+  return v == nullptr || std::string_view(v) != "0";
 }
 
 }  // namespace
@@ -34,7 +35,7 @@ LstmRecurrence::LstmRecurrence(const Tensor& kernel, const Tensor& recurrent,
       split_rows_(GemmRowBandsExact() &&
                   units_ * 4 * units_ * int64_t{sizeof(float)} <=
                       kRowSplitMaxBytes &&
-                  !EnvSaysNo("WEFT_LSTM_ROWS")) {}
+                  RowSplitAllowed()) {}
 
 void LstmRecurrence::Run(const ParallelForFn& parallel, int64_t steps,
                          int64_t batch, const float* const* x, const float* h0,

@@ -1,15 +1,14 @@
 // A Keras LSTM's While loop run as one recurrence (executor/lstm_loop.h):
 // found in the frozen Keras models of tests/models/testdata/rnn (one
 // direction and both, with and without return_sequences, masked by an
-// Embedding or not, without a bias; Keras 3's and tf.keras 2's) and nowhere else there (GRU,
-// SimpleRNN, an LSTM with relu), nor in an LSTM body changed in any one
-// place; sessions give what the loop's own nodes
-// give (WEFT_LSTM_LOOP=0) at every thread count; and runs it does not take
-// (items not set, indices out of range, shapes off, the iteration cap, no
-// iteration) are left to the loop's graph, while cancellation stops it.
-// The recurrence's arithmetic is tested in
-// tests/kernels/cpu_lstm_recurrence_test.cc, the models against
-// TensorFlow in tests/models/control_flow_test.cc.
+// Embedding or not, without a bias; Keras 3's and tf.keras 2's) and nowhere
+// else there (GRU, SimpleRNN, an LSTM with relu), nor in an LSTM body changed
+// in any one place; sessions give what the loop's own nodes give
+// (WEFT_LSTM_LOOP=0) at every thread count; and runs it does not take (items
+// not set, indices out of range, shapes off, the iteration cap, no iteration)
+// are left to the loop's graph, while cancellation stops it. The recurrence's
+// arithmetic is tested in tests/kernels/cpu_lstm_recurrence_test.cc, the models
+// against TensorFlow in tests/models/control_flow_test.cc.
 #include "executor/lstm_loop.h"
 
 #include <algorithm>
