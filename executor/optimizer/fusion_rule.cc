@@ -654,6 +654,12 @@ Status EmitSeparable(const SeparableChains& c, const std::string& name,
     if (it != depthwise->attrs().end()) fused.attr[a.name] = it->second;
   }
   rebuilder->CopyInputs(depthwise, 1, &fused);
+  if (d.scale_head) {
+    // A Mul: the scaled tensor is its data input, the window 1x1.
+    SetUnitWindowAttrs(&fused);
+    fused.input[0] = rebuilder->InputName(depthwise->input(d.input).node,
+                                          depthwise->input(d.input).index);
+  }
   rebuilder->ApplyPatches(depthwise, &fused);
   if (c.expand) {
     // The expansion's input (the heads have no control inputs).
@@ -725,6 +731,13 @@ bool ExpandFusionEnabled() {
   return v == nullptr || std::string(v) != "0";
 }
 
+// WEFT_SCALE_PROLOGUE=0 leaves a standalone batch normalization apart from
+// the 1x1 convolution after it (as above).
+bool ScalePrologueEnabled() {
+  const char* v = std::getenv("WEFT_SCALE_PROLOGUE");
+  return v == nullptr || std::string(v) != "0";
+}
+
 // The separable fusion that starts at `head`, whose chain is `f`: a
 // depthwise chain and the 1x1 chain after it, or a 1x1 expansion chain, the
 // depthwise chain it feeds and the 1x1 chain after that. False when there
@@ -750,6 +763,13 @@ bool CollectSeparable(const Node* head, const Fusion& f, RewriteContext* ctx,
     if (identity != nullptr) c->e.absorbed.push_back(identity);
   } else if (head->op() == "DepthwiseConv2dNative") {
     c->d = f;
+  } else if (f.scale_head && ScalePrologueEnabled() &&
+             (f.activation.empty() || f.activation == "Relu" ||
+              f.activation == "Relu6")) {
+    // A standalone batch normalization before a 1x1 convolution: the
+    // product applies it as it packs its rows (separable_conv.cc's
+    // ScaleAsPrologue), so it costs no pass over memory of its own.
+    c->d = f;
   } else {
     return false;
   }
@@ -771,10 +791,11 @@ void FusionRule::Visit(const Node* head, RewriteContext* ctx) const {
   // A depthwise convolution whose value (after its chain) goes only to a
   // 1x1 convolution: both in one node, band by band, with the 1x1
   // expansion before it when there is one; an expansion and the depthwise
-  // convolution it feeds alone when there is no such 1x1 convolution. (Not a
-  // scale head: its 1x1 convolutions' filters are deep, 256 to 2048 channels in
-  // DenseNet and ResNetV2, and a band's product over them lost 1-3% in
-  // ResNet50V2 against the whole product.)
+  // convolution it feeds alone when there is no such 1x1 convolution. A
+  // scale head goes with the 1x1 convolution after it too, computed as one
+  // whole product that scales its rows as it packs them (band by band, its
+  // deep filters, 256 to 2048 channels in DenseNet and ResNetV2, lost 1-3%
+  // in ResNet50V2 against the whole product).
   SeparableChains separable;
   if (CollectSeparable(head, f, ctx, &separable)) {
     auto chains = std::make_shared<const SeparableChains>(std::move(separable));

@@ -42,6 +42,10 @@
 // two filters, the depthwise window attrs): the two convolutions computed
 // band by band (kernels/cpu/separable_conv.h), the same bits as the two
 // fused nodes. WEFT_SEPARABLE_FUSION=0 in the environment keeps them two.
+// A standalone batch normalization's chain (the Mul head above) with no
+// activation, Relu or Relu6 pairs with such a Conv2D the same way, its
+// depthwise window 1x1: the product applies it to its left-hand side as it
+// packs it (the same bits again); WEFT_SCALE_PROLOGUE=0 keeps it apart.
 // When that depthwise convolution's input (or the Pad folded into it) is
 // the value of a Conv2D with a constant float [1, 1, Cx, C] filter at unit
 // strides and dilations, without explicit padding, whose chain (no residual)

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <optional>
 #include <type_traits>
@@ -302,6 +303,22 @@ class ScratchLease {
   float* data_ = nullptr;
 };
 
+// Element l of row `x` of a GemmLhsPrologue's a' (gemm.h): the operations of
+// the 1x1 depthwise convolution and its epilogue, in their order, so their
+// bits. The vector paths' PrologueRow (gemm_packed.inc) does the same a
+// vector at a time.
+inline float PrologueValue(const GemmLhsPrologue& p, int64_t l, float x) {
+  using Act = GemmEpilogue::Activation;
+  float v = 0.0f + x * p.scale[l];
+  if (p.shift != nullptr) v = v + p.shift[l];
+  if (p.activation == Act::kRelu) {
+    v = v < 0.0f ? 0.0f : v;
+  } else if (p.activation == Act::kRelu6) {
+    v = v < 0.0f ? 0.0f : (v > 6.0f ? 6.0f : v);
+  }
+  return v;
+}
+
 thread_local ScratchSlot tls_a_scratch;
 thread_local ScratchSlot tls_b_scratch;
 
@@ -561,6 +578,33 @@ void Gemm(const ParallelForFn& parallel, int64_t m, GemmOperand<float> a,
           const GemmPackedRhs& b, float* c, int64_t ldc,
           const GemmEpilogue& epilogue, GemmRhsLocality locality) {
   PackedRhsGemm(&parallel, m, a, b, c, ldc, epilogue, locality);
+}
+
+void Gemm(const ParallelForFn& parallel, int64_t m, GemmOperand<float> a,
+          const GemmLhsPrologue& prologue, const GemmPackedRhs& b, float* c,
+          int64_t ldc, const GemmEpilogue& epilogue, GemmRhsLocality locality) {
+  switch (ActiveCpuIsa()) {
+    case CpuIsa::kAvx512:
+      return avx512::MultiplyPackedRhs(&parallel, m, a, b, c, ldc, epilogue,
+                                       locality, &prologue);
+    case CpuIsa::kAvx2:
+      return avx2::MultiplyPackedRhs(&parallel, m, a, b, c, ldc, epilogue,
+                                     locality, &prologue);
+    case CpuIsa::kBaseline:
+      break;
+  }
+  // Eigen's blocking follows the shape it is given, so a' is made whole
+  // and multiplied as Gemm would multiply it.
+  const int64_t k = b.k();
+  std::unique_ptr<float, decltype(&std::free)> lhs(
+      AllocateFloats(std::max<int64_t>(1, m * k)), &std::free);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t l = 0; l < k; ++l) {
+      lhs.get()[i * k + l] = PrologueValue(prologue, l, a.data[i * a.ld + l]);
+    }
+  }
+  FallbackFloat(&parallel, m, k, b.n(), GemmOperand<float>{lhs.get(), k},
+                b.operand(), c, ldc, epilogue);
 }
 
 template <typename T>

@@ -225,6 +225,38 @@ void Gemm(const ParallelForFn& parallel, int64_t m, GemmOperand<float> a,
           const GemmEpilogue& epilogue = GemmEpilogue(),
           GemmRhsLocality locality = GemmRhsLocality::kCached);
 
+// A per-column transform of op(a) applied as the product reads it: the
+// product's left-hand side is a' with
+//   a'[i][l] = act((0 + a[i][l] * scale[l]) + shift[l])
+// each operation rounded to float as written (no fused multiply-add), act one
+// of kNone, kRelu and kRelu6 as GemmEpilogue defines them. These are the bits
+// of a 1x1 depthwise convolution by `scale` with the epilogue (shift,
+// activation) (depthwise_conv.h: its sum starts at +0), so a standalone batch
+// normalization before a 1x1 convolution (DenseNet's, ResNetV2's) is done
+// while the product packs op(a), instead of as a pass over memory of its own.
+struct GemmLhsPrologue {
+  const float* scale = nullptr;  // k values
+  const float* shift = nullptr;  // k values, or null: none
+  GemmEpilogue::Activation activation = GemmEpilogue::Activation::kNone;
+};
+
+// Whether a prologue may apply `activation`.
+inline bool GemmLhsPrologueSupports(GemmEpilogue::Activation activation) {
+  return activation == GemmEpilogue::Activation::kNone ||
+         activation == GemmEpilogue::Activation::kRelu ||
+         activation == GemmEpilogue::Activation::kRelu6;
+}
+
+// c = epilogue(a' * op(b)) for a' = prologue(op(a)) (above), op(a) an
+// untransposed m x b.k() operand, through `parallel`: bit for bit what Gemm
+// (parallel, m, a row-major copy of a', b, c, ldc, epilogue) gives, at every
+// thread count. On the vector paths a' is made a block at a time as op(a) is
+// packed (never stored whole); the baseline path makes it whole first.
+void Gemm(const ParallelForFn& parallel, int64_t m, GemmOperand<float> a,
+          const GemmLhsPrologue& prologue, const GemmPackedRhs& b, float* c,
+          int64_t ldc, const GemmEpilogue& epilogue = GemmEpilogue(),
+          GemmRhsLocality locality = GemmRhsLocality::kCached);
+
 // The layout in which a caller may gather op(a) itself, straight into what
 // the packed float GEMM multiplies from, sparing the product its copy of
 // op(a) (a convolution's patches: the gather writes them anyway). An m x k

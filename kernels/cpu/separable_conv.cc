@@ -110,6 +110,22 @@ void Whole(const ParallelForFn& parallel, const DepthwiseGeometry& g,
        pointwise->n(), pointwise_epilogue, GemmRhsLocality::kMemory);
 }
 
+// Whether the depthwise convolution of `g` is a per-channel scale (a 1x1
+// window at unit strides, one output per channel, reading every pixel) with
+// an epilogue a GemmLhsPrologue can apply: then the separable convolution is
+// the 1x1 product with that prologue (a batch normalization standing alone
+// before it, DenseNet's and ResNetV2's), and the scaled values are never
+// stored: the product makes them as it packs its rows (gemm.h).
+bool ScaleAsPrologue(const DepthwiseGeometry& g, const GemmEpilogue* ep) {
+  auto unit = [](const WindowDim& d) {
+    return d.window == 1 && d.stride == 1 && d.pad_before == 0 &&
+           d.output == d.input;
+  };
+  return unit(g.rows) && unit(g.cols) && g.multiplier == 1 &&
+         (ep == nullptr ||
+          (ep->residual == nullptr && GemmLhsPrologueSupports(ep->activation)));
+}
+
 // SeparableConvNhwc, or without `pointwise` ExpandDepthwiseConvNhwc.
 void Compute(const ParallelForFn& parallel, int threads,
              const DepthwiseGeometry& g, const float* in,
@@ -122,6 +138,18 @@ void Compute(const ParallelForFn& parallel, int threads,
   const int64_t cm = g.out_depth();
   const int64_t k = pointwise != nullptr ? pointwise->n() : 0;
   if (rows == 0 || cols == 0 || (pointwise != nullptr ? k : cm) == 0) return;
+  if (expand == nullptr && pointwise != nullptr &&
+      ScaleAsPrologue(g, depthwise_epilogue)) {
+    GemmLhsPrologue prologue;
+    prologue.scale = filter;
+    if (depthwise_epilogue != nullptr) {
+      prologue.shift = depthwise_epilogue->bias;
+      prologue.activation = depthwise_epilogue->activation;
+    }
+    Gemm(parallel, rows * cols, GemmOperand<float>{in, cm}, prologue,
+         *pointwise, out, k, pointwise_epilogue, GemmRhsLocality::kMemory);
+    return;
+  }
   const int64_t band_pixels =
       std::clamp(kBandFloats / cm, kMinBandPixels, kMaxBandPixels);
   // Without a product after it, the depthwise output goes straight out: its

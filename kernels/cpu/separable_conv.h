@@ -18,7 +18,11 @@
 // several consecutive bands in one product: GemmSerial's bits again), and a
 // small layer computed whole at one thread and band by band at two (below)
 // gets the same bits both ways, so results do not depend on the thread count
-// either.
+// either. A depthwise convolution that only scales each channel (a 1x1
+// window at unit strides, multiplier 1: a batch normalization standing
+// alone) with no epilogue or one of a bias and Relu or Relu6 is not computed
+// apart at all: the whole product applies it to its rows as it packs them
+// (gemm.h's GemmLhsPrologue, the same bits again).
 #ifndef WEFT_KERNELS_CPU_SEPARABLE_CONV_H_
 #define WEFT_KERNELS_CPU_SEPARABLE_CONV_H_
 

@@ -1455,18 +1455,23 @@ TEST(OptimizeTest, DuplicatesMergeBeforeFusion) {
 // A Mul of a rank-4 tensor by a constant per channel, then an AddV2 of a
 // constant per channel and a Relu (a batch normalization and activation
 // before a convolution: DenseNet, ResNetV2) run as a 1x1 depthwise
-// convolution with that chain, before a 1x1 or a 3x3 convolution (not
-// paired with the 1x1 one), or with only its bias.
+// convolution with that chain: before a 1x1 convolution, with or without
+// the Relu, both in one _FusedSeparableConv2D (the product applies the
+// chain as it packs its rows: kernels/cpu/gemm.h's GemmLhsPrologue); before
+// a 3x3 convolution, or with only its bias, on its own.
 // The unoptimized graph's values (a -0 may come out +0).
 TEST(OptimizeTest, StandAloneBatchNormBecomesADepthwiseHead) {
   const TensorShape xs({2, 6, 5, 8});
   const Tensor x = Random(xs, -3, 3, 91);
   struct Case {
-    const char* after;  // what reads the Relu: "1x1", "3x3" or "" (no Relu)
+    // What reads the Relu: "1x1", "3x3", "1x1 no relu" (the AddV2 read by
+    // the 1x1 convolution) or "" (no Relu, no convolution).
+    const char* after;
     std::vector<std::string> ran_ops;
   };
   const Case cases[] = {
-      {"1x1", {"_FusedDepthwiseConv2dNative", "Conv2D", "Neg"}},
+      {"1x1", {"_FusedSeparableConv2D", "Neg"}},
+      {"1x1 no relu", {"_FusedSeparableConv2D", "Neg"}},
       {"3x3", {"MaxPool", "_FusedDepthwiseConv2dNative", "Conv2D", "Neg"}},
       {"", {"_FusedDepthwiseConv2dNative"}}};
   for (const Case& c : cases) {
@@ -1489,7 +1494,10 @@ TEST(OptimizeTest, StandAloneBatchNormBecomesADepthwiseHead) {
     b.Op("scale", "Mul", {in, "s"});
     b.Op("shift", "AddV2", {"scale", "o"});
     std::string fetch = "shift";
-    if (!after.empty()) {
+    if (after == "1x1 no relu") {
+      b.Conv("conv", "shift", "w1");
+      fetch = b.Op("out", "Neg", {"conv"});
+    } else if (!after.empty()) {
       b.Op("relu", "Relu", {"shift"});
       b.Conv("conv", "relu", after == "1x1" ? "w1" : "w3");
       fetch = b.Op("out", "Neg", {"conv"});

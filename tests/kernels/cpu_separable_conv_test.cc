@@ -5,8 +5,9 @@
 // expansion and the depthwise kernel: the same bits for every shape,
 // window, padding,
 // epilogue and thread count, whether the depthwise output is computed whole
-// (small layers) or band by band (beyond 2^17 floats, or an expansion
-// beyond that), NaN and infinities included; empty shapes; and clear
+// (small layers), band by band (beyond 2^17 floats, or an expansion
+// beyond that) or not at all (a 1x1 window: the product's prologue), NaN and
+// infinities included; empty shapes; and clear
 // errors for the operands they do not take. Here the 1x1 filters are
 // ordinary inputs, packed per call; the constants packed once are
 // tests/executor/separable_fusion_test.cc's.
@@ -244,6 +245,39 @@ std::vector<Case> Cases() {
   Case dilated_1024{1, 20, 9, 1024, 1, 8, 1, "SAME", {"Relu"}, {}};
   dilated_1024.dilation = 2;
   cases.push_back(dilated_1024);
+  // 1x1 depthwise windows at unit strides, one output per channel (a
+  // batch normalization standing alone before a 1x1 convolution), which go
+  // as the product with a prologue when their epilogue allows: channel tails
+  // (13, 300, 520), k beyond one k block of the product (300, 520, 1024),
+  // few rows (4 and 3 pixels: the few-row products), more than 2048 output
+  // channels (two n blocks), SAME, no epilogue, a residual after the
+  // product; and the ones that do not take a prologue (Elu, LeakyRelu, a
+  // multiplier of 2).
+  auto scale = [](Case c) {
+    c.window = 1;
+    return c;
+  };
+  for (const Case& c : {
+           scale({1, 7, 9, 13, 1, 21, 1, "VALID", {"BiasAdd", "Relu"}}),
+           scale({8,
+                  14,
+                  14,
+                  300,
+                  1,
+                  128,
+                  1,
+                  "VALID",
+                  {"BiasAdd", "Relu"},
+                  {"BiasAdd", "Relu"}}),
+           scale({1, 2, 2, 520, 1, 40, 1, "SAME", {"Relu6"}, {}}),
+           scale({1, 1, 3, 64, 1, 2100, 1, "VALID", {"BiasAdd"}, {"BiasAdd"}}),
+           scale({2, 10, 11, 1024, 1, 32, 1, "VALID", {}, {"Add", "Relu"}}),
+           scale({2, 17, 5, 96, 1, 40, 1, "VALID", {"BiasAdd", "Elu"}}),
+           scale({1, 9, 9, 40, 1, 24, 1, "VALID", {"LeakyRelu"}}),
+           scale({2, 8, 8, 24, 2, 16, 1, "VALID", {"BiasAdd", "Relu"}}),
+       }) {
+    cases.push_back(c);
+  }
   // With an expansion: whole (small) and banded (the expansion or the
   // depthwise output beyond 2^17 floats), bands of one image at batch 1 and
   // 3 (a batch that is not a multiple of 4), MobileNetV2's stride-2 block
@@ -322,8 +356,10 @@ TEST(SeparableConvTest, NanAndInfinitiesAsTheTwoKernels) {
   banded_expanded.x = 8;
   Case banded_alone = banded_expanded;
   banded_alone.pointwise = false;
+  Case scale{4, 12, 12, 96, 1, 24, 1, "VALID", {"BiasAdd", "Relu"}};
+  scale.window = 1;
   for (Case c : {Case{1, 9, 8, 16, 1, 8}, Case{2, 40, 40, 48, 1, 24},
-                 small_expanded, banded_expanded, banded_alone}) {
+                 small_expanded, banded_expanded, banded_alone, scale}) {
     SCOPED_TRACE(CaseName(c));
     Operands o = Make(c, 77);
     float* x = o.input.data<float>();
