@@ -14,6 +14,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "core/tensor.h"
+#include "device/cpu_isa.h"
 #include "kernels/common/alias_output.h"
 #include "kernels/common/concat_shape.h"
 #include "kernels/common/copy_util.h"
@@ -30,17 +31,39 @@ constexpr int64_t kShortRowBytes = 4096;
 // Pieces up to this many bytes are copied inline (CopyPiece).
 constexpr int64_t kInlinePieceBytes = 128;
 
-// n bytes from src to dst: up to kInlinePieceBytes 16 at a time, where a
-// call of memcpy costs more than the copy; longer pieces by memcpy, whose
-// wider vectors copied 896- and 128-byte pieces (8 x 24 x 24 x (224 + 32)
-// floats) in 114-118 us where 16-byte steps took 159.
-inline void CopyPiece(const char* src, char* dst, int64_t n) {
-  if (n > kInlinePieceBytes) {
-    std::memcpy(dst, src, static_cast<size_t>(n));
-    return;
+// The short rows' copy loop (concat_rows.inc), moving 16, 32 or 64 bytes at
+// a time: five [8, 17, 17, 16] floats (64-byte pieces) took 33 us in 16-byte
+// moves on the AVX-512 path (bench/RESULTS.md section 59).
+namespace baseline {
+constexpr int64_t kStep = 16;
+#include "kernels/cpu/concat_rows.inc"
+}  // namespace baseline
+
+namespace avx2 {
+WEFT_ISA_AVX2_BEGIN
+constexpr int64_t kStep = 32;
+#include "kernels/cpu/concat_rows.inc"
+WEFT_ISA_END
+}  // namespace avx2
+
+namespace avx512 {
+WEFT_ISA_AVX512_BEGIN
+constexpr int64_t kStep = 64;
+#include "kernels/cpu/concat_rows.inc"
+WEFT_ISA_END
+}  // namespace avx512
+
+void CopyRows(const char* const* srcs, const int64_t* piece, int n,
+              int64_t row_bytes, char* dst, int64_t begin, int64_t end) {
+  switch (ActiveCpuIsa()) {
+    case CpuIsa::kAvx512:
+      return avx512::CopyRows(srcs, piece, n, row_bytes, dst, begin, end);
+    case CpuIsa::kAvx2:
+      return avx2::CopyRows(srcs, piece, n, row_bytes, dst, begin, end);
+    case CpuIsa::kBaseline:
+      break;
   }
-  for (; n >= 16; n -= 16, src += 16, dst += 16) std::memcpy(dst, src, 16);
-  if (n > 0) std::memcpy(dst, src, static_cast<size_t>(n));
+  baseline::CopyRows(srcs, piece, n, row_bytes, dst, begin, end);
 }
 
 // out[r, prefix_i + c] = in_i[r, c] for every input i; widths in elements.
@@ -62,13 +85,7 @@ void ConcatRows(const OpKernelContext& ctx, DataType dtype,
     for (int i = 0; i < n; ++i) piece[i] = widths[i] * bytes;
     const int64_t row_bytes = row_width * bytes;
     ctx.ParallelFor(rows, row_bytes / 8 + n, [&](int64_t begin, int64_t end) {
-      char* out = dst + begin * row_bytes;
-      for (int64_t r = begin; r < end; ++r) {
-        for (int i = 0; i < n; ++i) {
-          CopyPiece(srcs[i] + r * piece[i], out, piece[i]);
-          out += piece[i];
-        }
-      }
+      CopyRows(srcs.data(), piece.data(), n, row_bytes, dst, begin, end);
     });
     return;
   }

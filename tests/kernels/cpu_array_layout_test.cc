@@ -260,6 +260,32 @@ TEST(ArrayConcatTest, LargeMatchesReference) {
   }
 }
 
+// Rows of at most 4 KiB go row by row, each input's piece in the widest
+// moves of the path (16, 32 or 64 bytes: concat_rows.inc), then 16-byte
+// ones and the rest: pieces of 4 to 132 bytes, each size around a move.
+TEST(ArrayConcatTest, ShortRowsOfEveryPieceSize) {
+  const std::vector<int64_t> widths = {16, 32, 33, 15, 8, 1, 4, 24};
+  std::vector<Tensor> inputs;
+  std::vector<const Tensor*> srcs;
+  int64_t total = 0;
+  for (size_t i = 0; i < widths.size(); ++i) {
+    inputs.push_back(Values(DT_FLOAT, TensorShape({50, 3, widths[i]}),
+                            1000 * static_cast<int>(i)));
+    total += widths[i];
+  }
+  for (const Tensor& t : inputs) srcs.push_back(&t);
+  const Tensor want = Reference(
+      srcs, DT_FLOAT, TensorShape({50, 3, total}), [&](const Index& idx) {
+        int64_t pos = idx[2];
+        int i = 0;
+        while (pos >= widths[i]) pos -= widths[i++];
+        return Source{i, (idx[0] * 3 + idx[1]) * widths[i] + pos};
+      });
+  std::vector<Tensor> args = inputs;
+  args.push_back(AsScalar<int32_t>(2));
+  ExpectRuns("ConcatV2", {}, args, {want});
+}
+
 TEST(ArrayConcatTest, SingleNonEmptyInputIsShared) {
   const Tensor x = Values(DT_FLOAT, {2, 3});
   StatusOr<std::vector<Tensor>> out =
