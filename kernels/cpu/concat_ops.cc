@@ -32,8 +32,9 @@ constexpr int64_t kShortRowBytes = 4096;
 constexpr int64_t kInlinePieceBytes = 128;
 
 // The short rows' copy loop (concat_rows.inc), moving 16, 32 or 64 bytes at
-// a time: five [8, 17, 17, 16] floats (64-byte pieces) took 33 us in 16-byte
-// moves on the AVX-512 path (bench/RESULTS.md section 59).
+// a time, the widest the path has: two [8, 17, 17, 16] float inputs (64-byte
+// pieces) took 8.8-15.2 us in 64-byte moves against 13.8-19.3 in 16-byte
+// ones on the AVX-512 path (bench/RESULTS.md section 59).
 namespace baseline {
 constexpr int64_t kStep = 16;
 #include "kernels/cpu/concat_rows.inc"

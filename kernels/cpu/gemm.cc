@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <optional>
 #include <type_traits>
@@ -321,6 +320,8 @@ inline float PrologueValue(const GemmLhsPrologue& p, int64_t l, float x) {
 
 thread_local ScratchSlot tls_a_scratch;
 thread_local ScratchSlot tls_b_scratch;
+// The baseline path's transformed op(a) of a product with a GemmLhsPrologue.
+thread_local ScratchSlot tls_prologue_scratch;
 
 // ---------------------------------------------------------------------------
 // The packed float GEMM, once per instruction set (gemm_packed.inc).
@@ -596,14 +597,13 @@ void Gemm(const ParallelForFn& parallel, int64_t m, GemmOperand<float> a,
   // Eigen's blocking follows the shape it is given, so a' is made whole
   // and multiplied as Gemm would multiply it.
   const int64_t k = b.k();
-  std::unique_ptr<float, decltype(&std::free)> lhs(
-      AllocateFloats(std::max<int64_t>(1, m * k)), &std::free);
+  ScratchLease lhs(tls_prologue_scratch, std::max<int64_t>(1, m * k));
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t l = 0; l < k; ++l) {
-      lhs.get()[i * k + l] = PrologueValue(prologue, l, a.data[i * a.ld + l]);
+      lhs.data()[i * k + l] = PrologueValue(prologue, l, a.data[i * a.ld + l]);
     }
   }
-  FallbackFloat(&parallel, m, k, b.n(), GemmOperand<float>{lhs.get(), k},
+  FallbackFloat(&parallel, m, k, b.n(), GemmOperand<float>{lhs.data(), k},
                 b.operand(), c, ldc, epilogue);
 }
 
