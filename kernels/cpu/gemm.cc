@@ -302,7 +302,7 @@ class ScratchLease {
   float* data_ = nullptr;
 };
 
-// Element l of row `x` of a GemmLhsPrologue's a' (gemm.h): the operations of
+// a'[i][l] of a GemmLhsPrologue (gemm.h) for x = a[i][l]: the operations of
 // the 1x1 depthwise convolution and its epilogue, in their order, so their
 // bits. The vector paths' PrologueRow (gemm_packed.inc) does the same a
 // vector at a time.
