@@ -2,6 +2,8 @@
 // the shapes of attention and batched dense layers, each against OpenBLAS's
 // cblas_sgemm on the same shapes and thread count; and the packed GEMM
 // alone against an op(b) packed ahead, as a 1x1 convolution's filter is.
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -76,10 +78,15 @@ void RegisterBatchMatMul(int64_t batch, int64_t m, int64_t k, int64_t n,
 // the other (filters x k x n floats are meant to exceed the caches).
 // With `activation` (not kNone): a bias and that activation in the
 // epilogue, as a convolution that batch normalization and its activation
-// were folded into.
+// were folded into. With `cold_output`, the calls write their product to
+// outputs taken in turn from a ring of kColdOutputBytes, so that each finds
+// its output in memory rather than in cache, as a layer inside a model
+// does when it writes a tensor that no recent node touched.
+constexpr int64_t kColdOutputBytes = int64_t{256} << 20;
 void RegisterPackedRhsGemm(
     int64_t m, int64_t k, int64_t n, GemmRhsLocality locality, int filters = 1,
-    GemmEpilogue::Activation activation = GemmEpilogue::Activation::kNone) {
+    GemmEpilogue::Activation activation = GemmEpilogue::Activation::kNone,
+    bool cold_output = false) {
   using Act = GemmEpilogue::Activation;
   const char* act_name = activation == Act::kRelu    ? "/relu"
                          : activation == Act::kSwish ? "/swish"
@@ -89,7 +96,7 @@ void RegisterPackedRhsGemm(
                    filters > 1 ? absl::StrCat("/filters:", filters)
                    : locality == GemmRhsLocality::kMemory ? "/memory"
                                                           : "",
-                   act_name, "/threads:1");
+                   act_name, cold_output ? "/cold_output" : "", "/threads:1");
   Register(name, [=](benchmark::State& state) {
     const Tensor a = RandomFloatTensor(TensorShape({m, k}), 1);
     // A GemmPackedRhs keeps its operand: the originals stay alive beside it.
@@ -100,7 +107,11 @@ void RegisterPackedRhsGemm(
       packed.push_back(std::make_unique<GemmPackedRhs>(
           k, n, GemmOperand<float>{originals.back().data<float>(), n}));
     }
-    std::vector<float> c(m * n);
+    const int64_t outputs =
+        cold_output ? std::max<int64_t>(2, kColdOutputBytes /
+                                               (m * n * int64_t{sizeof(float)}))
+                    : 1;
+    std::vector<float> c(outputs * m * n);
     const Tensor bias = RandomFloatTensor(TensorShape({n}), 99);
     GemmEpilogue ep;
     if (activation != Act::kNone) {
@@ -108,11 +119,14 @@ void RegisterPackedRhsGemm(
       ep.activation = activation;
     }
     size_t next = 0;
+    int64_t output = 0;
     for (auto _ : state) {
-      GemmSerial(m, GemmOperand<float>{a.data<float>(), k}, *packed[next],
-                 c.data(), n, ep, locality);
-      benchmark::DoNotOptimize(c.data());
+      float* out = c.data() + output * m * n;
+      GemmSerial(m, GemmOperand<float>{a.data<float>(), k}, *packed[next], out,
+                 n, ep, locality);
+      benchmark::DoNotOptimize(out);
       next = (next + 1) % packed.size();
+      output = (output + 1) % outputs;
     }
     SetGflops(state, 2.0 * m * k * n);
   });
@@ -159,6 +173,16 @@ void RegisterMatMulBenchmarks() {
        {GemmEpilogue::Activation::kNone, GemmEpilogue::Activation::kRelu,
         GemmEpilogue::Activation::kSwish}) {
     RegisterPackedRhsGemm(4608, 24, 144, GemmRhsLocality::kCached, 1, act);
+  }
+  // Xception's first separable layer at 96 x 96, batch 8 (45 x 45 pixels,
+  // 64 -> 128 channels, a band of 5 rows) and its middle flow (288 pixels,
+  // 728 -> 728), each with its output in cache and in memory: inside the
+  // model the layers write tensors no recent node touched.
+  for (bool cold : {false, true}) {
+    RegisterPackedRhsGemm(225, 64, 128, GemmRhsLocality::kCached, 1,
+                          GemmEpilogue::Activation::kRelu, cold);
+    RegisterPackedRhsGemm(288, 728, 728, GemmRhsLocality::kMemory, 1,
+                          GemmEpilogue::Activation::kNone, cold);
   }
   // Products of few rows: an LSTM(128) step at batch 1, 2 and 8 (its
   // recurrent weights, 256 KiB, read from L2 every step), a classifier's
