@@ -3,24 +3,25 @@
 
     bench/compare/layer_profile.py --weft build/tools/weft \\
         --graph G.pb --onnx M.onnx --input NAME=IN.npy [--threads 1] \\
-        [--group REGEX] [--runs 50] [--top 25]
+        [--group REGEX] [--runs 50] [--top 25] [--ort-statistic min]
 
 Runs the frozen graph G.pb with `weft run --warmup 10 --trace` --traces
 times (the per-node times of a warm run, each node's minimum over the
 traces) and M.onnx under ONNX Runtime's profiler (each node's median over
---runs runs, after 20 warm runs), the two taking turns, on the same input
-and thread count, then groups both engines' nodes by the first match of
---group in their names (ONNX Runtime names a fused node after its last
-original node or after an output of the converted model, which is traced
-back to the layer that made it; weft after its first and lists the ops it
-absorbed; so a group is a layer: by default Keras layer names such as
-conv4_block2_2 or block3_conv1) and prints the groups that differ most.
-Nodes that match no group are grouped by their last name component. Where
-the layers' boundaries differ (Xception's ReLU before each separable
-convolution, which ONNX Runtime fuses into the convolution before it), a
-coarser --group such as '(block\\d+)_' compares like with like. The work
-files of bench/compare/run.sh (DIR/compare/frozen, onnx, inputs) are what
-it is meant for: run.sh converts the models.
+--runs runs, after 20 warm runs, or with --ort-statistic min its fastest),
+the two taking turns, on the same input and thread count, then groups both
+engines' nodes by the first match of --group in their names (ONNX Runtime
+names a fused node after its last original node or after an output of the
+converted model, which is traced back to the layer that made it; weft
+after its first and lists the ops it absorbed; so a group is a layer: by
+default Keras layer names such as conv4_block2_2 or block3_conv1) and
+prints the groups that differ most. Nodes that match no group are grouped
+by their last name component. Where the layers' boundaries differ
+(Xception's ReLU before each separable convolution, which ONNX Runtime
+fuses into the convolution before it), a coarser --group such as
+'(block\\d+)_' compares like with like. The work files of
+bench/compare/run.sh (DIR/compare/frozen, onnx, inputs) are what it is
+meant for: run.sh converts the models.
 
 What it shows is one warm run's time per layer; the totals differ from a
 timed run's by the engines' per-node overhead and by the trace's own cost
@@ -106,9 +107,11 @@ def profile_both(args, pattern):
     layer_of = ort_layer_names(args.onnx, pattern)
     layers = collections.defaultdict(float)
     for name, durs in per_node.items():
-        # The warm-up runs are profiled too: the median of the last --runs.
+        # The warm-up runs are profiled too: the median (or the fastest) of
+        # the last --runs.
         durs = sorted(durs[-args.runs:])
-        layers[layer_of(name)] += durs[len(durs) // 2]
+        pick = 0 if args.ort_statistic == "min" else len(durs) // 2
+        layers[layer_of(name)] += durs[pick]
     return weft, layers
 
 
@@ -170,6 +173,12 @@ def main():
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--traces", type=int, default=3)
     p.add_argument("--top", type=int, default=25)
+    p.add_argument("--ort-statistic", choices=("median", "min"),
+                   default="median",
+                   help="ONNX Runtime's time per node: the median of its "
+                   "runs, or the fastest, as weft's (on a VM whose speed "
+                   "moves from run to run, the two minima compare like "
+                   "with like)")
     args = p.parse_args()
     pattern = re.compile(args.group)
     weft, ort = profile_both(args, pattern)
