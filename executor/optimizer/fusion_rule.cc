@@ -717,26 +717,24 @@ Status EmitSeparable(const SeparableChains& c, const std::string& name,
   return Status();
 }
 
-// WEFT_SEPARABLE_FUSION=0 leaves depthwise and 1x1 convolutions apart (for
-// comparing the two; read when a signature is optimized).
-bool SeparableFusionEnabled() {
-  const char* v = std::getenv("WEFT_SEPARABLE_FUSION");
+// Whether the environment leaves switch `name` on: anything but "0", or
+// unset (read when a signature is optimized). The switches below are for
+// comparing the fused and unfused forms.
+bool SwitchOn(const char* name) {
+  const char* v = std::getenv(name);
   return v == nullptr || std::string(v) != "0";
 }
+
+// WEFT_SEPARABLE_FUSION=0 leaves depthwise and 1x1 convolutions apart.
+bool SeparableFusionEnabled() { return SwitchOn("WEFT_SEPARABLE_FUSION"); }
 
 // WEFT_EXPAND_FUSION=0 leaves a 1x1 expansion out of the separable
-// convolution after it (as above).
-bool ExpandFusionEnabled() {
-  const char* v = std::getenv("WEFT_EXPAND_FUSION");
-  return v == nullptr || std::string(v) != "0";
-}
+// convolution after it.
+bool ExpandFusionEnabled() { return SwitchOn("WEFT_EXPAND_FUSION"); }
 
 // WEFT_SCALE_PROLOGUE=0 leaves a standalone batch normalization apart from
-// the 1x1 convolution after it (as above).
-bool ScalePrologueEnabled() {
-  const char* v = std::getenv("WEFT_SCALE_PROLOGUE");
-  return v == nullptr || std::string(v) != "0";
-}
+// the 1x1 convolution after it.
+bool ScalePrologueEnabled() { return SwitchOn("WEFT_SCALE_PROLOGUE"); }
 
 // The separable fusion that starts at `head`, whose chain is `f`: a
 // depthwise chain and the 1x1 chain after it, or a 1x1 expansion chain, the
