@@ -496,27 +496,46 @@ std::unique_ptr<Conv2DPackedFilter> Conv2DPackedFilter::Make(
   return packed;
 }
 
-Conv2DPackedFilter::~Conv2DPackedFilter() = default;
-
-const WinogradFilter* Conv2DPackedFilter::WinogradFor(
-    const Conv2DGeometry& s) const {
-  if (!winograd_eligible_ || !WinogradApplies(s)) return nullptr;
-  // Serial on purpose: a ParallelFor here could, while it waits, run another
-  // run's task that reaches this call_once on the same thread.
-  std::call_once(winograd_once_,
-                 [this] { winograd_ = WinogradFilter::Make(filter_); });
-  return winograd_.get();
+Conv2DPackedFilter::~Conv2DPackedFilter() {
+  delete winograd_.load(std::memory_order_acquire);
+  delete taps_.load(std::memory_order_acquire);
 }
 
-const TapFilters* Conv2DPackedFilter::TapsFor(const Conv2DGeometry& s) const {
+namespace {
+
+// `*slot`'s value, or when null the one `make()` gives, published unless
+// another call published one first (then that one, and `make()`'s is
+// dropped): a lazily made, shared form without a lock or a wait.
+template <typename T, typename Make>
+const T* MadeOnce(std::atomic<const T*>* slot, Make make) {
+  if (const T* made = slot->load(std::memory_order_acquire)) return made;
+  std::unique_ptr<T> mine = make();
+  const T* expected = nullptr;
+  if (slot->compare_exchange_strong(expected, mine.get(),
+                                    std::memory_order_acq_rel,
+                                    std::memory_order_acquire)) {
+    return mine.release();
+  }
+  return expected;
+}
+
+}  // namespace
+
+const WinogradFilter* Conv2DPackedFilter::WinogradFor(
+    const Conv2DGeometry& s, const ParallelForFn& parallel) const {
+  if (!winograd_eligible_ || !WinogradApplies(s)) return nullptr;
+  return MadeOnce(&winograd_,
+                  [&] { return WinogradFilter::Make(filter_, &parallel); });
+}
+
+const TapFilters* Conv2DPackedFilter::TapsFor(
+    const Conv2DGeometry& s, const ParallelForFn& parallel) const {
   if (!TapConv2DApplies(s)) return nullptr;
-  // Serial, as WinogradFor.
-  std::call_once(taps_once_, [this] {
-    taps_ = std::make_unique<TapFilters>(
+  return MadeOnce(&taps_, [&] {
+    return std::make_unique<TapFilters>(
         filter_.data<float>(), filter_.dim_size(0), filter_.dim_size(1),
-        filter_.dim_size(2), filter_.dim_size(3));
+        filter_.dim_size(2), filter_.dim_size(3), &parallel);
   });
-  return taps_.get();
 }
 
 const Conv2DPackedFilter* Conv2DPackedFilter::For(
@@ -598,14 +617,14 @@ void Conv2DNhwc(const ParallelForFn& parallel, const Conv2DGeometry& s,
   }
   if (MergedGroups(parallel, s, in, filter, epilogue, out)) return;
   if (const WinogradFilter* winograd =
-          packed != nullptr ? packed->WinogradFor(s) : nullptr) {
+          packed != nullptr ? packed->WinogradFor(s, parallel) : nullptr) {
     WinogradConv2D(parallel, s, in, *winograd, epilogue, out);
     return;
   }
   if (TapConv2DApplies(s)) {
     // Taps mostly in the padding: only those inside the input multiplied.
     if (packed != nullptr) {
-      TapConv2D(parallel, s, in, *packed->TapsFor(s), epilogue, out);
+      TapConv2D(parallel, s, in, *packed->TapsFor(s, parallel), epilogue, out);
     } else {
       const TapFilters taps(filter, s.rows.window, s.cols.window, s.in_depth,
                             s.out_depth, &parallel);

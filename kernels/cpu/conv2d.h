@@ -59,9 +59,9 @@
 #ifndef WEFT_KERNELS_CPU_CONV2D_H_
 #define WEFT_KERNELS_CPU_CONV2D_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "core/status.h"
@@ -82,9 +82,9 @@ namespace weft {
 // matrix as a GemmPackedRhs: about one more copy of the filter in memory
 // on the AVX2 and AVX-512 paths (gemm.h), none on the baseline path. Keeps
 // a reference to the filter's buffer, which it reads on the baseline path.
-// Read-only once made (but for its Winograd form, made once, below):
-// concurrent runs share it. With `attrs` (the op's) of unit strides and
-// dilations, a filter WinogradFilter::Eligible takes is transformed for
+// Read-only once made (but for its Winograd and tap forms, made once,
+// below): concurrent runs share it. With `attrs` (the op's) of unit strides
+// and dilations, a filter WinogradFilter::Eligible takes is transformed for
 // Winograd too, by the first convolution WinogradApplies to (not when the
 // kernel is made: a network's late layers at small inputs never use it,
 // and a load would pay for them), which takes 16/9 of the filter more.
@@ -107,25 +107,29 @@ class Conv2DPackedFilter {
   int64_t groups() const { return static_cast<int64_t>(groups_.size()); }
   const GemmPackedRhs& group(int64_t g) const { return *groups_[g]; }
   // The Winograd form for a convolution of geometry `s` (this filter's,
-  // through For), made by the first call that asks for it (concurrent
-  // callers wait for it), or null where it is not used: the filter is not
-  // eligible, or WinogradApplies(s) is false.
-  const WinogradFilter* WinogradFor(const Conv2DGeometry& s) const;
+  // through For), made through `parallel` by the first call that asks for
+  // it, or null where it is not used: the filter is not eligible, or
+  // WinogradApplies(s) is false. Callers that find it missing at the same
+  // time (concurrent runs' first calls) each make one and all get the one
+  // published first: none waits for another, so a thread that runs another
+  // run's task while its ParallelFor waits cannot wait on itself.
+  const WinogradFilter* WinogradFor(const Conv2DGeometry& s,
+                                    const ParallelForFn& parallel) const;
   // The filter packed tap by tap for a convolution of geometry `s` (this
-  // filter's, through For) that TapConv2DApplies to, made by the first call
-  // that asks for it (as the Winograd form), or null where it does not
-  // apply. Shapes whose taps are mostly inside the input never make it.
-  const TapFilters* TapsFor(const Conv2DGeometry& s) const;
+  // filter's, through For) that TapConv2DApplies to, made as the Winograd
+  // form, or null where it does not apply. Shapes whose taps are mostly
+  // inside the input never make it.
+  const TapFilters* TapsFor(const Conv2DGeometry& s,
+                            const ParallelForFn& parallel) const;
 
  private:
   Conv2DPackedFilter() = default;
   Tensor filter_;
   std::vector<std::unique_ptr<GemmPackedRhs>> groups_;
   bool winograd_eligible_ = false;
-  mutable std::once_flag winograd_once_;
-  mutable std::unique_ptr<WinogradFilter> winograd_;
-  mutable std::once_flag taps_once_;
-  mutable std::unique_ptr<TapFilters> taps_;
+  // Owned; null until made (WinogradFor, TapsFor).
+  mutable std::atomic<const WinogradFilter*> winograd_{nullptr};
+  mutable std::atomic<const TapFilters*> taps_{nullptr};
 };
 
 // out = epilogue(in * filter) for NHWC float `in` and `out` of geometry

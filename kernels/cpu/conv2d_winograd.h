@@ -59,11 +59,13 @@ class WinogradFilter {
   // of at least kMinInDepth / kMinOutDepth, an AVX2 or AVX-512 CPU path,
   // and not WEFT_CONV_WINOGRAD=0 in the environment. Cheap.
   static bool Eligible(const Tensor& filter);
-  // The transformed filter where Eligible, else null. On the calling
-  // thread: about a copy of the filter's worth of work and 16/9 of its
-  // memory (VGG16's at 96x96: its first run at 1 thread took 142-144 ms
-  // instead of 62-81).
-  static std::unique_ptr<WinogradFilter> Make(const Tensor& filter);
+  // The transformed filter where Eligible, else null: about a copy of the
+  // filter's worth of work and 16/9 of its memory in fresh pages (VGG16's
+  // at 96x96: its first run at 1 thread took 142-144 ms instead of 62-81),
+  // on the calling thread, or through `parallel` when given (the same
+  // bits either way).
+  static std::unique_ptr<WinogradFilter> Make(
+      const Tensor& filter, const ParallelForFn* parallel = nullptr);
   ~WinogradFilter();
 
   // Below these the products are too thin to pay for the transforms, whose

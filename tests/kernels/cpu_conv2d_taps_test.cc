@@ -286,8 +286,8 @@ TEST_F(TapConv2DTest, AppliesOnlyToItsShapes) {
 }
 
 // Conv2DNhwc computes these shapes by taps, with the filter packed ahead
-// (made once, by the first of concurrent callers) or per call: the same
-// bits as TapConv2D.
+// (concurrent first callers, each packing through two threads, all get the
+// one published first) or per call: the same bits as TapConv2D.
 TEST_F(TapConv2DTest, Conv2DNhwcTakesThisPath) {
   const Operands o = Make(Cases()[1], 70);
   auto packed = Conv2DPackedFilter::Make(o.filter, 1);
@@ -295,7 +295,8 @@ TEST_F(TapConv2DTest, Conv2DNhwcTakesThisPath) {
   std::vector<const TapFilters*> made(4);
   std::vector<std::thread> callers;
   for (int t = 0; t < 4; ++t) {
-    callers.emplace_back([&, t] { made[t] = packed->TapsFor(o.s); });
+    callers.emplace_back(
+        [&, t] { made[t] = packed->TapsFor(o.s, test::SplitOverThreads(2)); });
   }
   for (std::thread& th : callers) th.join();
   ASSERT_NE(made[0], nullptr);
@@ -314,8 +315,9 @@ TEST_F(TapConv2DTest, Conv2DNhwcTakesThisPath) {
   // A shape it does not apply to has no tap form.
   const Operands dense =
       Make({"dense", 1, 64, 64, 8, 8, 3, 3, 1, 1, 2, 2, {}}, 71);
-  EXPECT_EQ(Conv2DPackedFilter::Make(dense.filter, 1)->TapsFor(dense.s),
-            nullptr);
+  EXPECT_EQ(
+      Conv2DPackedFilter::Make(dense.filter, 1)->TapsFor(dense.s, SerialFor()),
+      nullptr);
 }
 
 TEST(TapConv2DBaselineTest, NotOnTheBaselinePath) {

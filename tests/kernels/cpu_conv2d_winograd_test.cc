@@ -214,6 +214,31 @@ TEST_F(WinogradTest, RandomOperandsWithinTheDotProductBound) {
   }
 }
 
+// A filter transformed and packed through 2 or 3 threads convolves to the
+// bits of the one made on the calling thread, for a filter of one part and
+// for one cut in several (3x3 x 256 x 512: 16 * 256 * 512 floats are two
+// parts' worth, rounded up to four).
+TEST_F(WinogradTest, FilterMadeThroughThreadsEqualsTheSerialOne) {
+  unsigned seed = 60;
+  for (const Case& c : {Case{1, 6, 7, 50, 37}, Case{1, 4, 4, 256, 512}}) {
+    const Operands o = Make(c, /*grid=*/false, seed += 2);
+    auto serial = WinogradFilter::Make(o.filter);
+    ASSERT_NE(serial, nullptr) << Name(c);
+    const std::vector<float> want = Convolve(SerialFor(), o, *serial);
+    for (int threads : {2, 3}) {
+      const ParallelForFn split = test::SplitOverThreads(threads);
+      auto made = WinogradFilter::Make(o.filter, &split);
+      ASSERT_NE(made, nullptr);
+      ASSERT_EQ(made->parts(), serial->parts()) << Name(c);
+      const std::vector<float> got = Convolve(SerialFor(), o, *made);
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_TRUE(SameBits(got[i], want[i]))
+            << Name(c) << " threads=" << threads << " element " << i;
+      }
+    }
+  }
+}
+
 // Each epilogue equals the plain result with ApplyEpilogueRows applied (the
 // in-register path for bias, residual, Relu and Relu6; the per-pixel path
 // for LeakyRelu, Elu, Swish and HardSwish), bit for bit.
@@ -291,18 +316,21 @@ TEST_F(WinogradTest, Conv2DNhwcUsesItWhereItApplies) {
   const WindowAttrs attrs = Attrs(c);
   auto packed = Conv2DPackedFilter::Make(o.filter, 1, &attrs);
   ASSERT_NE(packed, nullptr);
-  // Made once, by the first of concurrent callers; the same form after.
+  // Concurrent first callers (each making it through two threads) all get
+  // the one published first; the same form after.
   std::vector<const WinogradFilter*> made(4);
   std::vector<std::thread> callers;
   for (int t = 0; t < 4; ++t) {
-    callers.emplace_back([&, t] { made[t] = packed->WinogradFor(o.s); });
+    callers.emplace_back([&, t] {
+      made[t] = packed->WinogradFor(o.s, test::SplitOverThreads(2));
+    });
   }
   for (std::thread& th : callers) th.join();
   ASSERT_NE(made[0], nullptr);
   for (const WinogradFilter* w : made) EXPECT_EQ(w, made[0]);
-  EXPECT_EQ(packed->WinogradFor(o.s), made[0]);
+  EXPECT_EQ(packed->WinogradFor(o.s, SerialFor()), made[0]);
   auto direct = Conv2DPackedFilter::Make(o.filter, 1);
-  ASSERT_EQ(direct->WinogradFor(o.s), nullptr);
+  ASSERT_EQ(direct->WinogradFor(o.s, SerialFor()), nullptr);
   const std::vector<float> want = Convolve(SerialFor(), o, *made[0]);
   std::vector<float> got(want.size()), plain(want.size());
   Conv2DNhwc(test::SplitOverThreads(2), o.s, o.input.data<float>(),
@@ -321,16 +349,18 @@ TEST_F(WinogradTest, Conv2DNhwcUsesItWhereItApplies) {
   // Strided: the same filter packed for stride 2 has no Winograd form.
   WindowAttrs strided = attrs;
   strided.strides = {1, 2, 2, 1};
-  EXPECT_EQ(Conv2DPackedFilter::Make(o.filter, 1, &strided)->WinogradFor(o.s),
+  EXPECT_EQ(Conv2DPackedFilter::Make(o.filter, 1, &strided)
+                ->WinogradFor(o.s, SerialFor()),
             nullptr);
   WindowAttrs dilated = attrs;
   dilated.dilations = {1, 1, 2, 1};
-  EXPECT_EQ(Conv2DPackedFilter::Make(o.filter, 1, &dilated)->WinogradFor(o.s),
+  EXPECT_EQ(Conv2DPackedFilter::Make(o.filter, 1, &dilated)
+                ->WinogradFor(o.s, SerialFor()),
             nullptr);
   // A shape it does not apply to (too few tiles) leaves it to the direct
   // path.
   Operands small = Make({1, 6, 6, 48, 48}, false, 112);
-  EXPECT_EQ(packed->WinogradFor(small.s), nullptr);
+  EXPECT_EQ(packed->WinogradFor(small.s, SerialFor()), nullptr);
   // An empty batch writes nothing.
   Operands empty = Make({0, 12, 10, 48, 48}, false, 111);
   Conv2DNhwc(test::SplitOverThreads(2), empty.s, empty.input.data<float>(),
