@@ -8,14 +8,15 @@
 // edge pixels, computed one at a time over their valid columns, and the
 // interior, where no bounds are checked.
 //
-// Interior pixels are computed in strips of kStrip pixels along W, one
-// block of L channels (L floats: a vector register, 16 on the AVX-512
-// path, 8 on AVX2, 4 on the baseline) at a time: the strip's kStrip
-// accumulators stay in registers across all taps, each filter tap is loaded
-// once per strip and block rather than once per pixel, and for the common 3x3
-// and 5x5 filters with stride 1 or 2 (window and stride compile-time constants)
-// each input vector of a filter row is loaded once and used by every pixel of
-// the strip whose window covers it. The strip is inlined whole, epilogue
+// Interior pixels are computed in strips of kStrip pixels along W (kStrip3
+// for 3-column windows at stride 1), one block of L channels (L floats: a
+// vector register, 16 on the AVX-512 path, 8 on AVX2, 4 on the baseline)
+// at a time: the strip's accumulators stay in registers across all taps,
+// each filter tap is loaded once per strip and block rather than once per
+// pixel, and for the common 3x3 and 5x5 filters with stride 1 or 2
+// (window and stride compile-time constants) each input vector of a filter
+// row is loaded once and used by every pixel of the strip whose window
+// covers it. The strip is inlined whole, epilogue
 // included, so that its sums never leave registers (bench/RESULTS.md
 // section 20: 0.57 to 0.97 of the time on MobileNet's layers). Channel
 // counts that are not a multiple of the widest vector end with narrower
@@ -52,9 +53,18 @@
 namespace weft {
 namespace {
 
+// kStrip3: each output's sum is a chain of dependent adds (the order is
+// fixed, see the header), so a strip's pixels are the only independent
+// chains a vector's lanes have. Four of them left the adds of a 3-column
+// window waiting on each other's latency on the 8-lane path; six (15 of the
+// 16 registers) took 0.87-0.95 of the time on MobileNet's 3x3 layers of
+// 16 to 256 channels on Zen 4 (bench/RESULTS.md section 62). Wider windows
+// keep kStrip: six pixels of a 5-column window need 17 registers and lost
+// (1.10-1.17).
 namespace baseline {
 constexpr int kMaxLanes = 4;
 constexpr int kStrip = 4;
+constexpr int kStrip3 = 6;
 #include "kernels/cpu/depthwise_conv_rows.inc"
 }  // namespace baseline
 
@@ -62,6 +72,7 @@ namespace avx2 {
 WEFT_ISA_AVX2_BEGIN
 constexpr int kMaxLanes = 8;
 constexpr int kStrip = 4;
+constexpr int kStrip3 = 6;
 #include "kernels/cpu/depthwise_conv_rows.inc"
 WEFT_ISA_END
 }  // namespace avx2
@@ -70,6 +81,7 @@ namespace avx512 {
 WEFT_ISA_AVX512_BEGIN
 constexpr int kMaxLanes = 16;
 constexpr int kStrip = 8;
+constexpr int kStrip3 = 8;
 #include "kernels/cpu/depthwise_conv_rows.inc"
 WEFT_ISA_END
 }  // namespace avx512

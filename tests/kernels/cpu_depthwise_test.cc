@@ -192,6 +192,8 @@ TEST(DepthwiseKernelTest, MatchesSequentialSumOnEdgeShapes) {
     cases.push_back(c);
     c.w = 12;  // 10 interior pixels: a strip of 8, then a shifted one of 4
     cases.push_back(c);
+    c.w = 13;  // 11: strips of 6 (AVX2, 3x3), the second shifted over the first
+    cases.push_back(c);
     c.w = 23;
     c.sh = c.sw = 2;
     cases.push_back(c);
