@@ -16,11 +16,11 @@
 // pixel, and for the common 3x3 and 5x5 filters with stride 1 or 2
 // (window and stride compile-time constants) each input vector of a filter
 // row is loaded once and used by every pixel of the strip whose window
-// covers it. The strip is inlined whole, epilogue
-// included, so that its sums never leave registers (bench/RESULTS.md
-// section 20: 0.57 to 0.97 of the time on MobileNet's layers). Channel
-// counts that are not a multiple of the widest vector end with narrower
-// blocks (8, 4, then single floats), computed the same way.
+// covers it. The strip is inlined whole, epilogue included, so that its
+// sums never leave registers (bench/RESULTS.md section 20: 0.57 to 0.97 of
+// the time on MobileNet's layers). Channel counts that are not a multiple
+// of the widest vector end with narrower blocks (8, 4, then single floats),
+// computed the same way.
 //
 // Rows whose input rows under the filter, taps and output row do not fit
 // in L1 together go a group of channels at a time, all the rows of a band
@@ -57,10 +57,10 @@ namespace {
 // fixed, see the header), so a strip's pixels are the only independent
 // chains a vector's lanes have. Four of them left the adds of a 3-column
 // window waiting on each other's latency on the 8-lane path; six (15 of the
-// 16 registers) took 0.87-0.95 of the time on MobileNet's 3x3 layers of
-// 16 to 256 channels on Zen 4 (bench/RESULTS.md section 62). Wider windows
-// keep kStrip: six pixels of a 5-column window need 17 registers and lost
-// (1.10-1.17).
+// 16 registers) took 0.86-0.90 of the time there on MobileNet-shaped 3x3
+// layers of 16 to 256 channels on Zen 4, 0.89-0.96 on the 4-lane path
+// (bench/RESULTS.md section 62). Wider windows keep kStrip: six pixels of
+// a 5-column window need 17 registers and lost (1.10-1.17).
 namespace baseline {
 constexpr int kMaxLanes = 4;
 constexpr int kStrip = 4;
